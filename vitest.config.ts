@@ -1,0 +1,22 @@
+import { defaultServerConditions } from "vite";
+import { defineConfig } from "vitest/config";
+
+// Tests run straight from TypeScript sources: every package lists the "@awr/source" export
+// condition first, pointing at src/index.ts, so no build is needed for `pnpm test`.
+const sourceConditions = ["@awr/source", ...defaultServerConditions];
+
+export default defineConfig({
+  resolve: { conditions: sourceConditions },
+  ssr: { resolve: { conditions: sourceConditions } },
+  test: {
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "apps/*/test/**/*.test.ts",
+      "scripts/test/**/*.test.ts",
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
