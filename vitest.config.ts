@@ -9,6 +9,7 @@ export default defineConfig({
   resolve: { conditions: sourceConditions },
   ssr: { resolve: { conditions: sourceConditions } },
   test: {
+    globalSetup: ["scripts/test/global-setup.ts"],
     include: [
       "packages/*/test/**/*.test.ts",
       "apps/*/test/**/*.test.ts",

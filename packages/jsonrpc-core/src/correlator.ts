@@ -1,0 +1,270 @@
+import { LocalErrorCode } from "./error-codes.js";
+import { createIdAllocator, type IdAllocator } from "./id-allocator.js";
+import { BoundedIdSet } from "./internal/bounded-id-set.js";
+import { JsonRpcError } from "./json-rpc-error.js";
+import { RequestTimeoutError, TransportError } from "./local-errors.js";
+import type { RequestOptions, SendMessage } from "./request-options.js";
+import type {
+  JsonRpcId,
+  JsonRpcParams,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Progress,
+} from "./types.js";
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+export const DEFAULT_QUARANTINE_SIZE = 1024;
+
+export interface CorrelatorOptions {
+  /** Hands one message to the wire. Used for requests and for `notifications/cancelled`. */
+  send: SendMessage;
+  ids?: IdAllocator;
+  /** Default per-request timeout in milliseconds. */
+  defaultTimeout?: number;
+  /** How many cancelled or timed-out ids to remember so their late responses are dropped quietly. */
+  quarantineSize?: number;
+  /** Receives responses to ids nobody asked for (each one also counted in `stats`). */
+  onError?: (error: Error) => void;
+}
+
+/** What became of an inbound response. */
+export type ResponseDisposition = "matched" | "late" | "unknown";
+
+export interface CorrelatorStats {
+  pending: number;
+  /** Responses whose id was never sent, or was forgotten: reported through onError. */
+  unknownResponses: number;
+  /** Responses to cancelled or timed-out requests: dropped quietly. */
+  lateResponses: number;
+}
+
+interface Pending {
+  method: string;
+  resolve(value: unknown): void;
+  reject(reason: unknown): void;
+  settled: AbortController;
+  startedAt: number;
+  timeout: number;
+  maxTotalTimeout: number | undefined;
+  resetTimeoutOnProgress: boolean;
+  onprogress: ((progress: Progress) => void) | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  detachAbort: (() => void) | undefined;
+}
+
+/** MCP's handshake request: never cancelled (the 2025-11-25 specification forbids it). */
+const UNCANCELLABLE_METHODS = new Set(["initialize"]);
+
+/**
+ * Matches responses to requests for one connection: the pending map, per-request timeouts,
+ * AbortSignal cancellation (rejecting with `signal.reason` unchanged and telling the peer with
+ * `notifications/cancelled`), progress routing, and a bounded quarantine for late responses.
+ * Transport-neutral: it only needs a `send` function and to be fed inbound responses.
+ */
+export class RequestCorrelator {
+  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #quarantine: BoundedIdSet;
+  readonly #send: SendMessage;
+  readonly #ids: IdAllocator;
+  readonly #defaultTimeout: number;
+  readonly #onError: ((error: Error) => void) | undefined;
+  #closedWith: Error | undefined;
+  #unknownResponses = 0;
+  #lateResponses = 0;
+
+  constructor(options: CorrelatorOptions) {
+    this.#send = options.send;
+    this.#ids = options.ids ?? createIdAllocator();
+    this.#defaultTimeout = options.defaultTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#quarantine = new BoundedIdSet(options.quarantineSize ?? DEFAULT_QUARANTINE_SIZE);
+    this.#onError = options.onError;
+  }
+
+  get stats(): CorrelatorStats {
+    return {
+      pending: this.#pending.size,
+      unknownResponses: this.#unknownResponses,
+      lateResponses: this.#lateResponses,
+    };
+  }
+
+  isPending(id: JsonRpcId): boolean {
+    return this.#pending.has(id);
+  }
+
+  /** Sends a request and resolves with its `result`, or rejects with a JsonRpcError or a local error. */
+  request<T = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#closedWith) return Promise.reject(this.#closedWith);
+
+    let id: JsonRpcId;
+    try {
+      id = this.#ids.next();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const message: JsonRpcRequest = { jsonrpc: "2.0", id, method };
+    const withToken = options.onprogress ? addProgressToken(params, id) : params;
+    if (withToken !== undefined) message.params = withToken;
+
+    return new Promise<T>((resolve, reject) => {
+      const entry: Pending = {
+        method,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        settled: new AbortController(),
+        startedAt: Date.now(),
+        timeout: options.timeout ?? this.#defaultTimeout,
+        maxTotalTimeout: options.maxTotalTimeout,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        onprogress: options.onprogress,
+        timer: undefined,
+        detachAbort: undefined,
+      };
+      this.#pending.set(id, entry);
+      this.#armTimer(id, entry);
+      if (signal) {
+        const onAbort = () => this.#cancel(id, signal.reason, "request aborted by the caller");
+        signal.addEventListener("abort", onAbort, { once: true });
+        entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
+      }
+      this.#send(message, { signal: entry.settled.signal, requestId: id }).catch(
+        (error: unknown) => {
+          this.fail(id, error);
+        },
+      );
+    });
+  }
+
+  /** Routes an inbound response. Unknown ids are reported through onError and counted. */
+  handleResponse(response: JsonRpcResponse): ResponseDisposition {
+    const { id } = response;
+    if (id === null) {
+      this.#reportUnknown(
+        "error" in response
+          ? `peer reported an error for a request it could not read: ${response.error.code} ${response.error.message}`
+          : "peer sent a response with a null id",
+      );
+      return "unknown";
+    }
+    const entry = this.#pending.get(id);
+    if (!entry) {
+      if (this.#quarantine.has(id)) {
+        this.#lateResponses++;
+        return "late";
+      }
+      this.#reportUnknown(`received a response for unknown request id ${JSON.stringify(id)}`);
+      return "unknown";
+    }
+    if ("error" in response)
+      this.#settle(id, entry, JsonRpcError.fromObject(response.error), false);
+    else this.#settle(id, entry, response.result, true);
+    return "matched";
+  }
+
+  /**
+   * Routes `notifications/progress` params to the request whose token they carry.
+   * Returns false when no pending request owns the token (the caller may surface it elsewhere).
+   */
+  handleProgress(params: unknown): boolean {
+    if (typeof params !== "object" || params === null) return false;
+    const { progressToken, progress, total, message } = params as Record<string, unknown>;
+    if (
+      (typeof progressToken !== "string" && typeof progressToken !== "number") ||
+      typeof progress !== "number"
+    ) {
+      return false;
+    }
+    const entry = this.#pending.get(progressToken);
+    if (!entry?.onprogress) return false;
+    if (entry.resetTimeoutOnProgress) this.#armTimer(progressToken, entry);
+    const update: Progress = { progress };
+    if (typeof total === "number") update.total = total;
+    if (typeof message === "string") update.message = message;
+    try {
+      entry.onprogress(update);
+    } catch (error) {
+      this.#onError?.(error instanceof Error ? error : new Error(String(error)));
+    }
+    return true;
+  }
+
+  /** Rejects one pending request (e.g. its write failed, or its response stream ended empty). */
+  fail(id: JsonRpcId, error: unknown): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    this.#settle(id, entry, error, false);
+    return true;
+  }
+
+  /** Rejects every pending request with `error`; later requests reject with it at once. */
+  close(error?: Error): void {
+    this.#closedWith ??=
+      error ?? new TransportError(LocalErrorCode.TransportClosed, "Transport closed");
+    for (const [id, entry] of this.#pending) this.#settle(id, entry, this.#closedWith, false);
+  }
+
+  #armTimer(id: JsonRpcId, entry: Pending): void {
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    const elapsed = Date.now() - entry.startedAt;
+    const untilCap =
+      entry.maxTotalTimeout === undefined
+        ? Number.POSITIVE_INFINITY
+        : entry.maxTotalTimeout - elapsed;
+    const capFires = untilCap <= entry.timeout;
+    const delay = Math.max(0, Math.min(entry.timeout, untilCap));
+    entry.timer = setTimeout(() => {
+      const error = capFires
+        ? new RequestTimeoutError(entry.method, id, entry.maxTotalTimeout ?? entry.timeout, {
+            details: { maxTotalTimeoutMs: entry.maxTotalTimeout },
+          })
+        : new RequestTimeoutError(entry.method, id, entry.timeout);
+      this.#cancel(id, error, error.message);
+    }, delay);
+  }
+
+  #cancel(id: JsonRpcId, reason: unknown, why: string): void {
+    const entry = this.#pending.get(id);
+    if (!entry) return;
+    this.#settle(id, entry, reason, false);
+    this.#quarantine.add(id);
+    if (UNCANCELLABLE_METHODS.has(entry.method) || this.#closedWith) return;
+    const cancel = {
+      jsonrpc: "2.0" as const,
+      method: "notifications/cancelled",
+      params: { requestId: id, reason: why },
+    };
+    this.#send(cancel, { signal: new AbortController().signal }).catch(() => {
+      // The peer may already be gone; the request itself has been settled either way.
+    });
+  }
+
+  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean): void {
+    this.#pending.delete(id);
+    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    entry.detachAbort?.();
+    entry.settled.abort();
+    if (ok) entry.resolve(value);
+    else entry.reject(value);
+  }
+
+  #reportUnknown(text: string): void {
+    this.#unknownResponses++;
+    this.#onError?.(new TransportError(LocalErrorCode.ProtocolViolation, text));
+  }
+}
+
+function addProgressToken(params: JsonRpcParams | undefined, token: JsonRpcId): JsonRpcParams {
+  if (Array.isArray(params)) return params;
+  const base = (params ?? {}) as Record<string, unknown>;
+  const meta =
+    typeof base._meta === "object" && base._meta !== null
+      ? (base._meta as Record<string, unknown>)
+      : {};
+  return { ...base, _meta: { ...meta, progressToken: token } };
+}

@@ -1,0 +1,155 @@
+/**
+ * The dependency-direction rules of ARCHITECTURE.md, as a pure check over package manifests and
+ * source files, so a test can run it on the real workspace and on synthetic violations.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+
+export interface PackageManifest {
+  /** Folder relative to the workspace root, e.g. "packages/jsonrpc-core". */
+  dir: string;
+  json: {
+    name: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+}
+
+export interface SourceFile {
+  /** Path relative to the workspace root. */
+  path: string;
+  text: string;
+}
+
+const MCP_PACKAGES = [
+  "@awr/jsonrpc-core",
+  "@awr/transport-stdio",
+  "@awr/transport-http",
+  "@awr/mcp-client",
+];
+const APPS_PREFIX = "apps/";
+
+/** Which workspace packages each library may depend on at runtime (apps may compose anything). */
+const ALLOWED_WORKSPACE_DEPS: Record<string, string[]> = {
+  "@awr/jsonrpc-core": [],
+  "@awr/transport-stdio": ["@awr/jsonrpc-core"],
+  "@awr/transport-http": ["@awr/jsonrpc-core"],
+  "@awr/mcp-client": ["@awr/jsonrpc-core", "@awr/transport-stdio", "@awr/transport-http"],
+  "@awr/awr-ledger": [],
+  "@awr/awr-server": ["@awr/awr-ledger"],
+};
+
+function runtimeDeps(json: PackageManifest["json"]): string[] {
+  return [...Object.keys(json.dependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})];
+}
+
+export function checkDependencyRules(
+  manifests: PackageManifest[],
+  sources: SourceFile[] = [],
+): string[] {
+  const problems: string[] = [];
+  const appNames = new Set(
+    manifests.filter((m) => m.dir.startsWith(APPS_PREFIX)).map((m) => m.json.name),
+  );
+  const workspaceNames = new Set(manifests.map((m) => m.json.name));
+
+  for (const { dir, json } of manifests) {
+    const deps = runtimeDeps(json);
+    const allDeps = [...deps, ...Object.keys(json.devDependencies ?? {})];
+    for (const dep of allDeps) {
+      if (appNames.has(dep))
+        problems.push(`${json.name} depends on the app ${dep}: nothing may depend on an app`);
+    }
+    if (dir.startsWith(APPS_PREFIX)) continue;
+    if (json.name === "@awr/jsonrpc-core" && deps.length > 0) {
+      problems.push(
+        `@awr/jsonrpc-core must have no runtime dependencies, found: ${deps.join(", ")}`,
+      );
+    }
+    if (json.name === "@awr/awr-ledger") {
+      for (const dep of deps) {
+        if (MCP_PACKAGES.includes(dep) || dep.startsWith("@modelcontextprotocol/")) {
+          problems.push(`@awr/awr-ledger must not depend on an MCP package, found: ${dep}`);
+        }
+      }
+    }
+    const allowed = ALLOWED_WORKSPACE_DEPS[json.name];
+    if (allowed === undefined) {
+      problems.push(
+        `${json.name} (${dir}) is not in the dependency rules: add it to ARCHITECTURE.md and this check`,
+      );
+      continue;
+    }
+    for (const dep of deps) {
+      if (workspaceNames.has(dep) && !allowed.includes(dep) && !appNames.has(dep)) {
+        problems.push(
+          `${json.name} may not depend on ${dep} (allowed: ${allowed.join(", ") || "none"})`,
+        );
+      }
+    }
+  }
+
+  for (const { path, text } of sources) {
+    for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
+      const specifier = match[1] ?? "";
+      if (
+        /^@awr\/[^/]+\/src(\/|$)/.test(specifier) ||
+        /(^|\/)\.\.\/(\.\.\/)*(packages|apps)\/[^/]+\/src\//.test(specifier) ||
+        /^\.\.\/\.\.\/[^/]+\/src\//.test(specifier)
+      ) {
+        problems.push(
+          `${path} deep-imports another package's sources (${specifier}): import its public entry instead`,
+        );
+      }
+      if (path.startsWith("packages/jsonrpc-core/src/") && specifier.startsWith("node:")) {
+        problems.push(
+          `${path} imports ${specifier}: @awr/jsonrpc-core must stay runtime-neutral (no node: imports)`,
+        );
+      }
+    }
+  }
+  return problems;
+}
+
+function listFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir)) {
+    if (entry === "node_modules" || entry === "dist") continue;
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) listFiles(full, out);
+    else if (/\.(ts|mts|js|mjs)$/.test(entry)) out.push(full);
+  }
+  return out;
+}
+
+/** Reads every package.json and source file of the workspace at `root`. */
+export function readWorkspace(root: string): {
+  manifests: PackageManifest[];
+  sources: SourceFile[];
+} {
+  const manifests: PackageManifest[] = [];
+  const sources: SourceFile[] = [];
+  for (const group of ["packages", "apps"]) {
+    for (const name of readdirSync(join(root, group))) {
+      const dir = join(root, group, name);
+      const manifestPath = join(dir, "package.json");
+      try {
+        manifests.push({
+          dir: `${group}/${name}`,
+          json: JSON.parse(readFileSync(manifestPath, "utf8")),
+        });
+      } catch {
+        continue;
+      }
+      for (const sub of ["src", "test"]) {
+        try {
+          for (const file of listFiles(join(dir, sub)))
+            sources.push({ path: relative(root, file), text: readFileSync(file, "utf8") });
+        } catch {
+          // a package without tests or sources yet
+        }
+      }
+    }
+  }
+  return { manifests, sources };
+}

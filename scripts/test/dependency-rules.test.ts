@@ -1,0 +1,83 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { checkDependencyRules, type PackageManifest, readWorkspace } from "../dependency-rules.js";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+describe("the workspace follows ARCHITECTURE.md's dependency direction", () => {
+  it("has no violations", () => {
+    const { manifests, sources } = readWorkspace(root);
+    expect(manifests.map((m) => m.json.name)).toContain("@awr/jsonrpc-core");
+    expect(checkDependencyRules(manifests, sources)).toEqual([]);
+  });
+});
+
+describe("the check catches each kind of violation", () => {
+  const base = (): PackageManifest[] => readWorkspace(root).manifests;
+  const withChange = (name: string, change: (m: PackageManifest) => void) =>
+    base().map((m) => {
+      if (m.json.name === name) change(m);
+      return m;
+    });
+
+  it("a runtime dependency in jsonrpc-core", () => {
+    const manifests = withChange("@awr/jsonrpc-core", (m) => {
+      m.json.dependencies = { zod: "4.0.0" };
+    });
+    expect(checkDependencyRules(manifests)).toEqual([
+      expect.stringContaining("no runtime dependencies"),
+    ]);
+  });
+
+  it("a transport depending on the client", () => {
+    const manifests = withChange("@awr/transport-stdio", (m) => {
+      m.json.dependencies = { ...m.json.dependencies, "@awr/mcp-client": "workspace:*" };
+    });
+    expect(checkDependencyRules(manifests)).toEqual([
+      expect.stringContaining("may not depend on @awr/mcp-client"),
+    ]);
+  });
+
+  it("the ledger depending on MCP", () => {
+    const manifests = withChange("@awr/awr-ledger", (m) => {
+      m.json.dependencies = { ...m.json.dependencies, "@modelcontextprotocol/sdk": "1.32.2" };
+    });
+    expect(checkDependencyRules(manifests)).toEqual([
+      expect.stringContaining("must not depend on an MCP package"),
+    ]);
+  });
+
+  it("a package depending on an app", () => {
+    const manifests = withChange("@awr/awr-server", (m) => {
+      m.json.devDependencies = { ...m.json.devDependencies, "@awr/cli": "workspace:*" };
+    });
+    expect(checkDependencyRules(manifests)).toEqual([
+      expect.stringContaining("nothing may depend on an app"),
+    ]);
+  });
+
+  it("a synthetic package the rules do not know", () => {
+    const manifests = [...base(), { dir: "packages/rogue", json: { name: "@awr/rogue" } }];
+    expect(checkDependencyRules(manifests)).toEqual([
+      expect.stringContaining("not in the dependency rules"),
+    ]);
+  });
+
+  it("deep imports of another package's src/ and node: imports in jsonrpc-core", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/mcp-client/src/x.ts",
+        text: 'import { a } from "@awr/jsonrpc-core/src/parser.js";',
+      },
+      {
+        path: "packages/mcp-client/src/y.ts",
+        text: 'import { b } from "../../transport-http/src/index.js";',
+      },
+      {
+        path: "packages/jsonrpc-core/src/z.ts",
+        text: 'import { spawn } from "node:child_process";',
+      },
+    ]);
+    expect(problems).toHaveLength(3);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Vitest global setup: gives the ledger's PostgreSQL suite a real server. When
+ * AWR_TEST_DATABASE_URL is unset and PostgreSQL 15 is installed, it starts a throwaway server on
+ * loopback for this run and stops it afterwards; otherwise the PostgreSQL tests are skipped
+ * locally (and fail under CI=true, where .ci/run provides the URL).
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PG_BIN = "/usr/lib/postgresql/15/bin";
+
+export default function setup(): (() => void) | undefined {
+  if (process.env.AWR_TEST_DATABASE_URL || process.env.AWR_TEST_NO_PG) return undefined;
+  if (!existsSync(`${PG_BIN}/pg_ctl`) || process.getuid?.() !== 0) return undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), "awr-test-pg-"));
+  const port = String(56000 + (process.pid % 1000));
+  const script = fileURLToPath(new URL("../pg-start.sh", import.meta.url));
+  try {
+    const url = execFileSync(script, [port, dataDir], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    }).trim();
+    process.env.AWR_TEST_DATABASE_URL = url;
+  } catch {
+    rmSync(dataDir, { recursive: true, force: true });
+    return undefined;
+  }
+  return () => {
+    try {
+      execFileSync(
+        "runuser",
+        ["-u", "postgres", "--", `${PG_BIN}/pg_ctl`, "-D", dataDir, "stop", "-m", "fast"],
+        { stdio: "ignore" },
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+}
