@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 
 // Tests run straight from TypeScript sources: every package lists the "@awr/source" export
 // condition first, pointing at src/index.ts, so no build is needed for `pnpm test`.
+// CI asks for a machine-readable report too (it computes the final "N passed, N failed" line).
+const jsonReport = process.env.AWR_TEST_JSON_REPORT;
+
 const sourceConditions = ["@awr/source", ...defaultServerConditions];
 
 export default defineConfig({
@@ -19,5 +22,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    ...(jsonReport ? { reporters: ["default", "json"], outputFile: { json: jsonReport } } : {}),
   },
 });
