@@ -113,10 +113,11 @@ export abstract class CorrelatedTransport implements MCPTransport {
     this.#closing ??= (async () => {
       const wasOpen = this.#state !== "closed";
       this.#state = "closed";
+      // Pending callers learn at once; they do not wait for the teardown (a DELETE, a grace period).
+      this.correlator.close(this.closedError());
       try {
         await this.closeConnection();
       } finally {
-        this.correlator.close(this.closedError());
         if (wasOpen) this.onClose?.({});
       }
     })();
