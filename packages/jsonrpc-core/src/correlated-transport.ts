@@ -30,7 +30,10 @@ export interface TransportStats extends CorrelatorStats {
 
 type State = "idle" | "opening" | "open" | "closed";
 
-const NEVER_ABORTED = new AbortController().signal;
+/** A fresh signal per write, so transports may listen on it without piling up listeners. */
+function neverAborted(): AbortSignal {
+  return new AbortController().signal;
+}
 
 /**
  * Shared machinery for transports: the lifecycle, a RequestCorrelator, routing of inbound
@@ -49,6 +52,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
   #state: State = "idle";
   #opening: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  #lostWith: Error | undefined;
   #malformed = 0;
 
   constructor(options: CorrelatedTransportOptions = {}) {
@@ -106,12 +110,13 @@ export abstract class CorrelatedTransport implements MCPTransport {
     if (this.#state !== "open") throw this.closedError();
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.#write(message, { signal: options.signal ?? NEVER_ABORTED });
+    await this.#write(message, { signal: options.signal ?? neverAborted() });
   }
 
   close(): Promise<void> {
     this.#closing ??= (async () => {
       const wasOpen = this.#state !== "closed";
+      // After connectionLost() this still runs, so transports always get to release resources.
       this.#state = "closed";
       // Pending callers learn at once; they do not wait for the teardown (a DELETE, a grace period).
       this.correlator.close(this.closedError());
@@ -131,9 +136,16 @@ export abstract class CorrelatedTransport implements MCPTransport {
   /** Releases the underlying connection; called once, by `close()`. */
   protected abstract closeConnection(): Promise<void>;
 
-  /** The error for using a transport that is not open; transports may add their stderr tail. */
+  /**
+   * The error for using a transport that is not open; its `cause` is what broke the connection,
+   * if something did. Transports may override it to add their stderr tail.
+   */
   protected closedError(message = "Transport closed"): TransportError {
-    return new TransportError(LocalErrorCode.TransportClosed, message);
+    return new TransportError(
+      LocalErrorCode.TransportClosed,
+      message,
+      this.#lostWith ? { cause: this.#lostWith } : {},
+    );
   }
 
   /** Feeds one inbound text frame (one JSON-RPC message). */
@@ -184,13 +196,15 @@ export abstract class CorrelatedTransport implements MCPTransport {
   }
 
   /**
-   * The connection broke underneath us: reject everything pending with `error`, and emit onClose
-   * once. Later calls reject with `error` too, so its stderr tail or exit status stays visible.
+   * The connection broke underneath us: reject everything pending with `error` (so its stderr
+   * tail or exit status stays visible), and emit onClose once. Later calls reject with
+   * `Transport closed` whose `cause` is `error`. `close()` must still be called to release
+   * resources; it does not emit onClose again.
    */
   protected connectionLost(error: Error): void {
     if (this.#state === "closed") return;
     this.#state = "closed";
-    this.#closing ??= Promise.resolve();
+    this.#lostWith = error;
     this.correlator.close(error);
     this.onClose?.({ error });
   }
@@ -218,7 +232,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
       response = { jsonrpc: "2.0", id: request.id, error: wire.toObject() };
     }
     if (this.#state !== "open") return;
-    await this.#write(response, { signal: NEVER_ABORTED }).catch((error: unknown) => {
+    await this.#write(response, { signal: neverAborted() }).catch((error: unknown) => {
       this.reportError(error instanceof Error ? error : new Error(String(error)));
     });
   }

@@ -9,6 +9,13 @@ export interface LocalErrorOptions {
   details?: Record<string, unknown>;
 }
 
+/** How much of the stderr tail the message repeats; the `stderrTail` property keeps all of it. */
+const MESSAGE_TAIL_CHARS = 2048;
+
+function lastChars(text: string, count: number): string {
+  return text.length <= count ? text : `…${text.slice(-count)}`;
+}
+
 /**
  * Base of every error this process raises about its own side of a connection. Carries a string
  * `code` from {@link LocalErrorCode}; never sent over the wire.
@@ -22,7 +29,7 @@ export class LocalError extends Error {
   constructor(code: LocalErrorCode, message: string, options: LocalErrorOptions = {}) {
     super(
       options.stderrTail
-        ? `${message}\n--- server stderr (tail) ---\n${options.stderrTail}`
+        ? `${message}\n--- server stderr (tail) ---\n${lastChars(options.stderrTail, MESSAGE_TAIL_CHARS)}`
         : message,
       options.cause === undefined ? undefined : { cause: options.cause },
     );

@@ -88,4 +88,14 @@ describe("the linked transport pair", () => {
     expect(serverCloses[0]?.error?.message).toContain("peer closed");
     expect(server.connected).toBe(false);
   });
+
+  it("after the peer is lost, later calls say Transport closed with the loss as cause", async () => {
+    const { client, server } = await connectedPair();
+    await client.close();
+    await new Promise((r) => setTimeout(r, 1));
+    const error = await server.request("x").catch((e: unknown) => e as Error & { code: string });
+    expect(error).toMatchObject({ code: "TRANSPORT_CLOSED" });
+    expect((error.cause as Error).message).toContain("peer closed");
+    await expect(server.close()).resolves.toBeUndefined();
+  });
 });

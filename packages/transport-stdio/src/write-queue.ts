@@ -1,0 +1,192 @@
+import type { Writable } from "node:stream";
+
+export interface WriteOptions {
+  /** While the write is still queued, aborting it removes it from the queue. */
+  signal?: AbortSignal;
+  /**
+   * What an abort means: `true` for a request whose caller no longer waits (the write resolves
+   * quietly: nothing was sent), `false` for a write whose caller must learn it did not happen
+   * (it rejects with `signal.reason`).
+   */
+  dropQuietly?: boolean;
+}
+
+export interface WriteQueueOptions {
+  /** Turns a stream failure (EPIPE, destroyed stream…) into the error callers see. */
+  wrapError(error: unknown): Error;
+}
+
+interface Item {
+  data: Buffer;
+  resolve(): void;
+  reject(reason: unknown): void;
+  signal: AbortSignal | undefined;
+  dropQuietly: boolean;
+  removed: boolean;
+}
+
+/**
+ * Writes frames to a stream in call order, honouring backpressure: it hands the stream one frame
+ * after another while `write()` returns true, and waits for `drain` when it returns false, so the
+ * stream's own buffer never holds more than its high-water mark plus one frame. Each write
+ * resolves once the stream flushed its bytes to the OS, or rejects with the wrapped stream error.
+ * A stream error (EPIPE when the reader is gone) fails every write that is still queued; it is
+ * never left to become an uncaught exception.
+ */
+export class WriteQueue {
+  readonly #stream: Writable;
+  readonly #wrapError: (error: unknown) => Error;
+  #items: Item[] = [];
+  #head = 0;
+  #queuedBytes = 0;
+  #pumping = false;
+  #failure: Error | undefined;
+  #endRequested = false;
+  readonly #watched = new WeakMap<AbortSignal, Set<Item>>();
+
+  constructor(stream: Writable, options: WriteQueueOptions) {
+    this.#stream = stream;
+    this.#wrapError = options.wrapError;
+    stream.on("error", (error: unknown) => this.fail(this.#wrapError(error)));
+  }
+
+  /** Bytes accepted but not yet flushed to the OS: still queued here plus buffered in the stream. */
+  get queuedBytes(): number {
+    return this.#queuedBytes + this.#stream.writableLength;
+  }
+
+  /** The error that broke the stream, if any; later writes reject with it at once. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  write(data: string | Buffer, options: WriteOptions = {}): Promise<void> {
+    const { signal } = options;
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#endRequested) return Promise.reject(this.#wrapError(new Error("write after end")));
+    if (signal?.aborted)
+      return options.dropQuietly ? Promise.resolve() : Promise.reject(signal.reason);
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    return new Promise<void>((resolve, reject) => {
+      const item: Item = {
+        data: bytes,
+        resolve,
+        reject,
+        signal,
+        dropQuietly: options.dropQuietly ?? false,
+        removed: false,
+      };
+      if (signal) this.#watch(signal, item);
+      this.#items.push(item);
+      this.#queuedBytes += bytes.length;
+      void this.#pump();
+    });
+  }
+
+  /** Ends the stream once every queued frame has been handed to it. */
+  end(): void {
+    this.#endRequested = true;
+    void this.#pump();
+  }
+
+  /** Rejects every queued write with `error` and refuses later ones. Idempotent. */
+  fail(error: Error): void {
+    this.#failure ??= error;
+    for (let index = this.#head; index < this.#items.length; index++) {
+      const item = this.#items[index] as Item;
+      if (item.removed) continue;
+      this.#remove(item);
+      item.reject(this.#failure);
+    }
+    this.#items = [];
+    this.#head = 0;
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (!this.#failure) {
+        const item = this.#shift();
+        if (!item) break;
+        this.#stream.write(item.data, (error) => {
+          if (!error) return item.resolve();
+          // The callback can run before the stream's "error" event: the stream is broken either way.
+          this.fail(this.#wrapError(error));
+          item.reject(this.#failure);
+        });
+        if (this.#stream.writableNeedDrain) await this.#drained();
+      }
+      if (this.#endRequested && !this.#failure && !this.#stream.writableEnded) this.#stream.end();
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  #shift(): Item | undefined {
+    while (this.#head < this.#items.length) {
+      const item = this.#items[this.#head] as Item;
+      this.#head++;
+      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+        this.#items = this.#items.slice(this.#head);
+        this.#head = 0;
+      }
+      if (item.removed) continue;
+      this.#remove(item);
+      return item;
+    }
+    return undefined;
+  }
+
+  /**
+   * One abort listener per distinct signal, however many queued writes share it (a caller may
+   * pass one signal to many notifications), so listeners never pile up on a signal.
+   */
+  #watch(signal: AbortSignal, item: Item): void {
+    let items = this.#watched.get(signal);
+    if (!items) {
+      const group = new Set<Item>();
+      items = group;
+      this.#watched.set(signal, group);
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.#watched.delete(signal);
+          for (const queued of group) {
+            this.#remove(queued);
+            if (queued.dropQuietly) queued.resolve();
+            else queued.reject(signal.reason);
+          }
+        },
+        { once: true },
+      );
+    }
+    items.add(item);
+  }
+
+  /** Takes the item out of the byte count and out of its signal's watch (it stays in the array, marked). */
+  #remove(item: Item): void {
+    item.removed = true;
+    this.#queuedBytes -= item.data.length;
+    const signal = item.signal;
+    if (!signal) return;
+    const group = this.#watched.get(signal);
+    group?.delete(item);
+  }
+
+  #drained(): Promise<void> {
+    const stream = this.#stream;
+    if (stream.destroyed || stream.writableEnded) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        stream.off("drain", done);
+        stream.off("close", done);
+        stream.off("error", done);
+        resolve();
+      };
+      stream.on("drain", done);
+      stream.on("close", done);
+      stream.on("error", done);
+    });
+  }
+}
