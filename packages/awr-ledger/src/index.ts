@@ -1,1 +1,90 @@
-export {};
+// Public API of @awr/awr-ledger. Named exports only.
+
+export {
+  type CompletenessEntry,
+  type ContextCompileInput,
+  type ContextCompileResult,
+  DEFAULT_CONTEXT_BUDGET,
+} from "./context/compile-context.js";
+export { countTokens } from "./context/tokens.js";
+export {
+  AWR_ERROR_CODES,
+  type AwrErrorCode,
+  isLedgerError,
+  LedgerError,
+  type LedgerErrorDetails,
+} from "./errors.js";
+export { STARTER_LEDGER_PATH } from "./init/discover-sources.js";
+export {
+  type InitProjectOptions,
+  type InitResult,
+  type InitSourceReport,
+  initProject,
+} from "./init/init-project.js";
+export {
+  type Caller,
+  Ledger,
+  type LedgerContext,
+  type OpenLedgerOptions,
+  openLedger,
+  type ReadOptions,
+  type SourceReindexInput,
+  type WriteOptions,
+} from "./ledger.js";
+export { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
+export { entityId } from "./projection/entity-id.js";
+export {
+  type IndexOptions,
+  indexSources,
+  type ReindexResult,
+  type SourceIndexState,
+} from "./projection/index-sources.js";
+export { StaleChecker } from "./projection/stale-check.js";
+export type { ActiveClaim, DependencyView, EntityView, SourceRef } from "./read/entity-view.js";
+export { activeClaims, requireWork } from "./read/entity-view.js";
+export type { OrganisationGap, ProjectStatusResult } from "./read/project-status.js";
+export type { SearchHit, SearchInput, SearchResult } from "./read/search.js";
+export type {
+  LinkedEntity,
+  RecordedEvidence,
+  WorkGetInput,
+  WorkGetResult,
+} from "./read/work-get.js";
+export type { ReadyItem, WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
+// --- part 2 (runtime, journal) exports go below this line ---
+export * from "./runtime/public.js";
+export type {
+  AdapterResult,
+  ParsedDependency,
+  ParsedEntity,
+  SourceIssue,
+} from "./sources/adapters/index.js";
+export { SOURCE_ADAPTERS } from "./sources/adapters/index.js";
+export { DECISION_STATUSES, RULE_SEVERITIES } from "./sources/adapters/markdown-heading-v1.js";
+export {
+  type AcceptanceCriterion,
+  DEFAULT_ACCEPTANCE_LEVEL,
+  EVIDENCE_LEVELS,
+  WORK_STATUSES,
+  type WorkStatus,
+} from "./sources/adapters/yaml-ledger-v1.js";
+export { confineSourcePath } from "./sources/confinement.js";
+export { fingerprintBytes, MISSING_FINGERPRINT } from "./sources/fingerprint.js";
+export {
+  ADAPTERS,
+  type AdapterName,
+  type Manifest,
+  type ManifestSource,
+  type ManifestStorage,
+  parseManifest,
+  renderManifest,
+  SOURCE_DOMAINS,
+  type SourceDomain,
+} from "./sources/manifest.js";
+export { type LoadedManifest, loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
+export {
+  type WorkItemChanges,
+  type WriteBackResult,
+  writeBackWorkItem,
+} from "./sources/yaml-write-back.js";
+export * from "./storage/index.js";

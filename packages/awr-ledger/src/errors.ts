@@ -1,0 +1,53 @@
+/**
+ * The 14 AWR error codes (TOOLS.md). One `as const` table; the union type is derived from it.
+ * awr-server turns a LedgerError into an MCP tool error result; the CLI prints `{code, message,
+ * details?}`. Messages always name the problem and the fix.
+ */
+export const AWR_ERROR_CODES = {
+  NotFound: "NotFound",
+  InvalidInput: "InvalidInput",
+  RevisionConflict: "RevisionConflict",
+  SourceStale: "SourceStale",
+  SourceConflict: "SourceConflict",
+  DependencyBlocked: "DependencyBlocked",
+  ClaimConflict: "ClaimConflict",
+  RuleViolation: "RuleViolation",
+  EvidenceMissing: "EvidenceMissing",
+  MutationConflict: "MutationConflict",
+  ContextIncomplete: "ContextIncomplete",
+  BudgetExceeded: "BudgetExceeded",
+  InvalidTransition: "InvalidTransition",
+  Unsupported: "Unsupported",
+} as const;
+
+export type AwrErrorCode = (typeof AWR_ERROR_CODES)[keyof typeof AWR_ERROR_CODES];
+
+export type LedgerErrorDetails = Record<string, unknown>;
+
+export class LedgerError extends Error {
+  override readonly name = "LedgerError";
+  readonly code: AwrErrorCode;
+  readonly details: LedgerErrorDetails | undefined;
+
+  constructor(
+    code: AwrErrorCode,
+    message: string,
+    details?: LedgerErrorDetails,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = details;
+  }
+
+  /** The wire shape used by awr-server and the CLI (`{code, message, details?}`). */
+  toJSON(): { code: AwrErrorCode; message: string; details?: LedgerErrorDetails } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isLedgerError(value: unknown, code?: AwrErrorCode): value is LedgerError {
+  return value instanceof LedgerError && (code === undefined || value.code === code);
+}

@@ -1,0 +1,70 @@
+import { existsSync } from "node:fs";
+import { basename, join } from "node:path";
+import type { Manifest, ManifestSource } from "../sources/manifest.js";
+
+/** Where init looks for planning sources when no manifest is given, first match per domain. */
+export const DISCOVERY_CANDIDATES: readonly Omit<ManifestSource, "options" | "role">[] = [
+  { domain: "work", path: "work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "work", path: "work-ledger.yml", adapter: "yaml-ledger-v1" },
+  { domain: "work", path: "docs/work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "work", path: ".awr/intake/work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "goal", path: "GOALS.md", adapter: "markdown-heading-v1" },
+  { domain: "goal", path: "docs/GOALS.md", adapter: "markdown-heading-v1" },
+  { domain: "plan", path: "PLAN.md", adapter: "markdown-heading-v1" },
+  { domain: "plan", path: "docs/PLAN.md", adapter: "markdown-heading-v1" },
+  { domain: "rule", path: "RULES.md", adapter: "markdown-rules-v1" },
+  { domain: "rule", path: "docs/RULES.md", adapter: "markdown-rules-v1" },
+  { domain: "decision", path: "DECISIONS.md", adapter: "markdown-heading-v1" },
+  { domain: "decision", path: "docs/DECISIONS.md", adapter: "markdown-heading-v1" },
+];
+
+export const STARTER_LEDGER_PATH = ".awr/intake/work-ledger.yaml";
+
+export const STARTER_LEDGER = `# AWR starter work ledger (yaml-ledger-v1). Add your work items below.
+# Fields: id, title, status (draft|planned|ready|claimed|in_progress|blocked|completed|cancelled),
+# goal, milestone, priority, owner, summary, acceptance[], depends_on[], next_action, blocker,
+# tags[], paths[], evidence[], decisions[].
+milestones: []
+work_items: []
+`;
+
+export interface Discovery {
+  manifest: Manifest;
+  /** True when no work ledger exists and the starter ledger path was chosen. */
+  starter: boolean;
+}
+
+/** Builds a default manifest from the files present under `root`. */
+export function discoverManifest(root: string, createStarter: boolean): Discovery {
+  const sources: ManifestSource[] = [];
+  const domains = new Set<string>();
+  for (const candidate of DISCOVERY_CANDIDATES) {
+    if (domains.has(candidate.domain) || !existsSync(join(root, candidate.path))) continue;
+    domains.add(candidate.domain);
+    sources.push({
+      ...candidate,
+      role: candidate.domain === "work" ? "primary" : "supporting",
+      options: {},
+    });
+  }
+  let starter = false;
+  if (!domains.has("work") && createStarter) {
+    starter = true;
+    sources.unshift({
+      domain: "work",
+      role: "primary",
+      path: STARTER_LEDGER_PATH,
+      adapter: "yaml-ledger-v1",
+      options: {},
+    });
+  }
+  const name = basename(root).replace(/[^A-Za-z0-9._-]+/g, "-") || "project";
+  return {
+    manifest: {
+      project: { name, authority_mode: "source_first" },
+      storage: { backend: "sqlite" },
+      sources,
+    },
+    starter,
+  };
+}

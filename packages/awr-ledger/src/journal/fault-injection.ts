@@ -1,0 +1,14 @@
+/**
+ * TEST-ONLY fault switch. When the environment variable AWR_TEST_FAULT names a point
+ * (`after_begin`: after `mcp.operation_started` is durable; `after_domain`: after the domain
+ * commit, before `mcp.operation_finished`), the process kills itself with SIGKILL there, so
+ * tests can prove recovery from a real crash. Never set it in production: nothing else reads it.
+ */
+export const FAULT_POINTS = ["after_begin", "after_domain"] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+export const FAULT_ENV = "AWR_TEST_FAULT";
+
+export function injectFault(point: FaultPoint): void {
+  if (process.env[FAULT_ENV] === point) process.kill(process.pid, "SIGKILL");
+}

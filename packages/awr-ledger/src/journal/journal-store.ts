@@ -1,0 +1,83 @@
+import type { Kysely } from "kysely";
+import { LedgerError } from "../errors.js";
+import type { OperationTable } from "../runtime/runtime-tables.js";
+import type { LedgerSchema } from "../storage/schema.js";
+
+/** Journal rows and the recorded outcome they stand for. */
+export async function findOperation(
+  db: Kysely<LedgerSchema>,
+  client: string,
+  requestId: string,
+): Promise<OperationTable | undefined> {
+  const row = await db
+    .selectFrom("operations")
+    .selectAll()
+    .where("client", "=", client)
+    .where("request_id", "=", requestId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : normaliseOperation(row);
+}
+
+/** PostgreSQL returns BIGINT/INTEGER consistently as numbers here, but be explicit. */
+export function normaliseOperation(row: OperationTable): OperationTable {
+  return {
+    ...row,
+    recovered: Number(row.recovered),
+    started_revision: row.started_revision === null ? null : Number(row.started_revision),
+    finished_revision: row.finished_revision === null ? null : Number(row.finished_revision),
+  };
+}
+
+export interface RecordedError {
+  code: LedgerError["code"];
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** Replays a finished entry: the recorded result marked `replayed: true`, or its error again. */
+export function replayRecorded(entry: OperationTable): Record<string, unknown> {
+  if (entry.error !== null) {
+    const recorded = JSON.parse(entry.error) as RecordedError;
+    throw new LedgerError(recorded.code, recorded.message, {
+      ...(recorded.details ?? {}),
+      request_id: entry.request_id,
+      replayed: true,
+    });
+  }
+  const result = JSON.parse(entry.result ?? "{}") as Record<string, unknown>;
+  return { ...result, replayed: true };
+}
+
+export const UNKNOWN_OUTCOME_NEXT_ACTION =
+  "Do not replay this write. Call awr_operation_get to inspect it, then awr_operation_recover " +
+  "with the same request_id and the current expected_revision to settle its outcome.";
+
+/** The error for a request begun under this id but never finished (AWR.md section 4.2). */
+export function unknownOutcomeError(entry: OperationTable): LedgerError {
+  return new LedgerError(
+    "MutationConflict",
+    `request_id ${entry.request_id} was begun but has not finished; its outcome is unknown. ` +
+      UNKNOWN_OUTCOME_NEXT_ACTION,
+    {
+      write_outcome: "unknown",
+      request_id: entry.request_id,
+      operation_id: entry.id,
+      next_action: UNKNOWN_OUTCOME_NEXT_ACTION,
+    },
+  );
+}
+
+export function fingerprintConflictError(requestId: string): LedgerError {
+  return new LedgerError(
+    "SourceConflict",
+    `request_id already used with different arguments (request_id ${requestId}); a changed ` +
+      "write needs a new request_id.",
+    { request_id: requestId },
+  );
+}
+
+export function errorRecord(error: LedgerError): RecordedError {
+  return error.details === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, details: error.details };
+}

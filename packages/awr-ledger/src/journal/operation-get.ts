@@ -1,0 +1,109 @@
+import { LedgerError } from "../errors.js";
+import { throwIfAborted } from "../internal/abort.js";
+import { asFields, optChoice, optInt, text } from "../runtime/input/fields.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
+import { findOperation, normaliseOperation } from "./journal-store.js";
+import {
+  type EventView,
+  eventView,
+  isDomainReceipt,
+  type OperationSummary,
+  operationNextAction,
+  operationSummary,
+} from "./operation-views.js";
+
+export interface OperationGetInput {
+  request_id: string;
+}
+
+export interface OperationGetResult extends OperationSummary {
+  /** The recorded success result, when there is one. */
+  result?: Record<string, unknown>;
+  /** The recorded `{code, message, details?}`, when the request's outcome is an error. */
+  error?: Record<string, unknown>;
+  /** Domain events bound to this operation (the journal's own events left out). */
+  receipts: EventView[];
+  next_action: string;
+  project_revision: number;
+}
+
+/** awr_operation_get: a request of this client, with its receipts; another client's is NotFound. */
+export async function operationGet(
+  ctx: RuntimeContext,
+  input: OperationGetInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<OperationGetResult> {
+  throwIfAborted(options?.signal);
+  const fields = asFields(input, ["request_id"]);
+  const requestId = text(fields, "request_id", { max: 256 });
+  return ctx.store.read(async (db) => {
+    const entry = await findOperation(db, caller.client, requestId);
+    if (entry === undefined) {
+      throw new LedgerError(
+        "NotFound",
+        `no request ${requestId} from this client is journaled; check the request_id`,
+        { request_id: requestId },
+      );
+    }
+    const events = await db
+      .selectFrom("events")
+      .selectAll()
+      .where("operation_id", "=", entry.id)
+      .orderBy("seq")
+      .execute();
+    const revision = await ctx.store.currentRevision(db);
+    return {
+      ...operationSummary(entry),
+      ...(entry.result === null ? {} : { result: JSON.parse(entry.result) }),
+      ...(entry.error === null ? {} : { error: JSON.parse(entry.error) }),
+      receipts: events.filter(isDomainReceipt).map(eventView),
+      next_action: operationNextAction(entry),
+      project_revision: revision,
+    };
+  }, options);
+}
+
+export interface OperationListInput {
+  outcome?: "recorded" | "unknown";
+  limit?: number;
+  before_revision?: number;
+}
+
+export interface OperationListResult {
+  operations: OperationSummary[];
+  project_revision: number;
+}
+
+/**
+ * This client's journal, newest first; `outcome: "unknown"` lists the requests that still need
+ * awr_operation_recover. Paged by `before_revision` (entries begun before that revision).
+ */
+export async function operationList(
+  ctx: RuntimeContext,
+  input: OperationListInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<OperationListResult> {
+  throwIfAborted(options?.signal);
+  const fields = asFields(input ?? {}, ["outcome", "limit", "before_revision"]);
+  const outcome = optChoice(fields, "outcome", ["recorded", "unknown"] as const);
+  const limit = optInt(fields, "limit", { min: 1, max: 100 }) ?? 20;
+  const before = optInt(fields, "before_revision", { min: 0 });
+  return ctx.store.read(async (db) => {
+    let query = db.selectFrom("operations").selectAll().where("client", "=", caller.client);
+    if (outcome !== undefined) {
+      query = query.where("status", "=", outcome === "recorded" ? "finished" : "started");
+    }
+    if (before !== undefined) query = query.where("started_revision", "<", before);
+    const rows = await query
+      .orderBy("started_revision", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+    return {
+      operations: rows.map((row) => operationSummary(normaliseOperation(row))),
+      project_revision: await ctx.store.currentRevision(db),
+    };
+  }, options);
+}

@@ -1,0 +1,89 @@
+import type { OperationTable, WriteOutcome } from "../runtime/runtime-tables.js";
+import type { EventTable } from "../storage/schema.js";
+import { UNKNOWN_OUTCOME_NEXT_ACTION } from "./journal-store.js";
+import { isTerminalEvent } from "./operation-scope.js";
+
+/** An event as tools return it: payload parsed, terminal marker surfaced. */
+export interface EventView {
+  id: string;
+  seq: number;
+  revision: number;
+  type: string;
+  work: string | null;
+  session: string | null;
+  client: string | null;
+  operation_id: string | null;
+  summary: string | null;
+  payload: Record<string, unknown>;
+  time: string;
+  terminal: boolean;
+}
+
+export function eventView(row: EventTable): EventView {
+  let payload: Record<string, unknown> = {};
+  try {
+    payload = JSON.parse(row.payload) as Record<string, unknown>;
+  } catch {
+    payload = {};
+  }
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    revision: Number(row.revision),
+    type: row.type,
+    work: row.work,
+    session: row.session,
+    client: row.client,
+    operation_id: row.operation_id,
+    summary: row.summary,
+    payload,
+    time: row.time,
+    terminal: isTerminalEvent(row),
+  };
+}
+
+/** One journal entry as awr_operation_get and operationList show it. */
+export interface OperationSummary {
+  request_id: string;
+  operation_id: string;
+  tool: string;
+  status: "started" | "finished";
+  /** `recorded` once the request has a final outcome; `unknown` while it is begun but unfinished. */
+  outcome: "recorded" | "unknown";
+  write_outcome: WriteOutcome;
+  recovered: boolean;
+  started_revision: number | null;
+  finished_revision: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export function operationSummary(entry: OperationTable): OperationSummary {
+  const finished = entry.status === "finished";
+  return {
+    request_id: entry.request_id,
+    operation_id: entry.id,
+    tool: entry.tool,
+    status: finished ? "finished" : "started",
+    outcome: finished ? "recorded" : "unknown",
+    write_outcome: finished ? ((entry.write_outcome ?? "unknown") as WriteOutcome) : "unknown",
+    recovered: entry.recovered === 1,
+    started_revision: entry.started_revision,
+    finished_revision: entry.finished_revision,
+    started_at: entry.started_at,
+    finished_at: entry.finished_at,
+  };
+}
+
+export function operationNextAction(entry: OperationTable): string {
+  if (entry.status !== "finished") return UNKNOWN_OUTCOME_NEXT_ACTION;
+  if (entry.write_outcome === "committed") {
+    return "Nothing to do: the write is recorded as committed; sending the same request again returns the recorded result.";
+  }
+  return "The write did not take effect: read the current state and, if it is still wanted, send it again under a new request_id.";
+}
+
+/** Domain receipts: the operation's own events, without the journal's started/finished/recovered. */
+export function isDomainReceipt(row: Pick<EventTable, "type">): boolean {
+  return !row.type.startsWith("mcp.operation_");
+}

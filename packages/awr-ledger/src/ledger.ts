@@ -1,0 +1,254 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import {
+  type ContextCompileInput,
+  type ContextCompileResult,
+  compileContext,
+} from "./context/compile-context.js";
+import { LedgerError } from "./errors.js";
+import { throwIfAborted } from "./internal/abort.js";
+import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
+import { indexSources, type ReindexResult } from "./projection/index-sources.js";
+import { StaleChecker } from "./projection/stale-check.js";
+import { type ProjectStatusResult, projectStatus } from "./read/project-status.js";
+import { type SearchInput, type SearchResult, search } from "./read/search.js";
+import { type WorkGetInput, type WorkGetResult, workGet } from "./read/work-get.js";
+import { type WorkReadyInput, type WorkReadyResult, workReady } from "./read/work-ready.js";
+import { createLedgerRuntime } from "./runtime/ledger-runtime.js";
+import { RuntimeMethods } from "./runtime/runtime-methods.js";
+import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
+import type { Manifest } from "./sources/manifest.js";
+import { type LoadedManifest, loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
+import { LedgerStore } from "./storage/ledger-store.js";
+import { migrateToLatest } from "./storage/migrator.js";
+
+/** Who is calling: `"stdio"` for the stdio server and the local CLI. */
+export interface Caller {
+  client: string;
+}
+
+export interface ReadOptions {
+  signal?: AbortSignal | undefined;
+  /** Reindex changed sources first instead of answering SourceStale (the CLI's reads). */
+  refresh?: boolean | undefined;
+}
+
+export interface WriteOptions {
+  signal?: AbortSignal | undefined;
+}
+
+export interface SourceReindexInput {
+  expected_revision?: number | undefined;
+  /** Re-parse every source even when unchanged. */
+  force?: boolean | undefined;
+}
+
+export interface OpenLedgerOptions {
+  root: string;
+  /** Use this Kysely instance or dialect instead of the manifest's storage (not destroyed by close unless a dialect). */
+  database?: DatabaseInput | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * What per-operation modules need: the store (db, backend, project id, locks), the root, the
+ * manifest loader and the freshness guard. Part 2's runtime and journal modules take this.
+ */
+export interface LedgerContext {
+  readonly root: string;
+  readonly store: LedgerStore;
+  readonly projectId: string;
+  readonly projectName: string;
+  manifest(): LoadedManifest;
+  /** Throws SourceStale unless `refresh`, in which case it reindexes changed sources first. */
+  ensureFresh(options?: ReadOptions & { client?: string }): Promise<void>;
+  reindex(options?: {
+    force?: boolean;
+    expected_revision?: number;
+    client?: string;
+    signal?: AbortSignal;
+  }): Promise<ReindexResult>;
+}
+
+export class Ledger extends RuntimeMethods {
+  readonly context: LedgerContext;
+  readonly #close: () => Promise<void>;
+  #closed = false;
+
+  constructor(context: LedgerContext, close: () => Promise<void>) {
+    super(
+      createLedgerRuntime({
+        store: context.store,
+        now: () => Date.now(),
+        writeBack: createYamlWriteBack(context.root),
+      }),
+    );
+    this.context = context;
+    this.#close = close;
+  }
+
+  get root(): string {
+    return this.context.root;
+  }
+  get projectId(): string {
+    return this.context.projectId;
+  }
+  get store(): LedgerStore {
+    return this.context.store;
+  }
+  get manifest(): Manifest {
+    return this.context.manifest().manifest;
+  }
+
+  async #read<T>(
+    options: ReadOptions | undefined,
+    caller: Caller | undefined,
+    fn: (revision: number) => Promise<T>,
+  ): Promise<T> {
+    throwIfAborted(options?.signal);
+    await this.context.ensureFresh({ ...options, client: caller?.client });
+    return this.store.read(async (db) => fn(await this.store.currentRevision(db)), options);
+  }
+
+  async projectStatus(
+    _input: Record<string, never> = {},
+    caller?: Caller,
+    options?: ReadOptions,
+  ): Promise<ProjectStatusResult> {
+    return this.#read(options, caller, (revision) =>
+      projectStatus(
+        this.store.db,
+        { id: this.projectId, name: this.context.projectName },
+        revision,
+      ),
+    );
+  }
+
+  async workReady(
+    input: WorkReadyInput = {},
+    caller?: Caller,
+    options?: ReadOptions,
+  ): Promise<WorkReadyResult> {
+    checkLimit(input.limit);
+    return this.#read(options, caller, (revision) => workReady(this.store.db, input, revision));
+  }
+
+  async workGet(
+    input: WorkGetInput,
+    caller?: Caller,
+    options?: ReadOptions,
+  ): Promise<WorkGetResult> {
+    return this.#read(options, caller, (revision) => workGet(this.store.db, input, revision));
+  }
+
+  async search(input: SearchInput, caller?: Caller, options?: ReadOptions): Promise<SearchResult> {
+    checkLimit(input.limit);
+    return this.#read(options, caller, (revision) =>
+      search(this.store.db, this.store.backend, input, revision),
+    );
+  }
+
+  async contextCompile(
+    input: ContextCompileInput,
+    caller: Caller = { client: "stdio" },
+    options?: ReadOptions,
+  ): Promise<ContextCompileResult> {
+    return this.#read(options, caller, (revision) =>
+      compileContext(this.store.db, input, {
+        client: caller.client,
+        revision,
+        projectName: this.context.projectName,
+      }),
+    );
+  }
+
+  /** awr_source_reindex: reindex changed sources (a write; spends a revision only on change). */
+  async sourceReindex(
+    input: SourceReindexInput = {},
+    caller: Caller = { client: "stdio" },
+    options?: WriteOptions,
+  ): Promise<ReindexResult> {
+    return this.context.reindex({
+      force: input.force === true,
+      client: caller.client,
+      ...(input.expected_revision === undefined
+        ? {}
+        : { expected_revision: input.expected_revision }),
+      ...(options?.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /** Closes what openLedger opened. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#close();
+  }
+}
+
+function checkLimit(limit: number | undefined): void {
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
+    throw new LedgerError(
+      "InvalidInput",
+      `limit must be an integer from 1 to 100; got ${String(limit)}.`,
+    );
+  }
+}
+
+/**
+ * Opens an initialised project: reads `.awr/project.toml`, opens its storage (or the given
+ * database), applies pending migrations (refusing a ledger newer than this code) and checks the
+ * project identity exists.
+ */
+export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
+  throwIfAborted(options.signal);
+  const root = resolve(options.root);
+  if (!existsSync(join(root, MANIFEST_PATH))) {
+    throw new LedgerError(
+      "NotFound",
+      `${root} is not an AWR project (no ${MANIFEST_PATH}); run \`awr init --accept\` there first.`,
+      { root },
+    );
+  }
+  let loaded = loadManifest(root);
+  const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
+  try {
+    await migrateToLatest(opened.db, opened.backend);
+    const state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
+    if (state === undefined) {
+      throw new LedgerError(
+        "NotFound",
+        `The ledger of ${root} has no project identity; run \`awr init --accept\` there.`,
+        { root },
+      );
+    }
+    const store = new LedgerStore(opened.db, opened.backend, state.project_id);
+    const stale = new StaleChecker();
+    const reloadManifest = () => {
+      loaded = loadManifest(root);
+      return loaded;
+    };
+    const context: LedgerContext = {
+      root,
+      store,
+      projectId: state.project_id,
+      projectName: state.name,
+      manifest: () => loaded,
+      async reindex(o = {}) {
+        return indexSources(store, root, reloadManifest(), o);
+      },
+      async ensureFresh(o = {}) {
+        if (o.refresh === true) {
+          await indexSources(store, root, reloadManifest(), { client: o.client, signal: o.signal });
+          return;
+        }
+        await stale.assertFresh(store, root);
+      },
+    };
+    return new Ledger(context, opened.close);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+}

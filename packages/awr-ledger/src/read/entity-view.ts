@@ -1,0 +1,190 @@
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
+import { LedgerError } from "../errors.js";
+import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
+import type { EntityTable, LedgerSchema } from "../storage/schema.js";
+
+export interface SourceRef {
+  path: string;
+  line_start: number;
+  line_end: number;
+}
+
+/** An entity row with its attributes parsed, as read models use it. */
+export interface EntityView {
+  id: string;
+  kind: string;
+  key: string;
+  title: string;
+  status: string;
+  raw_status: string | null;
+  summary: string | null;
+  body: string;
+  attributes: Record<string, unknown>;
+  source: SourceRef;
+}
+
+export function toView(row: EntityTable): EntityView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    key: row.key,
+    title: row.title,
+    status: row.status,
+    raw_status: row.raw_status,
+    summary: row.summary,
+    body: row.body,
+    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+    source: {
+      path: row.source_path,
+      line_start: Number(row.line_start),
+      line_end: Number(row.line_end),
+    },
+  };
+}
+
+export async function entitiesOfKind(
+  db: Kysely<LedgerSchema>,
+  kind: string,
+): Promise<EntityView[]> {
+  const rows = await db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", kind)
+    .orderBy("source_path")
+    .orderBy("ordinal")
+    .execute();
+  return rows.map(toView);
+}
+
+export async function requireWork(db: Kysely<LedgerSchema>, key: string): Promise<EntityView> {
+  const row = await db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", "work")
+    .where("key", "=", key)
+    .executeTakeFirst();
+  if (row === undefined) {
+    throw new LedgerError(
+      "NotFound",
+      `Work item "${key}" is not in the ledger. Check the id (awr status / awr ready list work), ` +
+        "or reindex if it was just added.",
+      { work: key },
+    );
+  }
+  return toView(row);
+}
+
+export const acceptanceOf = (work: EntityView): AcceptanceCriterion[] =>
+  (work.attributes["acceptance"] as AcceptanceCriterion[] | undefined) ?? [];
+export const stringsOf = (work: EntityView, name: string): string[] =>
+  (work.attributes[name] as string[] | undefined) ?? [];
+export const stringOf = (work: EntityView, name: string): string | null =>
+  (work.attributes[name] as string | null | undefined) ?? null;
+
+export interface ActiveClaim {
+  work: string;
+  session: string;
+  expires_at: number | null;
+}
+
+const tableCache = new WeakMap<object, Map<string, boolean>>();
+
+/** Whether an optional (part 2) table exists; cached per database handle once true. */
+export async function tableExists(db: Kysely<LedgerSchema>, name: string): Promise<boolean> {
+  let cache = tableCache.get(db);
+  if (cache === undefined) {
+    cache = new Map();
+    tableCache.set(db, cache);
+  }
+  if (cache.get(name) === true) return true;
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT 1 AS n FROM awr_migrations WHERE version >= 2`.execute(db);
+  let exists = rows.length > 0;
+  if (!exists) {
+    try {
+      await sql`SELECT 1 FROM ${sql.table(name)} WHERE 1 = 0`.execute(db);
+      exists = true;
+    } catch {
+      exists = false;
+    }
+  }
+  if (exists) cache.set(name, true);
+  return exists;
+}
+
+/** Claims in force: status 'active' and not past expires_at (part 2's `claims` table). */
+export async function activeClaims(
+  db: Kysely<LedgerSchema>,
+  now = Date.now(),
+): Promise<ActiveClaim[]> {
+  if (!(await tableExists(db, "claims"))) return [];
+  const { rows } = await sql<ActiveClaim>`
+    SELECT work, session, expires_at FROM claims
+    WHERE status = 'active' AND (expires_at IS NULL OR expires_at > ${now})
+    ORDER BY work`.execute(db);
+  return rows.map((r) => ({
+    work: r.work,
+    session: r.session,
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
+  }));
+}
+
+export interface DependencyView {
+  work: string;
+  title: string | null;
+  status: string;
+  required: boolean;
+  satisfied: boolean;
+}
+
+/** Dependencies of the given work items, with the state of each target. */
+export async function dependenciesOf(
+  db: Kysely<LedgerSchema>,
+  keys: readonly string[],
+): Promise<Map<string, DependencyView[]>> {
+  const result = new Map<string, DependencyView[]>();
+  if (keys.length === 0) return result;
+  const rows = await db
+    .selectFrom("dependencies as d")
+    .leftJoin("entities as e", "e.key", "d.depends_on")
+    .select(["d.work_key", "d.depends_on", "d.required", "e.title", "e.status"])
+    .where("d.work_key", "in", keys)
+    .orderBy("d.work_key")
+    .orderBy("d.depends_on")
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.work_key) ?? [];
+    const status = row.status ?? "missing";
+    list.push({
+      work: row.depends_on,
+      title: row.title ?? null,
+      status,
+      required: Number(row.required) === 1,
+      satisfied: status === "completed",
+    });
+    result.set(row.work_key, list);
+  }
+  return result;
+}
+
+const PRIORITY_NAMES: Record<string, number> = {
+  critical: 0,
+  urgent: 0,
+  p0: 0,
+  high: 1,
+  p1: 1,
+  medium: 2,
+  normal: 2,
+  p2: 2,
+  low: 3,
+  p3: 3,
+};
+
+/** Sort rank of a priority value: numbers as given, common names mapped, anything else last. */
+export function priorityRank(priority: unknown): number {
+  if (typeof priority === "number") return priority;
+  if (typeof priority === "string") return PRIORITY_NAMES[priority.toLowerCase()] ?? 50;
+  return 100;
+}

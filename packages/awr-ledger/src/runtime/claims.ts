@@ -1,0 +1,156 @@
+import type { Kysely } from "kysely";
+import { ulid } from "ulid";
+import { LedgerError } from "../errors.js";
+import type { CommitUnit } from "../journal/operation-scope.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { DOMAIN_EVENT_TYPES } from "./event-types.js";
+import type { ClaimTable, SessionTable } from "./runtime-tables.js";
+
+/** A claim is in force while active and not past its expiry (AWR.md section 3). */
+export function claimInForce(claim: ClaimTable, nowMs: number): boolean {
+  return (
+    claim.status === "active" && (claim.expires_at === null || Number(claim.expires_at) > nowMs)
+  );
+}
+
+/**
+ * The claim in force on `work`, after marking an outdated active claim `expired` (with a
+ * `claim.expired` event): "expired claims are marked when next touched".
+ */
+export async function settleWorkClaim(
+  unit: CommitUnit,
+  work: string,
+): Promise<ClaimTable | undefined> {
+  const active = await unit.tx
+    .selectFrom("claims")
+    .selectAll()
+    .where("work", "=", work)
+    .where("status", "=", "active")
+    .executeTakeFirst();
+  if (active === undefined) return undefined;
+  if (claimInForce(active, unit.nowMs)) return active;
+  await expireClaim(unit, active);
+  return undefined;
+}
+
+/** Marks an outdated active claim `expired`, with its `claim.expired` event. */
+export async function expireClaim(unit: CommitUnit, claim: ClaimTable): Promise<void> {
+  await unit.tx
+    .updateTable("claims")
+    .set({ status: "expired", ended_revision: unit.revision, ended_at: unit.time })
+    .where("id", "=", claim.id)
+    .execute();
+  await unit.event({
+    type: DOMAIN_EVENT_TYPES.claimExpired,
+    work: claim.work,
+    session: claim.session,
+    summary: `claim on ${claim.work} by session ${claim.session} expired`,
+    payload: { claim: claim.id, expires_at: new Date(Number(claim.expires_at)).toISOString() },
+  });
+}
+
+export function claimConflict(work: string, holder: ClaimTable): LedgerError {
+  return new LedgerError(
+    "ClaimConflict",
+    `work ${work} is claimed by session ${holder.session}; wait for that claim to be released ` +
+      "or to expire",
+    { work, holder: { session: holder.session, claim: holder.id } },
+  );
+}
+
+/**
+ * Takes (or renews, for its holder) the claim on `work` for `session`. Does not emit the
+ * `work.claimed` event: the caller emits it, terminal or not.
+ */
+export async function acquireClaim(
+  unit: CommitUnit,
+  session: SessionTable,
+  work: string,
+  ttlMs: number | undefined,
+): Promise<{ claim: ClaimTable; renewed: boolean }> {
+  const holder = await settleWorkClaim(unit, work);
+  const expiresAt = ttlMs === undefined ? null : unit.nowMs + ttlMs;
+  if (holder !== undefined && holder.session !== session.id) throw claimConflict(work, holder);
+  if (holder !== undefined) {
+    await unit.tx
+      .updateTable("claims")
+      .set({ ttl_ms: ttlMs ?? null, expires_at: expiresAt })
+      .where("id", "=", holder.id)
+      .execute();
+    return { claim: { ...holder, ttl_ms: ttlMs ?? null, expires_at: expiresAt }, renewed: true };
+  }
+  const claim: ClaimTable = {
+    id: ulid(),
+    work,
+    session: session.id,
+    client: session.client,
+    status: "active",
+    ttl_ms: ttlMs ?? null,
+    expires_at: expiresAt,
+    acquired_revision: unit.revision,
+    ended_revision: null,
+    acquired_at: unit.time,
+    ended_at: null,
+  };
+  await unit.tx.insertInto("claims").values(claim).execute();
+  return { claim, renewed: false };
+}
+
+/** Ends a claim as `released`; the caller emits (or not) the `claim.released` event. */
+export async function markReleased(unit: CommitUnit, claim: ClaimTable): Promise<ClaimTable> {
+  await unit.tx
+    .updateTable("claims")
+    .set({ status: "released", ended_revision: unit.revision, ended_at: unit.time })
+    .where("id", "=", claim.id)
+    .execute();
+  return { ...claim, status: "released", ended_revision: unit.revision, ended_at: unit.time };
+}
+
+/**
+ * Ends every active claim of a session: outdated ones as `expired`, the rest as `released`
+ * with a `claim.released` event each. Returns the released claims.
+ */
+export async function releaseSessionClaims(
+  unit: CommitUnit,
+  session: string,
+  reason: string,
+): Promise<ClaimTable[]> {
+  const active = await unit.tx
+    .selectFrom("claims")
+    .selectAll()
+    .where("session", "=", session)
+    .where("status", "=", "active")
+    .orderBy("acquired_revision")
+    .execute();
+  const released: ClaimTable[] = [];
+  for (const claim of active) {
+    if (!claimInForce(claim, unit.nowMs)) {
+      await expireClaim(unit, claim);
+      continue;
+    }
+    released.push(await markReleased(unit, claim));
+    await unit.event({
+      type: DOMAIN_EVENT_TYPES.claimReleased,
+      work: claim.work,
+      session,
+      summary: `claim on ${claim.work} released (${reason})`,
+      payload: { claim: claim.id, reason },
+    });
+  }
+  return released;
+}
+
+/** Read-only: the claim in force on `work` (an outdated active claim counts as none). */
+export async function claimHolder(
+  db: Kysely<LedgerSchema>,
+  work: string,
+  nowMs: number,
+): Promise<ClaimTable | undefined> {
+  const active = await db
+    .selectFrom("claims")
+    .selectAll()
+    .where("work", "=", work)
+    .where("status", "=", "active")
+    .executeTakeFirst();
+  return active !== undefined && claimInForce(active, nowMs) ? active : undefined;
+}

@@ -1,0 +1,33 @@
+import type { LedgerStore, LedgerTx } from "../storage/ledger-store.js";
+import type { EntityTable } from "../storage/schema.js";
+import type { WorkFieldChanges } from "./work-actions.js";
+
+/** Who is calling: sessions, waits and journal entries belong to this client id. */
+export interface RuntimeCaller {
+  client: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Writes a transition's status/next_action/blocker back into the work item's YAML source (part
+ * 1's write-back) and brings the projection row in step. Throws `SourceConflict` when the file
+ * changed since it was indexed. Runs inside the domain transaction, before it commits.
+ */
+export type WorkWriteBack = (
+  tx: LedgerTx,
+  work: EntityTable,
+  changes: WorkFieldChanges,
+) => Promise<void>;
+
+/** What the runtime and journal need from the ledger facade. */
+export interface RuntimeContext {
+  store: LedgerStore;
+  /** Milliseconds since the epoch; injectable so claim expiry is testable without sleeping. */
+  now(): number;
+  writeBack: WorkWriteBack;
+  /** SQLite lease length for the project lock (tests shorten it to recover from SIGKILL fast). */
+  lockLeaseMs?: number | undefined;
+}

@@ -1,0 +1,127 @@
+import type { Kysely } from "kysely";
+import { LedgerError } from "../errors.js";
+import type { EntityTable, LedgerSchema } from "../storage/schema.js";
+import type { SessionRef } from "./input/write-fields.js";
+import type { RuntimeCaller } from "./runtime-context.js";
+import type { SessionTable, WaitTable } from "./runtime-tables.js";
+
+type Db = Kysely<LedgerSchema>;
+
+/**
+ * Finds the caller's session by id or by conversation (the newest session bound to that
+ * conversation for this client). Another client's session is NotFound, never visible.
+ */
+export async function resolveSession(
+  db: Db,
+  caller: RuntimeCaller,
+  ref: SessionRef,
+): Promise<SessionTable> {
+  if (ref.session === undefined && ref.conversation === undefined) {
+    throw new LedgerError("InvalidInput", "give the session (its id) or your conversation", {
+      field: "session",
+    });
+  }
+  if (ref.session !== undefined) {
+    const row = await db
+      .selectFrom("sessions")
+      .selectAll()
+      .where("id", "=", ref.session)
+      .where("client", "=", caller.client)
+      .executeTakeFirst();
+    if (row === undefined) {
+      throw new LedgerError("NotFound", `no session ${ref.session} for this client`, {
+        session: ref.session,
+      });
+    }
+    if (ref.conversation !== undefined && ref.conversation !== row.conversation) {
+      throw new LedgerError(
+        "InvalidInput",
+        `session ${row.id} is bound to another conversation than "${ref.conversation}"; give one of the two`,
+        { session: row.id, conversation: ref.conversation },
+      );
+    }
+    return row;
+  }
+  const row = await db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("client", "=", caller.client)
+    .where("conversation", "=", ref.conversation as string)
+    .orderBy("start_revision", "desc")
+    .orderBy("id", "desc")
+    .executeTakeFirst();
+  if (row === undefined) {
+    throw new LedgerError(
+      "NotFound",
+      `no session is bound to conversation "${ref.conversation}" for this client; start one with awr_session_start`,
+      { conversation: ref.conversation },
+    );
+  }
+  return row;
+}
+
+/** The active session bound to (client, conversation), if any. */
+export async function activeBinding(
+  db: Db,
+  client: string,
+  conversation: string,
+): Promise<SessionTable | undefined> {
+  return db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("client", "=", client)
+    .where("conversation", "=", conversation)
+    .where("status", "=", "active")
+    .executeTakeFirst();
+}
+
+export async function pendingWait(db: Db, session: string): Promise<WaitTable | undefined> {
+  return db
+    .selectFrom("waits")
+    .selectAll()
+    .where("session", "=", session)
+    .where("status", "=", "waiting_user")
+    .executeTakeFirst();
+}
+
+export function waitBlocksError(wait: WaitTable, what: string): LedgerError {
+  return new LedgerError(
+    "InvalidTransition",
+    `${what} is refused while wait ${wait.id} is pending ("${wait.question}"); record the ` +
+      "answer (or cancel it) with awr_session_reply first",
+    { wait: wait.id, session: wait.session },
+  );
+}
+
+/** A work item of the projection by its key (`INVOICE-001`, or `work#INVOICE-001`). */
+export async function findWork(db: Db, ref: string): Promise<EntityTable | undefined> {
+  return db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", "work")
+    .where("key", "in", [ref, `work#${ref}`])
+    .executeTakeFirst();
+}
+
+export async function requireWork(db: Db, ref: string): Promise<EntityTable> {
+  const work = await findWork(db, ref);
+  if (work === undefined) {
+    throw new LedgerError(
+      "NotFound",
+      `no work item "${ref}" in the projection; check the id, or reindex if the source changed`,
+      { work: ref },
+    );
+  }
+  return work;
+}
+
+export function requireActive(session: SessionTable, what: string): void {
+  if (session.status !== "active") {
+    throw new LedgerError(
+      "InvalidTransition",
+      `${what} needs an active session; session ${session.id} is ${session.status}` +
+        " (resume it with awr_session_resume)",
+      { session: session.id, status: session.status },
+    );
+  }
+}

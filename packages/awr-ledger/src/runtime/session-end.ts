@@ -1,0 +1,101 @@
+import type { Kysely } from "kysely";
+import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { releaseSessionClaims } from "./claims.js";
+import { DOMAIN_EVENT_TYPES } from "./event-types.js";
+import { asFields, choice, optText } from "./input/fields.js";
+import {
+  readSessionRef,
+  readWriteFields,
+  SESSION_REF_FIELDS,
+  WRITE_FIELDS,
+} from "./input/write-fields.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+import { requireActive, resolveSession } from "./runtime-lookup.js";
+import { SESSION_END_STATUSES, type SessionEndStatus } from "./runtime-tables.js";
+import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
+
+export interface SessionEndInput {
+  session?: string;
+  conversation?: string;
+  status: SessionEndStatus;
+  summary?: string;
+  expected_revision: number;
+  request_id?: string;
+}
+
+export interface SessionEndResult {
+  session: SessionView;
+  /** The claims this end released. */
+  released_claims: ClaimView[];
+}
+
+/**
+ * awr_session_end: ends an active session as ended|interrupted|incomplete and releases its
+ * claims. A pending wait stays pending (it can still be answered or cancelled).
+ */
+export async function sessionEnd(
+  ctx: RuntimeContext,
+  input: SessionEndInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<SessionEndResult & WriteReceipt> {
+  const fields = asFields(input, [...SESSION_REF_FIELDS, "status", "summary", ...WRITE_FIELDS]);
+  const write = readWriteFields(fields);
+  const ref = readSessionRef(fields);
+  const status = choice(fields, "status", SESSION_END_STATUSES);
+  const summary = optText(fields, "summary", { max: 65_536 });
+  const check = async (db: Kysely<LedgerSchema>) => {
+    const session = await resolveSession(db, caller, ref);
+    requireActive(session, "ending a session");
+    return session;
+  };
+  return runJournaledWrite(
+    ctx,
+    {
+      tool: "awr_session_end",
+      input: fields,
+      write,
+      caller,
+      precheck: async (db) => {
+        await check(db);
+        return undefined;
+      },
+      domain: (op) =>
+        op.commit(async (unit) => {
+          const session = await check(unit.tx);
+          const released = await releaseSessionClaims(unit, session.id, `session ${status}`);
+          const ended = {
+            ...session,
+            status,
+            summary: summary ?? session.summary,
+            end_revision: unit.revision,
+            ended_at: unit.time,
+          };
+          await unit.tx
+            .updateTable("sessions")
+            .set({
+              status,
+              summary: ended.summary,
+              end_revision: unit.revision,
+              ended_at: unit.time,
+            })
+            .where("id", "=", session.id)
+            .execute();
+          const result = { session: sessionView(ended), released_claims: released.map(claimView) };
+          await unit.terminal(
+            {
+              type: DOMAIN_EVENT_TYPES.sessionEnded,
+              work: session.work,
+              session: session.id,
+              summary: summary ?? `session ${status}`,
+              payload: { status, released_claims: released.map((c) => c.id) },
+            },
+            result,
+          );
+          return result;
+        }),
+    },
+    options,
+  );
+}

@@ -1,0 +1,206 @@
+import type { Kysely } from "kysely";
+import { ulid } from "ulid";
+import { LedgerError } from "../errors.js";
+import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { claimInForce, expireClaim, markReleased } from "./claims.js";
+import { DOMAIN_EVENT_TYPES } from "./event-types.js";
+import { asFields, optText } from "./input/fields.js";
+import {
+  readSessionRef,
+  readWriteFields,
+  SESSION_REF_FIELDS,
+  WRITE_FIELDS,
+} from "./input/write-fields.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
+import type { ClaimTable, SessionTable } from "./runtime-tables.js";
+import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
+
+export interface SessionResumeInput {
+  /** The predecessor, by id or conversation. */
+  session?: string;
+  conversation?: string;
+  /** The successor's conversation; defaults to the predecessor's. */
+  new_conversation?: string;
+  agent?: string;
+  provider?: string;
+  model?: string;
+  expected_revision: number;
+  request_id?: string;
+}
+
+export interface SessionResumeResult {
+  session: SessionView;
+  predecessor: SessionView;
+  /** Claims carried over from the predecessor (each re-issued to the successor). */
+  claims: ClaimView[];
+}
+
+/**
+ * awr_session_resume: creates a successor session that inherits the predecessor's work, last
+ * checkpoint and claims in force (a claim released by an earlier end is not revived). An
+ * active predecessor becomes `interrupted`. Refused while the predecessor has a pending wait,
+ * and for a predecessor that already has a successor.
+ */
+export async function sessionResume(
+  ctx: RuntimeContext,
+  input: SessionResumeInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<SessionResumeResult & WriteReceipt> {
+  const fields = asFields(input, [
+    ...SESSION_REF_FIELDS,
+    "new_conversation",
+    "agent",
+    "provider",
+    "model",
+    ...WRITE_FIELDS,
+  ]);
+  const write = readWriteFields(fields);
+  const ref = readSessionRef(fields);
+  const newConversation = optText(fields, "new_conversation", { max: 256 });
+  const agent = optText(fields, "agent", { max: 256 });
+  const provider = optText(fields, "provider", { max: 256 });
+  const model = optText(fields, "model", { max: 256 });
+
+  const check = async (db: Kysely<LedgerSchema>) => {
+    const predecessor = await resolveSession(db, caller, ref);
+    const wait = await pendingWait(db, predecessor.id);
+    if (wait !== undefined) throw waitBlocksError(wait, `resuming session ${predecessor.id}`);
+    if (predecessor.successor !== null) {
+      throw new LedgerError(
+        "InvalidTransition",
+        `session ${predecessor.id} was already resumed by session ${predecessor.successor}; resume that one instead`,
+        { session: predecessor.id, successor: predecessor.successor },
+      );
+    }
+    const conversation = newConversation ?? predecessor.conversation;
+    const bound = await activeBinding(db, caller.client, conversation);
+    if (bound !== undefined && bound.id !== predecessor.id) {
+      throw new LedgerError(
+        "SourceConflict",
+        `conversation "${conversation}" is already bound to active session ${bound.id}`,
+        { conversation, session: bound.id },
+      );
+    }
+    return { predecessor, conversation };
+  };
+
+  return runJournaledWrite(
+    ctx,
+    {
+      tool: "awr_session_resume",
+      input: fields,
+      write,
+      caller,
+      precheck: async (db) => {
+        await check(db);
+        return undefined;
+      },
+      domain: (op) =>
+        op.commit(async (unit) => {
+          const { predecessor, conversation } = await check(unit.tx);
+          const successor: SessionTable = {
+            id: ulid(),
+            client: caller.client,
+            conversation,
+            work: predecessor.work,
+            agent: agent ?? predecessor.agent,
+            provider: provider ?? predecessor.provider,
+            model: model ?? predecessor.model,
+            status: "active",
+            predecessor: predecessor.id,
+            successor: null,
+            summary: null,
+            last_checkpoint: predecessor.last_checkpoint,
+            start_revision: unit.revision,
+            end_revision: null,
+            started_at: unit.time,
+            ended_at: null,
+          };
+          const wasActive = predecessor.status === "active";
+          const closed: SessionTable = {
+            ...predecessor,
+            successor: successor.id,
+            ...(wasActive
+              ? { status: "interrupted", end_revision: unit.revision, ended_at: unit.time }
+              : {}),
+          };
+          // The predecessor leaves the binding before the successor takes it.
+          await unit.tx
+            .updateTable("sessions")
+            .set({
+              successor: successor.id,
+              status: closed.status,
+              end_revision: closed.end_revision,
+              ended_at: closed.ended_at,
+            })
+            .where("id", "=", predecessor.id)
+            .execute();
+          await unit.tx.insertInto("sessions").values(successor).execute();
+          const active = await unit.tx
+            .selectFrom("claims")
+            .selectAll()
+            .where("session", "=", predecessor.id)
+            .where("status", "=", "active")
+            .orderBy("acquired_revision")
+            .execute();
+          const inherited: ClaimTable[] = [];
+          for (const lapsed of active.filter((c) => !claimInForce(c, unit.nowMs))) {
+            await expireClaim(unit, lapsed);
+          }
+          for (const old of active.filter((c) => claimInForce(c, unit.nowMs))) {
+            await markReleased(unit, old);
+            await unit.event({
+              type: DOMAIN_EVENT_TYPES.claimReleased,
+              work: old.work,
+              session: predecessor.id,
+              summary: `claim on ${old.work} handed to successor ${successor.id}`,
+              payload: { claim: old.id, reason: "resumed", successor: successor.id },
+            });
+            const claim: ClaimTable = {
+              ...old,
+              id: ulid(),
+              session: successor.id,
+              status: "active",
+              acquired_revision: unit.revision,
+              ended_revision: null,
+              acquired_at: unit.time,
+              ended_at: null,
+            };
+            await unit.tx.insertInto("claims").values(claim).execute();
+            inherited.push(claim);
+            await unit.event({
+              type: DOMAIN_EVENT_TYPES.workClaimed,
+              work: claim.work,
+              session: successor.id,
+              summary: `session ${successor.id} inherited the claim on ${claim.work}`,
+              payload: { claim: claim.id, inherited_from: old.id },
+            });
+          }
+          const result = {
+            session: sessionView(successor),
+            predecessor: sessionView(closed),
+            claims: inherited.map(claimView),
+          };
+          await unit.terminal(
+            {
+              type: DOMAIN_EVENT_TYPES.sessionResumed,
+              work: successor.work,
+              session: successor.id,
+              summary: `session ${successor.id} resumes ${predecessor.id}`,
+              payload: {
+                predecessor: predecessor.id,
+                checkpoint: successor.last_checkpoint,
+                conversation,
+              },
+            },
+            result,
+          );
+          return result;
+        }),
+    },
+    options,
+  );
+}

@@ -1,0 +1,113 @@
+import type { Kysely } from "kysely";
+import { ulid } from "ulid";
+import { LedgerError } from "../errors.js";
+import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import {
+  CHECKPOINT_FIELDS,
+  type CheckpointFields,
+  insertCheckpoint,
+  readCheckpointFields,
+} from "./checkpoint-record.js";
+import { DOMAIN_EVENT_TYPES } from "./event-types.js";
+import { asFields, text } from "./input/fields.js";
+import {
+  readSessionRef,
+  readWriteFields,
+  SESSION_REF_FIELDS,
+  WRITE_FIELDS,
+} from "./input/write-fields.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+import { pendingWait, requireActive, resolveSession } from "./runtime-lookup.js";
+import type { WaitTable } from "./runtime-tables.js";
+import { type CheckpointView, checkpointView, type WaitView, waitView } from "./runtime-views.js";
+
+export interface SessionWaitInput
+  extends Omit<CheckpointFields, "changed_entities" | "context_hash"> {
+  session?: string;
+  conversation?: string;
+  question: string;
+  expected_revision: number;
+  request_id?: string;
+}
+
+export interface SessionWaitResult {
+  wait: WaitView;
+  checkpoint: CheckpointView;
+}
+
+/**
+ * awr_session_wait: a checkpoint plus one pending question for the user. While it is pending,
+ * transitions of the session's work and resuming the session are refused.
+ */
+export async function sessionWait(
+  ctx: RuntimeContext,
+  input: SessionWaitInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<SessionWaitResult & WriteReceipt> {
+  const allowed = CHECKPOINT_FIELDS.filter((f) => f !== "changed_entities" && f !== "context_hash");
+  const fields = asFields(input, [...SESSION_REF_FIELDS, "question", ...allowed, ...WRITE_FIELDS]);
+  const write = readWriteFields(fields);
+  const ref = readSessionRef(fields);
+  const question = text(fields, "question", { max: 65_536 });
+  const checkpoint = readCheckpointFields(fields);
+  const check = async (db: Kysely<LedgerSchema>) => {
+    const session = await resolveSession(db, caller, ref);
+    requireActive(session, "a wait");
+    const pending = await pendingWait(db, session.id);
+    if (pending !== undefined) {
+      throw new LedgerError(
+        "InvalidTransition",
+        `session ${session.id} already waits on ${pending.id} ("${pending.question}"); a session has one pending question at a time`,
+        { wait: pending.id, session: session.id },
+      );
+    }
+    return session;
+  };
+  return runJournaledWrite(
+    ctx,
+    {
+      tool: "awr_session_wait",
+      input: fields,
+      write,
+      caller,
+      precheck: async (db) => {
+        await check(db);
+        return undefined;
+      },
+      domain: (op) =>
+        op.commit(async (unit) => {
+          const session = await check(unit.tx);
+          const created = await insertCheckpoint(unit, session, checkpoint);
+          await unit.event(created.event);
+          const wait: WaitTable = {
+            id: ulid(),
+            session: session.id,
+            checkpoint: created.row.id,
+            question,
+            status: "waiting_user",
+            answer: null,
+            created_revision: unit.revision,
+            replied_revision: null,
+            created_at: unit.time,
+            replied_at: null,
+          };
+          await unit.tx.insertInto("waits").values(wait).execute();
+          const result = { wait: waitView(wait), checkpoint: checkpointView(created.row) };
+          await unit.terminal(
+            {
+              type: DOMAIN_EVENT_TYPES.waitCreated,
+              work: session.work,
+              session: session.id,
+              summary: question.slice(0, 200),
+              payload: { wait: wait.id, checkpoint: created.row.id },
+            },
+            result,
+          );
+          return result;
+        }),
+    },
+    options,
+  );
+}

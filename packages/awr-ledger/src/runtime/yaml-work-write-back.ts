@@ -1,0 +1,46 @@
+import { join } from "node:path";
+import { LedgerError } from "../errors.js";
+import { statFile } from "../sources/fingerprint.js";
+import { writeBackWorkItem } from "../sources/yaml-write-back.js";
+import type { WorkWriteBack } from "./runtime-context.js";
+
+/**
+ * The production write-back of a work transition: edits status/next_action/blocker of the item
+ * in its YAML source in place (part 1's writeBackWorkItem, refusing with SourceConflict when the
+ * file no longer has the fingerprint recorded at the last index), then records the file's new
+ * fingerprint, size and mtime so the ledger's own edit does not make the sources look stale.
+ * The file is written before the domain transaction commits; if the commit then fails, the next
+ * read reports the source stale and a reindex brings the projection in line with the file.
+ */
+export function createYamlWriteBack(root: string): WorkWriteBack {
+  return async (tx, work, changes) => {
+    const source = await tx
+      .selectFrom("sources")
+      .select(["fingerprint"])
+      .where("path", "=", work.source_path)
+      .executeTakeFirst();
+    if (source === undefined) {
+      throw new LedgerError(
+        "SourceConflict",
+        `${work.source_path} is no longer an indexed source of ${work.key}; reindex and retry`,
+        { path: work.source_path, work: work.key },
+      );
+    }
+    const written = writeBackWorkItem(
+      root,
+      work.source_path,
+      work.key,
+      changes,
+      source.fingerprint,
+    );
+    const stat = statFile(join(root, written.path));
+    await tx
+      .updateTable("sources")
+      .set({
+        fingerprint: written.fingerprint,
+        ...(stat === undefined ? {} : { size: stat.size, mtime_ms: stat.mtime_ms }),
+      })
+      .where("path", "=", work.source_path)
+      .execute();
+  };
+}

@@ -1,0 +1,43 @@
+import type { EntityKind } from "../../storage/schema.js";
+
+/** A problem found in a source, always located by file and (when known) 1-based line. */
+export interface SourceIssue {
+  path: string;
+  line: number | null;
+  severity: "error" | "warning";
+  message: string;
+}
+
+export interface ParsedEntity {
+  kind: EntityKind;
+  key: string;
+  title: string;
+  status: string;
+  raw_status: string | null;
+  summary: string | null;
+  body: string;
+  attributes: Record<string, unknown>;
+  line_start: number;
+  line_end: number;
+}
+
+export interface ParsedDependency {
+  work_key: string;
+  depends_on: string;
+  required: boolean;
+}
+
+export interface AdapterResult {
+  entities: ParsedEntity[];
+  dependencies: ParsedDependency[];
+  issues: SourceIssue[];
+}
+
+export interface AdapterContext {
+  /** The source path relative to the project root, used in issues. */
+  path: string;
+  domain: string;
+  options: Record<string, unknown>;
+}
+
+export type SourceAdapter = (text: string, context: AdapterContext) => AdapterResult;

@@ -1,0 +1,43 @@
+import { ulid } from "ulid";
+import type { LedgerTx } from "./ledger-store.js";
+import type { EventTable } from "./schema.js";
+
+export interface NewEvent {
+  type: string;
+  /** The revision this event belongs to, usually the one just returned by spendRevision. */
+  revision: number;
+  work?: string | null | undefined;
+  session?: string | null | undefined;
+  client?: string | null | undefined;
+  operation_id?: string | null | undefined;
+  summary?: string | null | undefined;
+  payload?: Record<string, unknown> | undefined;
+  /** Defaults to now. */
+  time?: string | undefined;
+}
+
+/**
+ * Appends one immutable event inside a write transaction: assigns the next `seq` (dense, from 1)
+ * and a ULID id, and binds it to the given revision. Returns the stored row.
+ */
+export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventTable> {
+  const last = await tx
+    .selectFrom("events")
+    .select((eb) => eb.fn.max("seq").as("seq"))
+    .executeTakeFirst();
+  const row: EventTable = {
+    id: ulid(),
+    seq: Number(last?.seq ?? 0) + 1,
+    revision: event.revision,
+    type: event.type,
+    work: event.work ?? null,
+    session: event.session ?? null,
+    client: event.client ?? null,
+    operation_id: event.operation_id ?? null,
+    summary: event.summary ?? null,
+    payload: JSON.stringify(event.payload ?? {}),
+    time: event.time ?? new Date().toISOString(),
+  };
+  await tx.insertInto("events").values(row).execute();
+  return row;
+}

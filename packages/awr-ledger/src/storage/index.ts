@@ -1,0 +1,16 @@
+export { appendEvent, type NewEvent } from "./events.js";
+export { LedgerStore, type LedgerTx } from "./ledger-store.js";
+export type { Backend, Migration } from "./migration.js";
+export { MIGRATIONS } from "./migrations/index.js";
+export { latestSchemaVersion, type MigrationResult, migrateToLatest } from "./migrator.js";
+export {
+  detectBackend,
+  type OpenedDatabase,
+  openPostgresDatabase,
+  openSqliteDatabase,
+  type PostgresOptions,
+} from "./open-database.js";
+export { DEFAULT_LEASE_MS, type LockOptions } from "./project-lock.js";
+export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
+export * from "./schema.js";
+export { inTransaction } from "./transaction.js";

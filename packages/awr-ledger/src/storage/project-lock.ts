@@ -1,0 +1,165 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import { ulid } from "ulid";
+import { sleep, throwIfAborted } from "../internal/abort.js";
+import { AsyncMutex } from "../internal/async-mutex.js";
+import type { Backend } from "./migration.js";
+import type { LedgerSchema } from "./schema.js";
+import { inTransaction } from "./transaction.js";
+
+/**
+ * The project write lock, in two layers:
+ * - in process: one FIFO mutex per project id, shared by every store of this process;
+ * - across processes: on PostgreSQL a session advisory lock held on one dedicated pooled
+ *   connection; on SQLite a lease row in `project_locks` (holder id + expiry), taken in a
+ *   BEGIN IMMEDIATE transaction, polled with backoff, renewed while held and stolen once expired
+ *   (a crashed holder therefore blocks others for at most one lease period).
+ * Holding is tracked in AsyncLocalStorage so code already inside the lock re-enters it freely.
+ */
+const mutexes = new Map<string, AsyncMutex>();
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+
+export const DEFAULT_LEASE_MS = 30_000;
+const MIN_BACKOFF_MS = 5;
+const MAX_BACKOFF_MS = 200;
+
+export function mutexFor(projectId: string): AsyncMutex {
+  let mutex = mutexes.get(projectId);
+  if (mutex === undefined) {
+    mutex = new AsyncMutex();
+    mutexes.set(projectId, mutex);
+  }
+  return mutex;
+}
+
+export function holdsProjectLock(projectId: string): boolean {
+  return held.getStore()?.has(projectId) ?? false;
+}
+
+export function runHoldingLock<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
+  const current = held.getStore() ?? new Set<string>();
+  return held.run(new Set([...current, projectId]), fn);
+}
+
+/** A signed 64-bit advisory-lock key derived from the project id, as decimal text. */
+export function advisoryKey(projectId: string): string {
+  return createHash("sha256")
+    .update(`awr-project:${projectId}`)
+    .digest()
+    .readBigInt64BE(0)
+    .toString();
+}
+
+export async function backoff(attempt: number, signal?: AbortSignal): Promise<void> {
+  const ceiling = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** Math.min(attempt, 8));
+  await sleep(ceiling / 2 + Math.random() * (ceiling / 2), signal);
+}
+
+export interface LockOptions {
+  signal?: AbortSignal | undefined;
+  leaseMs?: number | undefined;
+}
+
+/** Holds the cross-process lock (the caller already holds the in-process mutex) around fn. */
+export async function holdCrossProcessLock<T>(
+  db: Kysely<LedgerSchema>,
+  backend: Backend,
+  projectId: string,
+  fn: () => Promise<T>,
+  options: LockOptions = {},
+): Promise<T> {
+  return backend === "postgres"
+    ? holdAdvisoryLock(db, projectId, fn, options)
+    : holdLease(db, projectId, fn, options);
+}
+
+async function holdAdvisoryLock<T>(
+  db: Kysely<LedgerSchema>,
+  projectId: string,
+  fn: () => Promise<T>,
+  { signal }: LockOptions,
+): Promise<T> {
+  const key = advisoryKey(projectId);
+  return db.connection().execute(async (conn) => {
+    for (let attempt = 0; ; attempt++) {
+      throwIfAborted(signal);
+      const { rows } = await sql<{
+        ok: boolean;
+      }>`SELECT pg_try_advisory_lock(${key}::bigint) AS ok`.execute(conn);
+      if (rows[0]?.ok) break;
+      await backoff(attempt, signal);
+    }
+    try {
+      return await fn();
+    } finally {
+      await sql`SELECT pg_advisory_unlock(${key}::bigint)`.execute(conn);
+    }
+  });
+}
+
+async function holdLease<T>(
+  db: Kysely<LedgerSchema>,
+  projectId: string,
+  fn: () => Promise<T>,
+  { signal, leaseMs = DEFAULT_LEASE_MS }: LockOptions,
+): Promise<T> {
+  const holder = ulid();
+  for (let attempt = 0; ; attempt++) {
+    throwIfAborted(signal);
+    const taken = await inTransaction(db, "sqlite", async (tx) => {
+      const now = Date.now();
+      const lease = await tx
+        .selectFrom("project_locks")
+        .selectAll()
+        .where("project_id", "=", projectId)
+        .executeTakeFirst();
+      if (lease !== undefined && Number(lease.expires_at) > now) return false;
+      await tx
+        .insertInto("project_locks")
+        .values({ project_id: projectId, holder, expires_at: now + leaseMs })
+        .onConflict((oc) =>
+          oc.column("project_id").doUpdateSet({ holder, expires_at: now + leaseMs }),
+        )
+        .execute();
+      return true;
+    });
+    if (taken) break;
+    await backoff(attempt, signal);
+  }
+  const renew = setInterval(
+    () => {
+      db.updateTable("project_locks")
+        .set({ expires_at: Date.now() + leaseMs })
+        .where("project_id", "=", projectId)
+        .where("holder", "=", holder)
+        .execute()
+        .catch(() => undefined);
+    },
+    Math.max(10, Math.floor(leaseMs / 3)),
+  );
+  renew.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(renew);
+    await db
+      .deleteFrom("project_locks")
+      .where("project_id", "=", projectId)
+      .where("holder", "=", holder)
+      .execute();
+  }
+}
+
+/** True when another process holds a live SQLite lease (checked inside a write transaction). */
+export async function leaseHeldElsewhere(
+  tx: Kysely<LedgerSchema>,
+  projectId: string,
+): Promise<boolean> {
+  const lease = await tx
+    .selectFrom("project_locks")
+    .select("expires_at")
+    .where("project_id", "=", projectId)
+    .executeTakeFirst();
+  return lease !== undefined && Number(lease.expires_at) > Date.now();
+}

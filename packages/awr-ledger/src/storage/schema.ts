@@ -1,0 +1,116 @@
+/**
+ * The ledger's table shapes as kysely sees them. Both backends store the same column types:
+ * integers for revisions and sequence numbers, ISO-8601 text for times, and JSON as text (so a
+ * row reads the same from SQLite and PostgreSQL). Migration 001 creates these tables; part 2's
+ * runtime tables (sessions, claims, checkpoints, waits, operations) are declared by migration 002
+ * and added to `LedgerSchema` through declaration merging or an intersection type there.
+ */
+
+export interface ProjectStateTable {
+  project_id: string;
+  name: string;
+  revision: number;
+  /** The manifest fingerprint recorded by the last index (stale detection of the manifest). */
+  manifest_fingerprint: string | null;
+  created_at: string;
+}
+
+export interface MigrationTable {
+  version: number;
+  name: string;
+  applied_at: string;
+}
+
+export interface ProjectLockTable {
+  project_id: string;
+  holder: string;
+  /** Milliseconds since the epoch after which another holder may steal the lease. */
+  expires_at: number;
+}
+
+export interface SourceTable {
+  path: string;
+  domain: string;
+  role: string;
+  adapter: string;
+  fingerprint: string;
+  size: number;
+  mtime_ms: number;
+  indexed_revision: number;
+  entity_count: number;
+}
+
+export const ENTITY_KINDS = ["work", "goal", "plan", "rule", "decision", "milestone"] as const;
+export type EntityKind = (typeof ENTITY_KINDS)[number];
+
+export interface EntityTable {
+  id: string;
+  kind: string;
+  key: string;
+  title: string;
+  status: string;
+  raw_status: string | null;
+  summary: string | null;
+  body: string;
+  /** JSON object text: adapter-specific fields (acceptance, tags, paths, severity, scope...). */
+  attributes: string;
+  source_path: string;
+  line_start: number;
+  line_end: number;
+  /** Position within its source, so listings keep the author's order. */
+  ordinal: number;
+  indexed_revision: number;
+}
+
+export interface DependencyTable {
+  work_key: string;
+  depends_on: string;
+  /** 1 = required (blocks readiness), 0 = optional. */
+  required: number;
+  source_path: string;
+}
+
+export interface EventTable {
+  id: string;
+  seq: number;
+  revision: number;
+  type: string;
+  work: string | null;
+  session: string | null;
+  client: string | null;
+  operation_id: string | null;
+  /** Human summary; searchable. The payload is never indexed for search. */
+  summary: string | null;
+  payload: string;
+  time: string;
+}
+
+export interface EvidenceTable {
+  id: string;
+  external_key: string;
+  evidence_type: string;
+  level: string;
+  summary: string;
+  locator: string | null;
+  /** JSON array text. */
+  scope: string;
+  sha256: string | null;
+  command: string | null;
+  verified_at: string | null;
+  work: string | null;
+  session: string | null;
+  client: string | null;
+  revision: number;
+  recorded_at: string;
+}
+
+export interface LedgerSchema {
+  project_state: ProjectStateTable;
+  awr_migrations: MigrationTable;
+  project_locks: ProjectLockTable;
+  sources: SourceTable;
+  entities: EntityTable;
+  dependencies: DependencyTable;
+  events: EventTable;
+  evidence: EvidenceTable;
+}

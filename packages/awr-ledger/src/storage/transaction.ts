@@ -1,0 +1,32 @@
+import { type Kysely, sql } from "kysely";
+import type { Backend } from "./migration.js";
+
+/**
+ * Runs `fn` inside one durable transaction. On SQLite it is `BEGIN IMMEDIATE`, which takes the
+ * database write lock up front (waiting up to busy_timeout), so two writers never both read and
+ * then both write; kysely's SQLite driver holds its single connection for the whole callback.
+ * On PostgreSQL it is an ordinary kysely transaction.
+ */
+export async function inTransaction<DB, T>(
+  db: Kysely<DB>,
+  backend: Backend,
+  fn: (tx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  if (backend === "postgres") return db.transaction().execute(fn);
+  return db.connection().execute(async (conn) => {
+    await sql`BEGIN IMMEDIATE`.execute(conn);
+    let result: T;
+    try {
+      result = await fn(conn);
+    } catch (error) {
+      try {
+        await sql`ROLLBACK`.execute(conn);
+      } catch {
+        // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
+      }
+      throw error;
+    }
+    await sql`COMMIT`.execute(conn);
+    return result;
+  });
+}

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type Backend,
+  type LedgerSchema,
+  openPostgresDatabase,
+  openSqliteDatabase,
+} from "@awr/awr-ledger";
+import type { Kysely } from "kysely";
+import { ulid } from "ulid";
+
+/**
+ * The ledger suite runs against both backends. PostgreSQL needs AWR_TEST_DATABASE_URL; without
+ * it the PostgreSQL cases are left out locally, but under CI=true a missing URL fails the run.
+ */
+export const PG_URL = process.env.AWR_TEST_DATABASE_URL;
+
+if (PG_URL === undefined && process.env.CI === "true") {
+  throw new Error("AWR_TEST_DATABASE_URL is not set under CI=true: the PostgreSQL suite must run");
+}
+
+export const BACKENDS: readonly Backend[] =
+  PG_URL === undefined ? ["sqlite"] : ["sqlite", "postgres"];
+
+export interface TestDatabase {
+  backend: Backend;
+  db: Kysely<LedgerSchema>;
+  /** SQLite file path, or the PostgreSQL schema name. */
+  location: string;
+  /** For PostgreSQL: the URL and schema, so a child process can open the same database. */
+  url?: string;
+  schema?: string;
+  close(): Promise<void>;
+}
+
+/** A fresh, empty database (a new SQLite file, or a new PostgreSQL schema) for one test. */
+export async function freshDatabase(backend: Backend): Promise<TestDatabase> {
+  if (backend === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "awr-ledger-db-"));
+    const file = join(dir, "state.db");
+    const opened = await openSqliteDatabase(file);
+    return {
+      backend,
+      db: opened.db,
+      location: file,
+      async close() {
+        await opened.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `awr_t_${ulid().toLowerCase()}`;
+  const url = PG_URL as string;
+  const opened = await openPostgresDatabase(url, { schema, poolMax: 4 });
+  return {
+    backend,
+    db: opened.db,
+    location: schema,
+    url,
+    schema,
+    async close() {
+      const { sql } = await import("kysely");
+      await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(opened.db);
+      await opened.close();
+    },
+  };
+}
+
+/** A fresh temporary directory for a project root; removed by the returned function. */
+export function tempRoot(prefix = "awr-ledger-root-"): { root: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}

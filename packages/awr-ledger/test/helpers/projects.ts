@@ -1,0 +1,40 @@
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Backend, initProject, type Ledger, openLedger } from "@awr/awr-ledger";
+import { freshDatabase, type TestDatabase } from "./backends.js";
+
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures");
+
+/** Copies a fixture project into a fresh temporary root. */
+export function copyFixture(name: string): { root: string; remove(): void } {
+  const root = mkdtempSync(join(tmpdir(), `awr-fixture-${name}-`));
+  cpSync(join(FIXTURES, name), root, { recursive: true });
+  return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export interface OpenProject {
+  root: string;
+  ledger: Ledger;
+  db: TestDatabase;
+  close(): Promise<void>;
+}
+
+/** A fixture project, initialised with its manifest on a fresh database of the given backend. */
+export async function openFixtureProject(name: string, backend: Backend): Promise<OpenProject> {
+  const { root, remove } = copyFixture(name);
+  const db = await freshDatabase(backend);
+  await initProject({ root, manifest: join(root, "project.toml"), accept: true, database: db.db });
+  const ledger = await openLedger({ root, database: db.db });
+  return {
+    root,
+    ledger,
+    db,
+    async close() {
+      await ledger.close();
+      await db.close();
+      remove();
+    },
+  };
+}

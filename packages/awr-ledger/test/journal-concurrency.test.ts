@@ -1,0 +1,122 @@
+import { isLedgerError, runJournaledWrite } from "@awr/awr-ledger";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
+import { BACKENDS } from "./helpers/backends.js";
+
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
+  let h: RuntimeHarness;
+  beforeEach(async () => {
+    h = await openHarness(backend);
+  });
+  afterEach(() => h.close());
+
+  it("lets exactly one of 64 writes at the same expected_revision win; the rest get RevisionConflict", async () => {
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 64 }, (_, i) =>
+        h.runtime.eventAppend(
+          { type: "note.race", summary: `w${i}`, expected_revision: 0, request_id: `race-${i}` },
+          CALLER,
+        ),
+      ),
+    );
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const lost = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason] : []));
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(63);
+    for (const error of lost) {
+      expect(isLedgerError(error, "RevisionConflict")).toBe(true);
+      expect(error.details).toEqual({ expected: 0, actual: 3 });
+    }
+    const notes = await h.database.db
+      .selectFrom("events")
+      .select("id")
+      .where("type", "=", "note.race")
+      .execute();
+    expect(notes).toHaveLength(1);
+    expect(await h.revision()).toBe(3);
+    const revisions = (await h.database.db.selectFrom("events").select("revision").execute()).map(
+      (e) => Number(e.revision),
+    );
+    expect(new Set(revisions).size).toBe(revisions.length);
+  });
+
+  it("gives a storm of one request_id exactly one effect", async () => {
+    const input = {
+      type: "note.storm",
+      summary: "once",
+      expected_revision: 0,
+      request_id: "storm",
+    };
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 32 }, () => h.runtime.eventAppend({ ...input }, CALLER)),
+    );
+    const results = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+    const original = results.find((r) => r.replayed === undefined);
+    expect(original).toBeDefined();
+    expect(results.filter((r) => r.replayed === undefined)).toHaveLength(1);
+    for (const r of results)
+      expect({ ...r, replayed: undefined }).toEqual({ ...original, replayed: undefined });
+    // A call that looked while the first was between its commits is told the outcome is unknown.
+    for (const o of outcomes) {
+      if (o.status === "rejected") {
+        expect(isLedgerError(o.reason, "MutationConflict")).toBe(true);
+        expect(o.reason.details).toMatchObject({ write_outcome: "unknown" });
+      }
+    }
+    const notes = await h.database.db
+      .selectFrom("events")
+      .select("id")
+      .where("type", "=", "note.storm")
+      .execute();
+    expect(notes).toHaveLength(1);
+    expect(await h.revision()).toBe(3);
+    expect(await h.runtime.eventAppend({ ...input }, CALLER)).toEqual({
+      ...original,
+      replayed: true,
+    });
+  });
+
+  it("serves reads while a write holds the lock, and keeps other projects' writes independent", async () => {
+    const other = await openHarness(backend);
+    try {
+      const gate = deferred();
+      const entered = deferred();
+      const slow = runJournaledWrite(h.ctx, {
+        tool: "awr_event_append",
+        input: { type: "note.slow", expected_revision: 0 },
+        write: { expected_revision: 0 },
+        caller: CALLER,
+        // The project lock is held from before (a) to after (c); the domain waits inside it.
+        domain: async (op) => {
+          entered.resolve();
+          await gate.promise;
+          return op.commit(async (unit) => {
+            const result = { event: { type: "note.slow" } };
+            await unit.terminal({ type: "note.slow" }, result);
+            return result;
+          });
+        },
+      });
+      await entered.promise;
+      // A read of the busy project and a write to another project both finish meanwhile.
+      expect((await h.runtime.sessionList({}, CALLER)).sessions).toEqual([]);
+      const elsewhere = await other.runtime.eventAppend(
+        { type: "note.elsewhere", expected_revision: 0 },
+        CALLER,
+      );
+      expect(elsewhere.project_revision).toBe(3);
+      gate.resolve();
+      expect((await slow).project_revision).toBe(3);
+    } finally {
+      await other.close();
+    }
+  });
+});

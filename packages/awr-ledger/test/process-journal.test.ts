@@ -1,0 +1,176 @@
+import { spawn } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { FAULT_ENV } from "@awr/awr-ledger";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  CALLER,
+  ledgerFailure,
+  openHarness,
+  type RuntimeHarness,
+} from "./fixtures/runtime/harness.js";
+import { BACKENDS } from "./helpers/backends.js";
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const CHILD = join(packageDir, "test", "fixtures", "runtime", "write-child.ts");
+/** The SQLite lease a killed child leaves behind lapses after this long. */
+const CHILD_LEASE_MS = 300;
+
+interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the fixture with tsx; bounded in time, and never outlives the test. */
+function runChild(
+  h: RuntimeHarness,
+  config: Record<string, unknown>,
+  fault?: string,
+): Promise<ChildExit> {
+  const payload = {
+    backend: h.database.backend,
+    location: h.database.location,
+    url: h.database.url,
+    schema: h.database.schema,
+    projectId: h.projectId,
+    leaseMs: CHILD_LEASE_MS,
+    ...config,
+  };
+  const env = { ...process.env };
+  delete env[FAULT_ENV];
+  if (fault !== undefined) env[FAULT_ENV] = fault;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(payload)], {
+      cwd: packageDir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backend) => {
+  let h: RuntimeHarness;
+  beforeEach(async () => {
+    h = await openHarness(backend);
+  });
+  afterEach(() => h.close());
+
+  const notes = async () =>
+    (
+      await h.database.db
+        .selectFrom("events")
+        .select("id")
+        .where("type", "=", "note.crash")
+        .execute()
+    ).length;
+  const sameRequest = () =>
+    h.runtime.eventAppend(
+      { type: "note.crash", summary: "crash", expected_revision: 0, request_id: "crash-1" },
+      CALLER,
+    );
+
+  it("settles a write killed after mcp.operation_started as not committed", async () => {
+    const exit = await runChild(
+      h,
+      { mode: "once", requestId: "crash-1", tag: "crash" },
+      "after_begin",
+    );
+    expect(exit.signal).toBe("SIGKILL");
+    const op = await h.runtime.operationGet({ request_id: "crash-1" }, CALLER);
+    expect(op).toMatchObject({ outcome: "unknown", write_outcome: "unknown", receipts: [] });
+    const retry = await ledgerFailure(sameRequest());
+    expect(retry.code).toBe("MutationConflict");
+    expect(retry.details).toMatchObject({ write_outcome: "unknown" });
+    const recovered = await h.runtime.operationRecover(
+      { request_id: "crash-1", expected_revision: await h.revision() },
+      CALLER,
+    );
+    expect(recovered).toMatchObject({ write_outcome: "not_committed", recovered: true });
+    expect(await notes()).toBe(0);
+    const replay = await ledgerFailure(sameRequest());
+    expect(replay.details).toMatchObject({ write_outcome: "not_committed", replayed: true });
+    expect(await notes()).toBe(0);
+  });
+
+  it("settles a write killed after its domain commit as committed, with its effect exactly once", async () => {
+    const exit = await runChild(
+      h,
+      { mode: "once", requestId: "crash-1", tag: "crash" },
+      "after_domain",
+    );
+    expect(exit.signal).toBe("SIGKILL");
+    const op = await h.runtime.operationGet({ request_id: "crash-1" }, CALLER);
+    expect(op.outcome).toBe("unknown");
+    expect(op.receipts.map((e) => [e.type, e.terminal])).toEqual([["note.crash", true]]);
+    const recovered = await h.runtime.operationRecover(
+      { request_id: "crash-1", expected_revision: await h.revision() },
+      CALLER,
+    );
+    expect(recovered).toMatchObject({ write_outcome: "committed", recovered: true });
+    expect(recovered.result).toMatchObject({
+      event: { type: "note.crash", summary: "crash" },
+      recovered: true,
+    });
+    expect(await notes()).toBe(1);
+    const replay = await sameRequest();
+    expect(replay).toEqual({ ...recovered.result, replayed: true });
+    expect(await notes()).toBe(1);
+    expect((await h.runtime.operationGet({ request_id: "crash-1" }, CALLER)).outcome).toBe(
+      "recorded",
+    );
+  });
+
+  it("finishes normally without the fault switch", async () => {
+    const exit = await runChild(h, { mode: "once", requestId: "crash-1", tag: "crash" });
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    const result = JSON.parse(exit.stdout) as { project_revision: number };
+    expect(result.project_revision).toBe(3);
+    expect(await sameRequest()).toEqual({ ...result, replayed: true });
+  });
+
+  it("loses no update and spends no revision twice when two processes write to one project", async () => {
+    const count = 8;
+    const [a, b] = await Promise.all([
+      runChild(h, { mode: "loop", count, tag: "A" }),
+      runChild(h, { mode: "loop", count, tag: "B" }),
+    ]);
+    expect([a.code, a.stderr]).toEqual([0, ""]);
+    expect([b.code, b.stderr]).toEqual([0, ""]);
+    const events = await h.database.db
+      .selectFrom("events")
+      .select(["type", "revision", "summary"])
+      .orderBy("seq")
+      .execute();
+    const counters = events
+      .filter((e) => e.type === "note.counter")
+      .map((e) => e.summary)
+      .sort();
+    expect(counters).toEqual(
+      [
+        ...Array.from({ length: count }, (_, i) => `A-${i}`),
+        ...Array.from({ length: count }, (_, i) => `B-${i}`),
+      ].sort(),
+    );
+    // Every commit here appends one event: the revisions are exactly 1..n, none repeated.
+    expect(events.map((e) => Number(e.revision))).toEqual(
+      Array.from({ length: events.length }, (_, i) => i + 1),
+    );
+    expect(await h.revision()).toBe(6 * count);
+  });
+});

@@ -1,0 +1,129 @@
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { LedgerStore, migrateToLatest } from "@awr/awr-ledger";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, freshDatabase } from "./helpers/backends.js";
+import { buildPackageForChildren } from "./helpers/child-build.js";
+
+const run = promisify(execFile);
+
+// Each child enters the project lock ROUNDS times; inside it commits an "enter" event, waits,
+// then commits an "exit" event as separate durable transactions. If the lock serialises across
+// processes, the event log is a clean enter/exit alternation per holder.
+const CHILD = `
+const [entry, backend, location, url, schema, tag] = process.argv.slice(2);
+const m = await import(entry);
+const opened = backend === "sqlite"
+  ? await m.openSqliteDatabase(location)
+  : await m.openPostgresDatabase(url, { schema, poolMax: 3 });
+const store = new m.LedgerStore(opened.db, backend, "P-LOCK");
+for (let i = 0; i < 6; i++) {
+  await store.withProjectLock(async () => {
+    await store.write(async (tx) => {
+      const revision = await m.spendRevision(tx);
+      await m.appendEvent(tx, { type: "lock.enter", revision, client: tag });
+    });
+    await new Promise((r) => setTimeout(r, 3));
+    await store.write(async (tx) => {
+      const revision = await m.spendRevision(tx);
+      await m.appendEvent(tx, { type: "lock.exit", revision, client: tag });
+    });
+  });
+  // plain single-transaction writes must also wait for another process's held lock
+  await store.write(async (tx) => {
+    const revision = await m.spendRevision(tx);
+    await m.appendEvent(tx, { type: "plain", revision, client: tag });
+  });
+}
+await opened.close();
+`;
+
+describe.each(BACKENDS)("the project lock across processes on %s", (backend) => {
+  let build: ReturnType<typeof buildPackageForChildren>;
+  beforeAll(() => {
+    build = buildPackageForChildren();
+    writeFileSync(join(build.dir, "lock-child.mjs"), CHILD);
+  });
+  afterAll(() => build.remove());
+
+  it("serialises two processes holding the lock across several transactions", async () => {
+    const t = await freshDatabase(backend);
+    try {
+      await migrateToLatest(t.db, backend);
+      await t.db
+        .insertInto("project_state")
+        .values({
+          project_id: "P-LOCK",
+          name: "lock",
+          revision: 0,
+          manifest_fingerprint: null,
+          created_at: "x",
+        })
+        .execute();
+      const args = (tag: string) => [
+        join(build.dir, "lock-child.mjs"),
+        build.entry,
+        backend,
+        t.location,
+        t.url ?? "",
+        t.schema ?? "",
+        tag,
+      ];
+      await Promise.all([
+        run(process.execPath, args("A"), { timeout: 60_000 }),
+        run(process.execPath, args("B"), { timeout: 60_000 }),
+      ]);
+      const store = new LedgerStore(t.db, backend, "P-LOCK");
+      const events = await t.db.selectFrom("events").selectAll().orderBy("seq").execute();
+      expect(events).toHaveLength(36);
+      expect(await store.currentRevision()).toBe(36);
+      let inside: string | null = null;
+      for (const event of events) {
+        if (event.type === "lock.enter") {
+          expect(inside).toBeNull();
+          inside = event.client;
+        } else if (event.type === "lock.exit") {
+          expect(inside).toBe(event.client);
+          inside = null;
+        } else {
+          expect(inside).toBeNull();
+        }
+      }
+      expect(new Set(events.map((e) => e.client))).toEqual(new Set(["A", "B"]));
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("the SQLite lease", () => {
+  it("is taken over once a crashed holder's lease has expired", async () => {
+    const t = await freshDatabase("sqlite");
+    try {
+      await migrateToLatest(t.db, "sqlite");
+      await t.db
+        .insertInto("project_state")
+        .values({
+          project_id: "P",
+          name: "p",
+          revision: 0,
+          manifest_fingerprint: null,
+          created_at: "x",
+        })
+        .execute();
+      await t.db
+        .insertInto("project_locks")
+        .values({ project_id: "P", holder: "crashed", expires_at: Date.now() - 1 })
+        .execute();
+      const store = new LedgerStore(t.db, "sqlite", "P");
+      const value = await store.withProjectLock(async () => "acquired");
+      expect(value).toBe("acquired");
+      const leases = await t.db.selectFrom("project_locks").selectAll().execute();
+      expect(leases).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,139 @@
+import {
+  appendEvent,
+  isLedgerError,
+  LedgerStore,
+  latestSchemaVersion,
+  MIGRATIONS,
+  migrateToLatest,
+  spendRevision,
+} from "@awr/awr-ledger";
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
+
+describe.each(BACKENDS)("storage on %s", (backend) => {
+  let t: TestDatabase | undefined;
+  afterEach(async () => {
+    await t?.close();
+    t = undefined;
+  });
+
+  async function migratedStore(): Promise<LedgerStore> {
+    t = await freshDatabase(backend);
+    await migrateToLatest(t.db, backend);
+    await t.db
+      .insertInto("project_state")
+      .values({
+        project_id: "P1",
+        name: "p",
+        revision: 0,
+        manifest_fingerprint: null,
+        created_at: "now",
+      })
+      .execute();
+    return new LedgerStore(t.db, backend, "P1");
+  }
+
+  it("applies every migration once and is idempotent", async () => {
+    t = await freshDatabase(backend);
+    const first = await migrateToLatest(t.db, backend);
+    expect(first.from).toBe(0);
+    expect(first.to).toBe(latestSchemaVersion());
+    expect(first.applied).toEqual(MIGRATIONS.map((m) => m.version));
+    const again = await migrateToLatest(t.db, backend);
+    expect(again.applied).toEqual([]);
+  });
+
+  it("refuses a ledger whose schema is newer than the code, naming both versions", async () => {
+    t = await freshDatabase(backend);
+    await migrateToLatest(t.db, backend);
+    const future = latestSchemaVersion() + 5;
+    await t.db
+      .insertInto("awr_migrations")
+      .values({ version: future, name: "from the future", applied_at: "x" })
+      .execute();
+    const error = await migrateToLatest(t.db, backend).catch((e: unknown) => e);
+    expect(isLedgerError(error, "Unsupported")).toBe(true);
+    expect((error as Error).message).toContain(`version ${future}`);
+    expect((error as Error).message).toContain(`version ${latestSchemaVersion()}`);
+    expect((error as Error).message).toMatch(/Upgrade/);
+  });
+
+  it("spends revisions that only grow and binds events to them with dense seq numbers", async () => {
+    const store = await migratedStore();
+    const revisions: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      revisions.push(
+        await store.write(async (tx) => {
+          const revision = await spendRevision(tx);
+          await appendEvent(tx, { type: "test.step", revision, summary: `step ${i}` });
+          return revision;
+        }),
+      );
+    }
+    expect(revisions).toEqual([1, 2, 3]);
+    expect(await store.currentRevision()).toBe(3);
+    const events = await store.db.selectFrom("events").selectAll().orderBy("seq").execute();
+    expect(events.map((e) => [e.seq, e.revision])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+    ]);
+  });
+
+  it("keeps events immutable: UPDATE and DELETE are refused by the database", async () => {
+    const store = await migratedStore();
+    await store.write(async (tx) => {
+      await appendEvent(tx, { type: "x.y", revision: await spendRevision(tx), payload: { a: 1 } });
+    });
+    await expect(store.db.updateTable("events").set({ type: "changed" }).execute()).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(store.db.deleteFrom("events").execute()).rejects.toThrow(/append-only/);
+    const rows = await store.db.selectFrom("events").select("type").execute();
+    expect(rows).toEqual([{ type: "x.y" }]);
+  });
+
+  it("rolls a failed write back completely, spending no revision", async () => {
+    const store = await migratedStore();
+    await expect(
+      store.write(async (tx) => {
+        await appendEvent(tx, { type: "doomed", revision: await spendRevision(tx) });
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await store.currentRevision()).toBe(0);
+    const count = await sql<{ n: number }>`SELECT count(*) AS n FROM events`.execute(store.db);
+    expect(Number(count.rows[0]?.n)).toBe(0);
+  });
+
+  it("serialises concurrent writers in one process without losing an increment", async () => {
+    const store = await migratedStore();
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.withProjectLock(async () => {
+          const before = await store.currentRevision();
+          await store.write(async (tx) => {
+            await spendRevision(tx);
+          });
+          await store.write(async (tx) => {
+            const now = await spendRevision(tx);
+            expect(now).toBe(before + 2);
+          });
+        }),
+      ),
+    );
+    expect(await store.currentRevision()).toBe(20);
+  });
+
+  it("rejects with the abort reason unchanged when the signal is already aborted", async () => {
+    const store = await migratedStore();
+    const controller = new AbortController();
+    const reason = new Error("stop now");
+    controller.abort(reason);
+    await expect(store.write(async () => 1, { signal: controller.signal })).rejects.toBe(reason);
+    await expect(store.withProjectLock(async () => 1, { signal: controller.signal })).rejects.toBe(
+      reason,
+    );
+  });
+});
