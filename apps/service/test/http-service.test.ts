@@ -1,0 +1,242 @@
+import { connect as tcpConnect } from "node:net";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runAgentDay, sdkCaller } from "./support/agent-day.js";
+import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
+import {
+  fails,
+  httpClient,
+  killAll,
+  ok,
+  type RunningService,
+  startHttpService,
+  stdioClient,
+} from "./support/service-process.js";
+
+const TOKENS = { eng: "e".repeat(48), rev: "r".repeat(48), other: "o".repeat(48) };
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let registry: { file: string; env: Record<string, string> };
+let service: RunningService;
+const clients: Client[] = [];
+
+async function client(token: string): Promise<Client> {
+  const c = await httpClient(service.url, token);
+  clients.push(c);
+  return c;
+}
+
+async function revisionOf(c: Client, project: string): Promise<number> {
+  return (await ok(c, "awr_project_status", { project }))["project_revision"] as number;
+}
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir("awr-service-http-"));
+  const alpha = await makeProject(dir, "alpha");
+  const beta = await makeProject(dir, "beta");
+  registry = await writeRegistry(
+    dir,
+    [
+      { key: "alpha", ...alpha },
+      { key: "beta", ...beta },
+    ],
+    [
+      { id: "eng", token: TOKENS.eng, write: ["alpha", "beta"] },
+      { id: "rev", token: TOKENS.rev, read: ["alpha"] },
+      { id: "other", token: TOKENS.other, write: ["alpha", "beta"] },
+    ],
+  );
+  service = await startHttpService(registry.file, registry.env);
+});
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+});
+afterAll(async () => {
+  await service?.stop();
+  killAll();
+  await cleanup?.();
+});
+
+describe("awr-mcp over shared HTTP", () => {
+  it("runs an agent's whole day through the official SDK client", async () => {
+    const eng = await client(TOKENS.eng);
+    const { tools } = await eng.listTools();
+    expect(tools).toHaveLength(21);
+    const projects = await ok(eng, "awr_projects_list", {});
+    expect((projects["projects"] as { key: string }[]).map((p) => p.key)).toEqual([
+      "alpha",
+      "beta",
+    ]);
+    await runAgentDay(sdkCaller(eng), { project: "alpha", prefix: "http-day" });
+  });
+
+  it("replays a repeated request and refuses a reused request_id with other arguments", async () => {
+    const eng = await client(TOKENS.eng);
+    const revision = await revisionOf(eng, "beta");
+    const args = {
+      project: "beta",
+      type: "note",
+      summary: "once",
+      expected_revision: revision,
+      request_id: "replay-1",
+    };
+    const first = await ok(eng, "awr_event_append", args);
+    const again = await ok(eng, "awr_event_append", args);
+    expect(again["replayed"]).toBe(true);
+    expect(again["project_revision"]).toBe(first["project_revision"]);
+    const changed = await fails(eng, "awr_event_append", { ...args, summary: "twice" });
+    expect(changed.code).toBe("SourceConflict");
+  });
+
+  it("lets exactly one of two racing writers win; the other gets RevisionConflict", async () => {
+    const eng = await client(TOKENS.eng);
+    const other = await client(TOKENS.other);
+    for (let round = 0; round < 4; round++) {
+      const revision = await revisionOf(eng, "beta");
+      const results = await Promise.all(
+        [eng, other].map((c, i) =>
+          c.callTool({
+            name: "awr_event_append",
+            arguments: {
+              project: "beta",
+              type: "note",
+              expected_revision: revision,
+              request_id: `race-${round}-${i}`,
+            },
+          }),
+        ),
+      );
+      const winners = results.filter((r) => !r.isError);
+      const losers = results.filter((r) => r.isError);
+      expect(winners).toHaveLength(1);
+      expect(losers[0]?.structuredContent).toMatchObject({
+        code: "RevisionConflict",
+        details: { expected: revision },
+      });
+    }
+  });
+
+  it("keeps sessions and waits to the client that made them", async () => {
+    const eng = await client(TOKENS.eng);
+    const other = await client(TOKENS.other);
+    let revision = await revisionOf(eng, "beta");
+    const started = await ok(eng, "awr_session_start", {
+      project: "beta",
+      work: "W-2",
+      conversation: "private",
+      agent: "a",
+      provider: "p",
+      model: "m",
+      expected_revision: revision,
+      request_id: "own-1",
+    });
+    const session = (started["session"] as { id: string }).id;
+    revision = started["project_revision"] as number;
+    const waited = await ok(eng, "awr_session_wait", {
+      project: "beta",
+      session,
+      question: "ok?",
+      digest: "d",
+      expected_revision: revision,
+      request_id: "own-2",
+    });
+    revision = waited["project_revision"] as number;
+    const peek = await fails(other, "awr_session_get", { project: "beta", session });
+    expect(["NotFound", "RuleViolation"]).toContain(peek.code);
+    const reply = await fails(other, "awr_session_reply", {
+      project: "beta",
+      session,
+      answer: "hijack",
+      expected_revision: revision,
+      request_id: "steal-1",
+    });
+    expect(["NotFound", "RuleViolation"]).toContain(reply.code);
+    const byConversation = await fails(other, "awr_session_get", {
+      project: "beta",
+      conversation: "private",
+    });
+    expect(byConversation.code).toBe("NotFound");
+    const receipt = await fails(other, "awr_operation_get", {
+      project: "beta",
+      request_id: "own-1",
+    });
+    expect(receipt.code).toBe("NotFound");
+  });
+
+  it("keeps projects isolated: writes to one never move another", async () => {
+    const eng = await client(TOKENS.eng);
+    const alphaBefore = await revisionOf(eng, "alpha");
+    const beta = await revisionOf(eng, "beta");
+    await ok(eng, "awr_event_append", {
+      project: "beta",
+      type: "note",
+      expected_revision: beta,
+      request_id: "iso-1",
+    });
+    expect(await revisionOf(eng, "alpha")).toBe(alphaBefore);
+    const list = await ok(eng, "awr_search", { project: "alpha", query: "receipts" });
+    expect(JSON.stringify(list)).not.toContain("iso-1");
+  });
+
+  it("refuses a read-only client's write and a path as project through the real ledger", async () => {
+    const rev = await client(TOKENS.rev);
+    const write = await fails(rev, "awr_event_append", {
+      project: "alpha",
+      type: "note",
+      expected_revision: 1,
+      request_id: "ro-1",
+    });
+    expect(write.code).toBe("RuleViolation");
+    const path = await fails(rev, "awr_project_status", { project: `${dir}/alpha` });
+    expect(path).toEqual({ code: "RuleViolation", message: "project access denied" });
+  });
+});
+
+describe("awr-mcp over stdio", () => {
+  it("runs an agent's whole day through the official SDK client", async () => {
+    const gamma = await makeProject(dir, "gamma");
+    const { client: c } = await stdioClient(gamma.root);
+    clients.push(c);
+    const { tools } = await c.listTools();
+    expect(tools).toHaveLength(20);
+    await runAgentDay(sdkCaller(c), { prefix: "stdio-day" });
+  });
+});
+
+describe("stopping awr-mcp", () => {
+  it("exits 0 on SIGTERM while an idle client holds a keep-alive connection", async () => {
+    const own = await startHttpService(registry.file, registry.env);
+    const url = new URL(own.url);
+    const socket = tcpConnect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.eng}\r\nConnection: keep-alive\r\n\r\n`,
+    );
+    await new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    expect(await own.stop("SIGTERM")).toBe(0);
+    expect(own.stderr()).toMatch(/SIGTERM: finishing in-flight calls/);
+    socket.destroy();
+  });
+
+  it("exits at once with a non-zero code on a second signal", async () => {
+    const own = await startHttpService(registry.file, registry.env);
+    const url = new URL(own.url);
+    // A request whose body never completes keeps the drain waiting.
+    const socket = tcpConnect(Number(url.port), url.hostname);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.eng}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    own.proc.kill("SIGINT");
+    await new Promise<void>((resolve) => {
+      const check = () => own.stderr().includes("SIGINT: finishing") && resolve();
+      own.proc.stderr?.on("data", check);
+      check();
+    });
+    own.proc.kill("SIGINT");
+    expect(await own.exited).toBe(130);
+    socket.destroy();
+  });
+});

@@ -1,0 +1,75 @@
+import { access, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { LedgerError, openLedger } from "@awr/awr-ledger";
+import type { LedgerBackend } from "./ledger-backend.js";
+import type { LedgerPort } from "./ledger-port.js";
+import { PROJECT_TOOLS } from "./tools/tool-catalog.js";
+
+const MANIFEST = join(".awr", "project.toml");
+
+interface Opened {
+  readonly projectId: string;
+  /** Device and inode of `<root>/.awr` when opened: a swapped directory changes them. */
+  readonly stamp: string;
+}
+
+const opened = new WeakMap<LedgerPort, Opened>();
+
+async function awrStamp(root: string): Promise<string | undefined> {
+  const info = await stat(join(root, ".awr")).catch(() => undefined);
+  return info ? `${info.dev}:${info.ino}` : undefined;
+}
+
+/**
+ * The ledger backend built on `@awr/awr-ledger`'s openLedger. The ledger chooses its storage from
+ * the project manifest (SQLite in `.awr/state.db`, or PostgreSQL from the URL in the environment
+ * variable the manifest names) and loads the driver the application installed.
+ */
+export function defaultBackend(options: { env?: NodeJS.ProcessEnv } = {}): LedgerBackend {
+  const env = options.env ?? process.env;
+  const open = async (root: string, callOptions: { signal?: AbortSignal } = {}) => {
+    const ledger = await openLedger({ root, env, signal: callOptions.signal });
+    const port: Record<string, unknown> = { close: () => ledger.close() };
+    const methods = ledger as unknown as Record<string, unknown>;
+    for (const tool of PROJECT_TOOLS) {
+      port[tool.method] = (input: unknown, caller: unknown, o: unknown) => {
+        const method = methods[tool.method];
+        if (typeof method !== "function") {
+          throw new LedgerError("Unsupported", `this ledger does not implement ${tool.name}`);
+        }
+        return (method as (...args: unknown[]) => Promise<unknown>).call(ledger, input, caller, o);
+      };
+    }
+    const result = port as unknown as LedgerPort;
+    opened.set(result, { projectId: ledger.projectId, stamp: (await awrStamp(root)) ?? "" });
+    return result;
+  };
+  return {
+    open,
+    async readIdentity(root, callOptions = {}) {
+      callOptions.signal?.throwIfAborted();
+      // Checked first so that an uninitialised root is left exactly as it was.
+      const initialised = await access(join(root, MANIFEST)).then(
+        () => true,
+        () => false,
+      );
+      if (!initialised) return null;
+      const ledger = await openLedger({ root, env, signal: callOptions.signal });
+      try {
+        return { project_id: ledger.projectId };
+      } finally {
+        await ledger.close();
+      }
+    },
+    async checkIdentity(root, ledger) {
+      const known = opened.get(ledger);
+      if (!known) return null;
+      const stamp = await awrStamp(root);
+      const manifest = await access(join(root, MANIFEST)).then(
+        () => true,
+        () => false,
+      );
+      return stamp === known.stamp && manifest ? { project_id: known.projectId } : null;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallLimiter } from "../internal/call-limiter.js";
+import type { LedgerBackend } from "../ledger-backend.js";
+import type { Registry } from "../registry/registry-types.js";
+import { createAwrServer } from "../server/create-awr-server.js";
+import { readBody } from "./body.js";
+import { httpToolHost } from "./http-tool-host.js";
+import { ProjectDirectory } from "./project-directory.js";
+import { guardRequest } from "./request-guard.js";
+
+/** Request bodies larger than this are refused with 413. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** Tool calls allowed in flight across the whole service. */
+export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
+
+export interface HttpServiceOptions {
+  readonly registry: Registry;
+  readonly backend: LedgerBackend;
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly maxConcurrentCalls?: number;
+  /** Diagnostics (stderr in awr-mcp). */
+  readonly log?: (line: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface HttpService {
+  /** `http://host:port/mcp` */
+  readonly url: string;
+  readonly port: number;
+  /**
+   * Graceful stop: refuses new requests (503), lets in-flight calls finish, closes every
+   * connection and the ledgers. Idempotent. After `graceMs` (default 10 s) connections are cut.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+) {
+  if (res.headersSent) return;
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+  res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(body);
+}
+
+/**
+ * Starts the shared Streamable HTTP service at `/mcp`. It is stateless: each POST gets a fresh
+ * McpServer and transport (no MCP session ids), and AWR sessions live in the ledgers, so any
+ * number of processes can serve the same PostgreSQL-backed projects. GET (standalone SSE) and
+ * DELETE are 405: there is no server-initiated stream to hold open.
+ */
+export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
+  const { registry, log } = options;
+  const limiter = new CallLimiter(options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS);
+  const projects = await ProjectDirectory.open(registry.projects, options.backend, {
+    signal: options.signal,
+  });
+  let draining = false;
+  let inFlight = 0;
+  let settled: (() => void) | undefined;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (draining) {
+      return sendError(res, 503, "The service is shutting down; retry on another instance.", {
+        Connection: "close",
+      });
+    }
+    const guard = guardRequest(req.headers, registry);
+    if (!guard.ok) return sendError(res, guard.status, guard.message, guard.headers);
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (path !== "/mcp") return sendError(res, 404, "Not found: the MCP endpoint is /mcp.");
+    if (req.method !== "POST") {
+      return sendError(res, 405, "Method not allowed: this stateless endpoint accepts POST only.", {
+        Allow: "POST",
+      });
+    }
+    const body = await readBody(req, MAX_BODY_BYTES);
+    if (body.status === "too-large") {
+      return sendError(res, 413, `Request body over ${MAX_BODY_BYTES} bytes (2 MiB).`, {
+        Connection: "close",
+      });
+    }
+    if (body.status === "aborted") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      res.writeHead(400, { "Content-Type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32700, message: "Parse error: the body is not JSON." },
+          id: null,
+        }),
+      );
+      return;
+    }
+    const server = createAwrServer(
+      httpToolHost({ registry, client: guard.client, projects, limiter, log }),
+    );
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, parsed);
+  }
+
+  const http = createServer((req, res) => {
+    inFlight += 1;
+    handle(req, res)
+      .catch((error: unknown) => {
+        log?.(`request failed: ${(error as Error)?.stack ?? String(error)}`);
+        sendError(res, 500, "Internal error.");
+      })
+      .finally(() => {
+        const finish = () => {
+          inFlight -= 1;
+          if (inFlight === 0) settled?.();
+        };
+        if (res.writableFinished || res.destroyed) finish();
+        else res.once("close", finish);
+      });
+  });
+  http.requestTimeout = 120_000;
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${hostForUrl}:${port}/mcp`,
+    port,
+    close({ graceMs = 10_000 } = {}) {
+      closing ??= (async () => {
+        draining = true;
+        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        http.closeIdleConnections();
+        const drained = new Promise<void>((resolve) => {
+          settled = resolve;
+          if (inFlight === 0) resolve();
+        });
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+          timer.unref();
+        });
+        await Promise.race([Promise.all([drained, limiter.idle()]), grace]);
+        clearTimeout(timer);
+        http.closeAllConnections();
+        await stopped;
+        await projects.close();
+      })();
+      return closing;
+    },
+  };
+}

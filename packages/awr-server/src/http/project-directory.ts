@@ -1,0 +1,74 @@
+import { realpath } from "node:fs/promises";
+import type { LedgerBackend } from "../ledger-backend.js";
+import type { LedgerPort } from "../ledger-port.js";
+import type { RegistryProject } from "../registry/registry-types.js";
+import { AwrToolError } from "../tool-result.js";
+
+interface OpenProject {
+  readonly project: RegistryProject;
+  readonly ledger: LedgerPort;
+}
+
+/**
+ * The registry's projects with their open ledgers. Each use re-checks the project's identity
+ * (the root is still canonical and its ledger still has the registered project_id), so a
+ * project whose directory was swapped fails alone while the others keep serving.
+ */
+export class ProjectDirectory {
+  readonly #open = new Map<string, OpenProject>();
+
+  private constructor(private readonly backend: LedgerBackend) {}
+
+  static async open(
+    projects: readonly RegistryProject[],
+    backend: LedgerBackend,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ProjectDirectory> {
+    const directory = new ProjectDirectory(backend);
+    try {
+      for (const project of projects) {
+        options.signal?.throwIfAborted();
+        const ledger = await backend.open(project.root, options);
+        directory.#open.set(project.key, { project, ledger });
+      }
+    } catch (error) {
+      await directory.close();
+      throw error;
+    }
+    return directory;
+  }
+
+  has(key: string): boolean {
+    return this.#open.has(key);
+  }
+
+  project(key: string): RegistryProject | undefined {
+    return this.#open.get(key)?.project;
+  }
+
+  /** The project's ledger after the identity check; rejects with RuleViolation on mismatch. */
+  async use(key: string, options: { signal?: AbortSignal } = {}): Promise<OpenProject> {
+    const entry = this.#open.get(key);
+    if (!entry) throw new AwrToolError("RuleViolation", "project access denied");
+    const { root, project_id } = entry.project;
+    const canonical = await realpath(root).catch(() => undefined);
+    const check = this.backend.checkIdentity
+      ? this.backend.checkIdentity(root, entry.ledger, options)
+      : this.backend.readIdentity(root, options);
+    const identity = canonical === root ? await check.catch(() => null) : null;
+    if (identity?.project_id !== project_id) {
+      throw new AwrToolError(
+        "RuleViolation",
+        `project "${key}" failed its identity check: ${root} no longer holds project ${project_id}. The operator must fix the registry or the directory and restart the service.`,
+        { project: key },
+      );
+    }
+    return entry;
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.#open.values()];
+    this.#open.clear();
+    await Promise.allSettled(entries.map((entry) => entry.ledger.close()));
+  }
+}

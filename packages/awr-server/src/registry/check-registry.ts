@@ -1,0 +1,214 @@
+import { createHash } from "node:crypto";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { parse, TomlError } from "smol-toml";
+
+import { defaultBackend } from "../default-backend.js";
+import { checkRegistryShape } from "./registry-shape.js";
+import type { IdentityReader, Registry, RegistryClient } from "./registry-types.js";
+
+/** A registry file larger than this is refused before parsing. */
+export const REGISTRY_MAX_BYTES = 1024 * 1024;
+/** Bearer tokens shorter than this are refused. */
+export const TOKEN_MIN_LENGTH = 32;
+
+/** The registry is unusable; `problems` lists every reason, one human-readable line each. */
+export class RegistryError extends Error {
+  override readonly name = "RegistryError";
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+    options?: { cause?: unknown },
+  ) {
+    super(`registry ${file} has ${problems.length} problem(s):\n${problems.join("\n")}`, options);
+  }
+}
+
+export interface CheckRegistryOptions {
+  signal?: AbortSignal;
+  /** How to read a root's project identity; defaults to the AWR ledger's own reader. */
+  readIdentity?: IdentityReader;
+}
+
+export type RegistryCheck =
+  | { ok: true; registry: Registry }
+  | { ok: false; file: string; problems: string[] };
+
+export function tokenDigest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+function duplicates(values: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const value of values) {
+    if (value === "") continue;
+    if (seen.has(value)) repeated.add(value);
+    seen.add(value);
+  }
+  return [...repeated];
+}
+
+/**
+ * Validates a registry file completely: shape, names, duplicates, canonical roots, initialised
+ * ledgers with matching project ids, tokens from the environment and grants. Never throws for a
+ * problem in the file; it returns all of them. Rejects with `signal.reason` when aborted.
+ */
+export async function checkRegistry(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: CheckRegistryOptions = {},
+): Promise<RegistryCheck> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const readIdentity = options.readIdentity ?? defaultBackend().readIdentity;
+  const problems: string[] = [];
+  const fail = () => ({ ok: false as const, file, problems });
+
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (info.size > REGISTRY_MAX_BYTES) {
+      problems.push(`file is ${info.size} bytes; the limit is ${REGISTRY_MAX_BYTES} (1 MiB)`);
+      return fail();
+    }
+    text = await readFile(file, { encoding: "utf8", signal });
+  } catch (error) {
+    signal?.throwIfAborted();
+    problems.push(`cannot read the file: ${(error as Error).message}`);
+    return fail();
+  }
+
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    const where = error instanceof TomlError ? `line ${error.line}, column ${error.column}: ` : "";
+    const message = (error as Error).message.split("\n")[0] ?? "invalid TOML";
+    problems.push(`${where}${message}`);
+    return fail();
+  }
+
+  const raw = checkRegistryShape(doc, problems);
+
+  for (const key of duplicates(raw.projects.map((p) => p.key))) {
+    problems.push(`projects: duplicate key "${key}"`);
+  }
+  for (const root of duplicates(raw.projects.map((p) => p.root))) {
+    problems.push(`projects: duplicate root "${root}"`);
+  }
+  for (const id of duplicates(raw.clients.map((c) => c.id))) {
+    problems.push(`clients: duplicate id "${id}"`);
+  }
+
+  // Checked concurrently, reported in file order.
+  const rootProblems = await Promise.all(
+    raw.projects.map(async (project, i): Promise<string[]> => {
+      const at = `projects[${i}]`;
+      if (project.root === "") return [];
+      if (!isAbsolute(project.root)) {
+        return [`${at}.root: "${project.root}" is relative; give the absolute path`];
+      }
+      let canonical: string;
+      try {
+        canonical = await realpath(project.root);
+      } catch {
+        return [`${at}.root: "${project.root}" does not exist`];
+      }
+      if (canonical !== project.root) {
+        return [`${at}.root: "${project.root}" is not canonical; write "${canonical}"`];
+      }
+      try {
+        const identity = await readIdentity(project.root, { signal });
+        if (identity === null) {
+          return [
+            `${at}.root: no initialised AWR ledger in "${project.root}"; run \`awr init --accept\` there`,
+          ];
+        }
+        if (identity.project_id !== project.project_id) {
+          return [
+            `${at}.project_id: "${project.project_id}" does not match the ledger's "${identity.project_id}" (see \`awr --json status\`)`,
+          ];
+        }
+        return [];
+      } catch (error) {
+        signal?.throwIfAborted();
+        return [`${at}.root: cannot read the AWR ledger: ${(error as Error).message}`];
+      }
+    }),
+  );
+  problems.push(...rootProblems.flat());
+  signal?.throwIfAborted();
+
+  const keys = new Set(raw.projects.map((p) => p.key));
+  const digests = new Map<string, string>();
+  const clients: RegistryClient[] = raw.clients.map((client, i) => {
+    const at = `clients[${i}]`;
+    const token = client.token_env === "" ? undefined : env[client.token_env];
+    let digest: Buffer = Buffer.alloc(32);
+    if (client.token_env !== "") {
+      if (token === undefined || token === "") {
+        problems.push(`${at}.token_env: environment variable ${client.token_env} is not set`);
+      } else if (token.length < TOKEN_MIN_LENGTH) {
+        problems.push(
+          `${at}.token_env: the token in ${client.token_env} has ${token.length} characters; at least ${TOKEN_MIN_LENGTH} are required (try \`awr token new\`)`,
+        );
+      } else {
+        digest = tokenDigest(token);
+        const hex = digest.toString("hex");
+        const other = digests.get(hex);
+        if (other !== undefined) {
+          problems.push(`${at}.token_env: the same token is already used by client "${other}"`);
+        } else digests.set(hex, client.id);
+      }
+    }
+    for (const [field, list] of [
+      ["read", client.read],
+      ["write", client.write],
+    ] as const) {
+      for (const key of list) {
+        if (!keys.has(key)) problems.push(`${at}.${field}: unknown project "${key}"`);
+      }
+    }
+    client.workstreams.forEach((grant, j) => {
+      if (grant.project !== "" && !keys.has(grant.project)) {
+        problems.push(`${at}.workstreams[${j}].project: unknown project "${grant.project}"`);
+      }
+    });
+    if (client.read.length + client.write.length + client.workstreams.length === 0) {
+      problems.push(`${at}: grants nothing; give it read, write or workstreams`);
+    }
+    return {
+      id: client.id,
+      token_env: client.token_env,
+      tokenDigest: digest,
+      read: new Set([...client.read, ...client.write]),
+      write: new Set(client.write),
+      workstreams: client.workstreams,
+    };
+  });
+
+  if (problems.length > 0) return fail();
+  return {
+    ok: true,
+    registry: {
+      file,
+      version: raw.version,
+      allowed_hosts: raw.allowed_hosts,
+      allowed_origins: raw.allowed_origins,
+      projects: raw.projects,
+      clients,
+    },
+  };
+}
+
+/** Like checkRegistry, but rejects with a RegistryError listing every problem. */
+export async function loadRegistry(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+  options: CheckRegistryOptions = {},
+): Promise<Registry> {
+  const result = await checkRegistry(file, env, options);
+  if (!result.ok) throw new RegistryError(file, result.problems);
+  return result.registry;
+}

@@ -1,0 +1,218 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeBackend } from "./support/fake-backend.js";
+import {
+  type HttpFixture,
+  initializeBody,
+  mcpHeaders,
+  rawRequest,
+  startFixture,
+  TOKENS,
+} from "./support/http-fixture.js";
+
+const calls: { method: string; client: string; root: string }[] = [];
+let fixture: HttpFixture;
+let engineering: Client;
+let reviewer: Client;
+
+beforeAll(async () => {
+  fixture = await startFixture(
+    fakeBackend((method, input, caller, root) => {
+      calls.push({ method, client: caller.client, root });
+      return { project_revision: 7, method, input };
+    }),
+  );
+  engineering = await fixture.connect(TOKENS.engineering);
+  reviewer = await fixture.connect(TOKENS.reviewer);
+});
+afterAll(async () => {
+  await fixture?.close();
+});
+
+const start = (project: string, extra: Record<string, unknown> = {}) => ({
+  name: "awr_session_start",
+  arguments: {
+    project,
+    work: "W-1",
+    conversation: "c-1",
+    agent: "a",
+    provider: "p",
+    model: "m",
+    expected_revision: 7,
+    request_id: "req-1",
+    ...extra,
+  },
+});
+
+describe("the shared HTTP service's security", () => {
+  it("answers a request without a token with 401 and WWW-Authenticate: Bearer", async () => {
+    const res = await rawRequest(fixture.service.url, {
+      headers: mcpHeaders(),
+      body: initializeBody,
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers["www-authenticate"]).toMatch(/^Bearer/);
+  });
+
+  it("answers a wrong token with 401", async () => {
+    const res = await rawRequest(fixture.service.url, {
+      headers: mcpHeaders("x".repeat(40)),
+      body: initializeBody,
+    });
+    expect(res.status).toBe(401);
+  });
+
+  it("refuses an Origin not listed with 403, before looking at the token", async () => {
+    const res = await rawRequest(fixture.service.url, {
+      headers: { ...mcpHeaders(), Origin: "https://evil.example" },
+      body: initializeBody,
+    });
+    expect(res.status).toBe(403);
+    const listed = await rawRequest(fixture.service.url, {
+      headers: { ...mcpHeaders(TOKENS.engineering), Origin: "https://good.example" },
+      body: initializeBody,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("refuses a Host outside the loopback defaults with 403, after the token", async () => {
+    const res = await rawRequest(fixture.service.url, {
+      headers: { ...mcpHeaders(TOKENS.engineering), Host: "evil.example:80" },
+      body: initializeBody,
+    });
+    expect(res.status).toBe(403);
+    const noToken = await rawRequest(fixture.service.url, {
+      headers: { ...mcpHeaders(), Host: "evil.example" },
+      body: initializeBody,
+    });
+    expect(noToken.status).toBe(401);
+    const localhost = await rawRequest(fixture.service.url, {
+      headers: { ...mcpHeaders(TOKENS.engineering), Host: "localhost:9" },
+      body: initializeBody,
+    });
+    expect(localhost.status).toBe(200);
+  });
+
+  it("answers no CORS preflight and serves only POST /mcp", async () => {
+    const options = await rawRequest(fixture.service.url, {
+      method: "OPTIONS",
+      headers: { ...mcpHeaders(TOKENS.engineering), "Access-Control-Request-Method": "POST" },
+    });
+    expect(options.status).toBe(405);
+    expect(options.headers["access-control-allow-origin"]).toBeUndefined();
+    const get = await rawRequest(fixture.service.url, {
+      method: "GET",
+      headers: mcpHeaders(TOKENS.engineering),
+    });
+    expect(get.status).toBe(405);
+    const other = await rawRequest(fixture.service.url, {
+      path: "/other",
+      headers: mcpHeaders(TOKENS.engineering),
+      body: initializeBody,
+    });
+    expect(other.status).toBe(404);
+  });
+
+  it("refuses a body over 2 MiB with 413", async () => {
+    const res = await rawRequest(fixture.service.url, {
+      headers: mcpHeaders(TOKENS.engineering),
+      body: Buffer.alloc(2 * 1024 * 1024 + 1, 32),
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it("refuses tool arguments over 1 MiB with InvalidInput", async () => {
+    const result = await engineering.callTool({
+      name: "awr_event_append",
+      arguments: {
+        project: "billing",
+        type: "note",
+        expected_revision: 7,
+        request_id: "big",
+        payload: { blob: "x".repeat(1024 * 1024 + 10) },
+      },
+    });
+    expect(result.structuredContent).toMatchObject({ code: "InvalidInput" });
+  });
+
+  it("refuses unknown fields with InvalidInput", async () => {
+    const result = await engineering.callTool(start("billing", { colour: "red" }));
+    expect(result.structuredContent).toMatchObject({ code: "InvalidInput" });
+  });
+
+  it("requires request_id on every write over HTTP", async () => {
+    const args = { ...start("billing").arguments } as Record<string, unknown>;
+    delete args["request_id"];
+    const result = await engineering.callTool({ name: "awr_session_start", arguments: args });
+    expect(result.structuredContent).toMatchObject({ code: "InvalidInput" });
+    expect(JSON.stringify(result.structuredContent)).toContain("request_id");
+  });
+
+  it("refuses a read-only client's write with RuleViolation, and lets it read", async () => {
+    const write = await reviewer.callTool(start("billing"));
+    expect(write.structuredContent).toMatchObject({ code: "RuleViolation" });
+    const read = await reviewer.callTool({
+      name: "awr_project_status",
+      arguments: { project: "billing" },
+    });
+    expect(read.isError).toBeFalsy();
+  });
+
+  it("gives an ungranted key, an unknown key and a path the same denial", async () => {
+    const answers = await Promise.all(
+      ["support", "nowhere", `${fixture.dir}/billing`].map((project) =>
+        reviewer.callTool({ name: "awr_project_status", arguments: { project } }),
+      ),
+    );
+    for (const answer of answers) {
+      expect(answer.structuredContent).toEqual({
+        code: "RuleViolation",
+        message: "project access denied",
+      });
+    }
+  });
+
+  it("calls the ledger as the registry client, so sessions and waits stay the client's own", async () => {
+    calls.length = 0;
+    await engineering.callTool({
+      name: "awr_session_get",
+      arguments: { project: "billing", session: "S" },
+    });
+    await reviewer.callTool({
+      name: "awr_session_get",
+      arguments: { project: "billing", session: "S" },
+    });
+    expect(calls.map((c) => [c.method, c.client])).toEqual([
+      ["sessionGet", "engineering"],
+      ["sessionGet", "reviewer"],
+    ]);
+    expect(calls[0]?.root).toBe(`${fixture.dir}/billing`);
+  });
+
+  it("lists 21 tools, each project tool requiring project", async () => {
+    const { tools } = await engineering.listTools();
+    expect(tools).toHaveLength(21);
+    expect(tools.map((t) => t.name)).toContain("awr_projects_list");
+    expect(tools.map((t) => t.name)).not.toContain("awr_workstream");
+    for (const tool of tools.filter((t) => t.name !== "awr_projects_list")) {
+      expect(tool.inputSchema.required, tool.name).toContain("project");
+    }
+  });
+
+  it("lists the projects a credential may use with access and identity", async () => {
+    const mine = await reviewer.callTool({ name: "awr_projects_list", arguments: {} });
+    expect(mine.structuredContent).toEqual({
+      client: "reviewer",
+      projects: [
+        { key: "billing", access: "read", project_id: "01BILLING", root: `${fixture.dir}/billing` },
+      ],
+    });
+    const theirs = await engineering.callTool({ name: "awr_projects_list", arguments: {} });
+    expect(
+      (theirs.structuredContent as { projects: { access: string }[] }).projects.map(
+        (p) => p.access,
+      ),
+    ).toEqual(["write", "write"]);
+  });
+});

@@ -1,0 +1,224 @@
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkRegistry, loadRegistry, RegistryError, tokenDigest } from "@awr/awr-server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeBackend, initFakeProject } from "./support/fake-backend.js";
+
+const TOKEN_A = "a".repeat(40);
+const TOKEN_B = "b".repeat(40);
+const { readIdentity } = fakeBackend();
+
+let dir: string;
+let billing: string;
+let support: string;
+
+beforeAll(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), "awr-registry-")));
+  billing = join(dir, "billing");
+  support = join(dir, "support");
+  await initFakeProject(billing, "01BILLING");
+  await initFakeProject(support, "01SUPPORT");
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function write(name: string, text: string): Promise<string> {
+  const file = join(dir, name);
+  await writeFile(file, text);
+  return file;
+}
+
+const valid = () => `
+version = 1
+allowed_hosts = ["awr.internal.example"]
+
+[[projects]]
+key = "billing"
+root = "${billing}"
+project_id = "01BILLING"
+
+[[projects]]
+key = "support"
+root = "${support}"
+project_id = "01SUPPORT"
+
+[[clients]]
+id = "engineering"
+token_env = "AWR_ENGINEERING_TOKEN"
+write = ["billing", "support"]
+
+[[clients]]
+id = "reviewer"
+token_env = "AWR_REVIEWER_TOKEN"
+read = ["billing"]
+`;
+const env = { AWR_ENGINEERING_TOKEN: TOKEN_A, AWR_REVIEWER_TOKEN: TOKEN_B };
+
+describe("the service registry", () => {
+  it("loads a valid version 1 file with write implying read and tokens kept only as digests", async () => {
+    const registry = await loadRegistry(await write("ok.toml", valid()), env, { readIdentity });
+    expect(registry.version).toBe(1);
+    expect(registry.projects.map((p) => p.key)).toEqual(["billing", "support"]);
+    const [engineering, reviewer] = registry.clients;
+    expect([...(engineering?.read ?? [])]).toEqual(["billing", "support"]);
+    expect([...(reviewer?.write ?? [])]).toEqual([]);
+    expect(engineering?.tokenDigest.equals(tokenDigest(TOKEN_A))).toBe(true);
+    expect(JSON.stringify(registry)).not.toContain(TOKEN_A);
+  });
+
+  it("reports every problem of a bad file at once, one line each", async () => {
+    const file = await write(
+      "bad.toml",
+      `
+version = 1
+colour = "blue"
+
+[[projects]]
+key = "bad key!"
+root = "relative/path"
+project_id = "x"
+
+[[projects]]
+key = "billing"
+root = "${billing}"
+project_id = "01WRONG"
+
+[[projects]]
+key = "billing"
+root = "${dir}"
+project_id = "01NONE"
+
+[[clients]]
+id = "one"
+token_env = "AWR_SHORT"
+write = ["billing", "ghost"]
+
+[[clients]]
+id = "one"
+token_env = "AWR_MISSING"
+read = ["billing"]
+
+[[clients]]
+id = "two"
+token_env = "AWR_SAME"
+read = ["billing"]
+
+[[clients]]
+id = "three"
+token_env = "AWR_SAME_TOO"
+surprise = true
+
+[[clients.workstreams]]
+project = "billing"
+workstream_id = "ws-1"
+authority_version = 1
+`,
+    );
+    const result = await checkRegistry(
+      file,
+      { AWR_SHORT: "short", AWR_SAME: TOKEN_A, AWR_SAME_TOO: TOKEN_A },
+      { readIdentity },
+    );
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems;
+    const expected = [
+      "colour: unknown field",
+      'projects[0].key: "bad key!" is not a valid name',
+      'projects[0].root: "relative/path" is relative',
+      'projects[1].project_id: "01WRONG" does not match',
+      "projects[2].root: no initialised AWR ledger",
+      'projects: duplicate key "billing"',
+      'clients: duplicate id "one"',
+      "clients[0].token_env: the token in AWR_SHORT has 5 characters",
+      'clients[0].write: unknown project "ghost"',
+      "clients[1].token_env: environment variable AWR_MISSING is not set",
+      "clients[3].surprise: unknown field",
+      'clients[3].token_env: the same token is already used by client "two"',
+      "clients[3].workstreams: workstream grants need registry version = 2",
+    ];
+    for (const fragment of expected) {
+      expect(
+        problems.some((line) => line.includes(fragment)),
+        fragment,
+      ).toBe(true);
+    }
+    expect(problems.every((line) => !line.includes("\n"))).toBe(true);
+  });
+
+  it("refuses a non-canonical root and names the canonical one", async () => {
+    const link = join(dir, "billing-link");
+    await symlink(billing, link);
+    const file = await write(
+      "link.toml",
+      valid().replace(`root = "${billing}"`, `root = "${link}"`),
+    );
+    const result = await checkRegistry(file, env, { readIdentity });
+    expect(result.ok ? [] : result.problems).toEqual([
+      `projects[0].root: "${link}" is not canonical; write "${billing}"`,
+    ]);
+  });
+
+  it("refuses a client without grants and a file over 1 MiB", async () => {
+    const empty = await write(
+      "empty.toml",
+      `${valid()}\n[[clients]]\nid = "idle"\ntoken_env = "AWR_IDLE"\n`,
+    );
+    const result = await checkRegistry(
+      empty,
+      { ...env, AWR_IDLE: "c".repeat(32) },
+      { readIdentity },
+    );
+    expect(result.ok ? [] : result.problems).toEqual([
+      "clients[2]: grants nothing; give it read, write or workstreams",
+    ]);
+    const huge = await write("huge.toml", `${valid()}\n# ${"x".repeat(1024 * 1024)}\n`);
+    const big = await checkRegistry(huge, env, { readIdentity });
+    expect(big.ok ? [] : big.problems[0]).toMatch(/limit is 1048576 \(1 MiB\)/);
+  });
+
+  it("accepts workstream grants in version 2 and refuses grants naming unknown projects", async () => {
+    const v2 = valid().replace("version = 1", "version = 2");
+    const ok = await write(
+      "v2.toml",
+      `${v2}\n[[clients.workstreams]]\nproject = "billing"\nworkstream_id = "ws-1"\nauthority_version = 3\n`,
+    );
+    const registry = await loadRegistry(ok, env, { readIdentity });
+    expect(registry.clients[1]?.workstreams).toEqual([
+      { project: "billing", workstream_id: "ws-1", authority_version: 3 },
+    ]);
+    const bad = await write(
+      "v2-bad.toml",
+      `${v2}\n[[clients.workstreams]]\nproject = "nowhere"\nworkstream_id = "ws-1"\nauthority_version = 0\n`,
+    );
+    const error = await loadRegistry(bad, env, { readIdentity }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryError);
+    expect((error as RegistryError).problems).toEqual([
+      "clients[1].workstreams[0].authority_version: must be a positive integer",
+      'clients[1].workstreams[0].project: unknown project "nowhere"',
+    ]);
+  });
+
+  it("reports a TOML syntax error with its line", async () => {
+    const file = await write("syntax.toml", 'version = 1\n[[projects]\nkey = "x"\n');
+    const result = await checkRegistry(file, env, { readIdentity });
+    expect(result.ok ? "" : result.problems[0]).toMatch(/^line 2, column \d+: /);
+  });
+
+  it("rejects with the abort reason when cancelled", async () => {
+    const controller = new AbortController();
+    const reason = new Error("stop");
+    controller.abort(reason);
+    const file = await write("abort.toml", valid());
+    await expect(
+      checkRegistry(file, env, { readIdentity, signal: controller.signal }),
+    ).rejects.toBe(reason);
+  });
+
+  it("needs an existing file", async () => {
+    await mkdir(join(dir, "sub"), { recursive: true });
+    const result = await checkRegistry(join(dir, "sub", "none.toml"), env, { readIdentity });
+    expect(result.ok ? "" : result.problems[0]).toMatch(/^cannot read the file/);
+  });
+});
