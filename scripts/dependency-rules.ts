@@ -3,7 +3,7 @@
  * source files, so a test can run it on the real workspace and on synthetic violations.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, posix, relative } from "node:path";
 
 export interface PackageManifest {
   /** Folder relative to the workspace root, e.g. "packages/jsonrpc-core". */
@@ -95,8 +95,7 @@ export function checkDependencyRules(
       const specifier = match[1] ?? "";
       if (
         /^@awr\/[^/]+\/src(\/|$)/.test(specifier) ||
-        /(^|\/)\.\.\/(\.\.\/)*(packages|apps)\/[^/]+\/src\//.test(specifier) ||
-        /^\.\.\/\.\.\/[^/]+\/src\//.test(specifier)
+        reachesAnotherPackageSource(path, specifier)
       ) {
         problems.push(
           `${path} deep-imports another package's sources (${specifier}): import its public entry instead`,
@@ -110,6 +109,14 @@ export function checkDependencyRules(
     }
   }
   return problems;
+}
+
+/** True when a relative import from `fromPath` lands in the src/ of a different package. */
+function reachesAnotherPackageSource(fromPath: string, specifier: string): boolean {
+  if (!specifier.startsWith(".")) return false;
+  const target = posix.normalize(posix.join(posix.dirname(fromPath), specifier));
+  const owner = (p: string) => p.split("/").slice(0, 2).join("/");
+  return owner(target) !== owner(fromPath) && /^(packages|apps)\/[^/]+\/src\//.test(target);
 }
 
 function listFiles(dir: string, out: string[] = []): string[] {

@@ -63,7 +63,7 @@ describe("the check catches each kind of violation", () => {
     ]);
   });
 
-  it("deep imports of another package's src/ and node: imports in jsonrpc-core", () => {
+  it("deep imports of another package's src/ and node: imports in jsonrpc-core (not a package's own src/)", () => {
     const problems = checkDependencyRules(base(), [
       {
         path: "packages/mcp-client/src/x.ts",
@@ -76,6 +76,10 @@ describe("the check catches each kind of violation", () => {
       {
         path: "packages/jsonrpc-core/src/z.ts",
         text: 'import { spawn } from "node:child_process";',
+      },
+      {
+        path: "packages/awr-ledger/test/fixtures/own.ts",
+        text: 'import { own } from "../../src/index.js";',
       },
     ]);
     expect(problems).toHaveLength(3);

@@ -1,0 +1,45 @@
+import { CLI_ERROR_CODES, CliError } from "../cli-error.js";
+import type { OperationInput, OperationName, OperationResult } from "./operations.js";
+
+/** The variable `--token-env` defaults to. */
+export const DEFAULT_TOKEN_ENV = "AWR_TOKEN";
+
+/** The `project_revision` every result carries. */
+export function revisionOf(result: OperationResult): number {
+  const revision = result["project_revision"];
+  if (typeof revision !== "number") {
+    throw new CliError(
+      CLI_ERROR_CODES.Internal,
+      "The status carries no project_revision; pass --expected-revision.",
+    );
+  }
+  return revision;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * Where the CLI's operations run: the project's own ledger (local) or a shared service over
+ * MCP (remote). Both return the same domain JSON and throw CliError with the domain code.
+ */
+export interface OperationBackend {
+  readonly kind: "local" | "remote";
+  /**
+   * Runs one operation. Reads see fresh sources where the backend can refresh them (local);
+   * writes must already carry `expected_revision` (and, remotely, `request_id`).
+   */
+  call(
+    operation: OperationName,
+    input: OperationInput,
+    options?: CallOptions,
+  ): Promise<OperationResult>;
+  /**
+   * The project's current revision, read just before a write that was given none. With
+   * `refresh` (the default) a local backend first reindexes changed sources, as reads do.
+   */
+  currentRevision(options?: CallOptions & { refresh?: boolean }): Promise<number>;
+  /** Releases the database or the connection; idempotent. */
+  close(): Promise<void>;
+}

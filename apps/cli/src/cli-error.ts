@@ -1,0 +1,75 @@
+/**
+ * Exit codes of `awr`. 0 success; 1 a domain error (the ledger or the service refused, or the
+ * project/service could not be reached); 2 a usage error (the command line itself is wrong);
+ * 130 interrupted (Ctrl-C / an aborted run), as shells expect.
+ */
+export const EXIT_CODES = {
+  ok: 0,
+  domain: 1,
+  usage: 2,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/**
+ * Codes the CLI raises itself, beside the ledger's domain codes (NotFound, RevisionConflict…),
+ * which pass through unchanged. Under `--json` every error is `{code, message, details?}`.
+ */
+export const CLI_ERROR_CODES = {
+  /** The command line is wrong (unknown command or option, missing or malformed value). */
+  UsageError: "UsageError",
+  /** No `.awr/project.toml` in the directory or any ancestor: run `awr init --accept`. */
+  NotInitialised: "NotInitialised",
+  /** The remote service could not be reached, refused the credential or broke the connection. */
+  RemoteError: "RemoteError",
+  /** The run was aborted (Ctrl-C) before it finished. */
+  Cancelled: "Cancelled",
+  /** A registry file failed `awr registry check`. */
+  RegistryInvalid: "RegistryInvalid",
+  /** Something unexpected (a bug or a broken installation); the message says what. */
+  Internal: "Internal",
+} as const;
+
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
+
+/** The JSON form of every error `awr --json` prints on stderr. */
+export interface ErrorPayload {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * An error the CLI reports as `{code, message, details?}` with an exit code. Domain errors from
+ * the ledger or a service keep their code; `exitCode` is 1 unless the command line was at fault.
+ */
+export class CliError extends Error {
+  override readonly name = "CliError";
+  readonly code: string;
+  readonly details: Record<string, unknown> | undefined;
+  readonly exitCode: ExitCode;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { details?: Record<string, unknown>; exitCode?: ExitCode; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options.details;
+    this.exitCode =
+      options.exitCode ??
+      (code === CLI_ERROR_CODES.UsageError ? EXIT_CODES.usage : EXIT_CODES.domain);
+  }
+
+  toPayload(): ErrorPayload {
+    const payload: ErrorPayload = { code: this.code, message: this.message };
+    if (this.details !== undefined) payload.details = this.details;
+    return payload;
+  }
+}
+
+export function usageError(message: string): CliError {
+  return new CliError(CLI_ERROR_CODES.UsageError, message, { exitCode: EXIT_CODES.usage });
+}

@@ -1,0 +1,181 @@
+import { resolve } from "node:path";
+import type { OperationBackend } from "./backend/backend.js";
+import type { OperationInput, OperationName, OperationResult } from "./backend/operations.js";
+import { isWrite } from "./backend/operations.js";
+import { CLI_ERROR_CODES, CliError } from "./cli-error.js";
+import { type Colors, colorsFor, type OutputStream } from "./output/style.js";
+import { findProjectRoot } from "./project-root.js";
+
+/** What one `awr` run talks to: its streams, environment and working directory. */
+export interface RunIO {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Aborting it (Ctrl-C in the binary) cancels the operation in flight; the run exits 130. */
+  signal?: AbortSignal;
+}
+
+/** The global options, parsed from either side of the subcommand. */
+export interface GlobalOptions {
+  json: boolean;
+  color: boolean;
+  project?: string;
+  url?: string;
+  tokenEnv?: string;
+  projectKey?: string;
+}
+
+/** `--expected-revision` / `--request-id`, taken by every write command. */
+export interface WriteFlags {
+  expectedRevision?: number;
+  requestId?: string;
+}
+
+export type BackendFactory = (context: CommandContext) => Promise<OperationBackend>;
+
+/**
+ * The state of one run shared by every command: output, the project root, and the backend
+ * (opened on first use, closed once by run()).
+ */
+export class CommandContext {
+  readonly io: RunIO;
+  globals: GlobalOptions = { json: false, color: true };
+  readonly #openBackend: BackendFactory;
+  #backend: Promise<OperationBackend> | undefined;
+
+  constructor(io: RunIO, openBackend: BackendFactory) {
+    this.io = io;
+    this.#openBackend = openBackend;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.io.signal;
+  }
+
+  get json(): boolean {
+    return this.globals.json;
+  }
+
+  get remote(): boolean {
+    return this.globals.url !== undefined;
+  }
+
+  /** Colours for stdout; plain unless stdout is a terminal (see colorsFor). */
+  get colors(): Colors {
+    return colorsFor(this.io.stdout, this.io.env, !this.globals.color);
+  }
+
+  get errorColors(): Colors {
+    return colorsFor(this.io.stderr, this.io.env, !this.globals.color);
+  }
+
+  /** `--project` resolved against the working directory, without looking upward. */
+  projectStart(): string {
+    const { project } = this.globals;
+    return project === undefined ? resolve(this.io.cwd) : resolve(this.io.cwd, project);
+  }
+
+  /** The initialised project root: `--project` (or the cwd) or its nearest initialised ancestor. */
+  async projectRoot(): Promise<string> {
+    const start = this.projectStart();
+    const root = await findProjectRoot(start);
+    if (root === undefined) {
+      throw new CliError(
+        CLI_ERROR_CODES.NotInitialised,
+        `No AWR project at ${start} or above it (no .awr/project.toml). Run \`awr init --accept\` in the project's root, or pass --project DIR.`,
+        { details: { searched_from: start } },
+      );
+    }
+    return root;
+  }
+
+  backend(): Promise<OperationBackend> {
+    this.#backend ??= this.#openBackend(this);
+    return this.#backend;
+  }
+
+  /** Runs a read: the local backend refreshes changed sources first. */
+  async read(operation: OperationName, input: OperationInput): Promise<OperationResult> {
+    const backend = await this.backend();
+    return backend.call(operation, input, this.#callOptions());
+  }
+
+  /**
+   * Runs a write with `expected_revision` (the flag, else the revision read just before) and
+   * `request_id` (the flag; a remote backend generates one when it is missing).
+   */
+  async write(
+    operation: OperationName,
+    input: OperationInput,
+    flags: WriteFlags,
+  ): Promise<OperationResult> {
+    if (!isWrite(operation)) throw new Error(`${operation} is not a write`);
+    const backend = await this.backend();
+    const expected =
+      flags.expectedRevision ??
+      (await this.#retriedRevision(backend, flags.requestId)) ??
+      // A reindex must not refresh first: that would do its work in the revision read.
+      (await backend.currentRevision({
+        ...this.#callOptions(),
+        refresh: operation !== "sourceReindex",
+      }));
+    const args: OperationInput = { ...input, expected_revision: expected };
+    if (flags.requestId !== undefined) args["request_id"] = flags.requestId;
+    return backend.call(operation, args, this.#callOptions());
+  }
+
+  /** Writes one line (or several) to stdout. */
+  out(...lines: string[]): void {
+    for (const line of lines) this.io.stdout.write(`${line}\n`);
+  }
+
+  /** Prints a result: the JSON document under `--json`, else the human lines. */
+  print(value: unknown, human: () => string[]): void {
+    if (this.json) {
+      this.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    } else {
+      this.out(...human());
+    }
+  }
+
+  async close(): Promise<void> {
+    const pending = this.#backend;
+    this.#backend = undefined;
+    if (!pending) return;
+    try {
+      await (await pending).close();
+    } catch {
+      // Opening failed (already reported) or closing failed after the answer was printed.
+    }
+  }
+
+  /**
+   * A retry of a request id the journal already holds must send the arguments of the first
+   * attempt, expected_revision included, to be replayed rather than refused. The journal's
+   * `operation_started` event spends the revision right after the check, so the first attempt's
+   * expected revision is `started_revision - 1`. Undefined for a new request id.
+   */
+  async #retriedRevision(
+    backend: OperationBackend,
+    requestId: string | undefined,
+  ): Promise<number | undefined> {
+    if (requestId === undefined) return undefined;
+    try {
+      const previous = await backend.call(
+        "operationGet",
+        { request_id: requestId },
+        this.#callOptions(),
+      );
+      const started = previous["started_revision"];
+      return typeof started === "number" && started > 0 ? started - 1 : undefined;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "NotFound") return undefined;
+      throw error;
+    }
+  }
+
+  #callOptions(): { signal?: AbortSignal } {
+    return this.io.signal ? { signal: this.io.signal } : {};
+  }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+import { run } from "./run.js";
+
+// The binary is a thin wrapper: run() does everything against the given streams. The first
+// Ctrl-C cancels the operation in flight (the run then exits 130); a second one exits at once.
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = () => {
+  interrupts += 1;
+  if (interrupts > 1) process.exit(130);
+  controller.abort(new Error("interrupted by the user"));
+};
+process.on("SIGINT", onSignal);
+process.on("SIGTERM", onSignal);
+// A reader that stops early (`awr --help | head`) closes the pipe: that is not an error.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
+const code = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  env: process.env,
+  cwd: process.cwd(),
+  signal: controller.signal,
+});
+process.off("SIGINT", onSignal);
+process.off("SIGTERM", onSignal);
+process.exitCode = code;

@@ -1,0 +1,241 @@
+import type { Colors } from "../output/style.js";
+import { formatPairs, formatTable } from "../output/table.js";
+import { documentLines, labelOf, scalarText, sectionLines } from "./document-view.js";
+
+type Result = Record<string, unknown>;
+
+/**
+ * Human views of the domain JSON. Each leads with what a person looks for first and then
+ * shows the remaining fields through the generic document view, so nothing is hidden.
+ */
+function without(result: Result, ...keys: string[]): Result {
+  const rest: Result = {};
+  for (const [key, value] of Object.entries(result)) if (!keys.includes(key)) rest[key] = value;
+  return rest;
+}
+
+function indent(lines: string[]): string[] {
+  return lines.map((line) => `  ${line}`);
+}
+
+function revisionLine(result: Result, colors: Colors): string {
+  return colors.dim(`revision ${String(result["project_revision"] ?? "?")}`);
+}
+
+type Row = Record<string, unknown>;
+
+function rows(value: unknown): Row[] {
+  return Array.isArray(value)
+    ? value.filter((v): v is Row => v !== null && typeof v === "object")
+    : [];
+}
+
+function text(value: unknown): string {
+  return scalarText(value);
+}
+
+/** Colours a work status so the eye finds what moves and what is stuck. */
+function statusColor(colors: Colors): (status: string) => string {
+  return (status) => {
+    if (status === "completed") return colors.green(status);
+    if (status === "blocked" || status === "unknown") return colors.red(status);
+    if (status === "in_progress" || status === "claimed") return colors.cyan(status);
+    if (status === "ready") return colors.yellow(status);
+    return status;
+  };
+}
+
+export function statusLines(result: Result, colors: Colors): string[] {
+  const counts = (result["counts_by_status"] ?? {}) as Record<string, number>;
+  const color = statusColor(colors);
+  const countText = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${color(status)}`)
+    .join(", ");
+  const next = result["next_action"] as Row | null | undefined;
+  const lines = [
+    `${colors.bold(text(result["project_name"]))}  ${colors.dim(`${text(result["project_id"])} · revision ${text(result["project_revision"])}`)}`,
+    ...formatPairs(
+      [
+        ["work", `${text(result["total_work"])} item(s)${countText ? `: ${countText}` : ""}`],
+        [
+          "ready",
+          `${text(result["ready_count"])} (waiting on dependencies: ${text(result["dependency_blocked_count"])})`,
+        ],
+        ["blocked", text(result["blocked_count"])],
+        [
+          "next action",
+          next ? `${text(next["work"])} ${text(next["title"])}: ${text(next["action"])}` : "-",
+        ],
+      ],
+      colors.dim,
+    ),
+  ];
+  const current = rows(result["current_work"]);
+  if (current.length > 0) {
+    lines.push("", colors.bold("current work"));
+    lines.push(
+      ...indent(
+        formatTable(
+          current,
+          [
+            { header: "work", value: (r) => text(r["work"]) },
+            { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
+            { header: "title", value: (r) => text(r["title"]), max: 40 },
+            { header: "claimed by", value: (r) => text(r["claimed_by"]) },
+            { header: "next action", value: (r) => text(r["next_action"]), max: 50 },
+          ],
+          colors.dim,
+        ),
+      ),
+    );
+  }
+  const gaps = rows(result["organisation_gaps"]);
+  if (gaps.length > 0) {
+    lines.push("", `${colors.bold("organisation gaps")} ${colors.dim(`(${gaps.length})`)}`);
+    lines.push(
+      ...gaps.map((gap) => `  ${colors.yellow(text(gap["gap"]))} ${text(gap["message"])}`),
+    );
+  }
+  return lines;
+}
+
+export function readyLines(result: Result, colors: Colors): string[] {
+  const items = rows(result["items"]);
+  const claims = rows(result["active_claims"]);
+  const lines = [
+    `${colors.bold(`${text(result["total_ready"])} ready`)}${items.length < Number(result["total_ready"] ?? 0) ? colors.dim(` (showing ${items.length})`) : ""}  ${revisionLine(result, colors)}`,
+  ];
+  if (items.length === 0) {
+    lines.push("Nothing is ready: see `awr status` for blocked work and next actions.");
+  } else {
+    lines.push(
+      ...formatTable(
+        items,
+        [
+          { header: "work", value: (r) => text(r["work"]) },
+          { header: "prio", value: (r) => text(r["priority"]) },
+          { header: "title", value: (r) => text(r["title"]), max: 44 },
+          { header: "goal", value: (r) => text(r["goal"]) },
+          { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
+        ],
+        colors.dim,
+      ),
+    );
+    for (const item of items) {
+      for (const diagnostic of Array.isArray(item["diagnostics"]) ? item["diagnostics"] : []) {
+        lines.push(`${colors.yellow("note")} ${text(item["work"])}: ${text(diagnostic)}`);
+      }
+    }
+  }
+  if (claims.length > 0) lines.push("", ...sectionLines("active_claims", claims, colors));
+  return lines;
+}
+
+export function searchLines(result: Result, colors: Colors): string[] {
+  const hits = rows(result["results"]);
+  if (hits.length === 0) return [`no results for "${text(result["query"])}"`];
+  return formatTable(
+    hits,
+    [
+      { header: "kind", value: (r) => text(r["kind"]) },
+      { header: "ref", value: (r) => text(r["ref"]) },
+      { header: "title", value: (r) => text(r["title"]), max: 40 },
+      { header: "match", value: (r) => text(r["snippet"]), max: 60 },
+    ],
+    colors.dim,
+  );
+}
+
+export function workLines(result: Result, colors: Colors): string[] {
+  const work = result["work"];
+  if (work === null || typeof work !== "object") return documentLines(result, colors);
+  const item = work as Row;
+  const color = statusColor(colors);
+  const head = [
+    `${colors.bold(`${text(item["work"])}  ${text(item["title"])}`)}  ${color(text(item["status"]))}  ${revisionLine(result, colors)}`,
+  ];
+  const rest = without(item, "work", "title", "status", "id");
+  return [
+    ...head,
+    ...documentLines(rest, colors, "  "),
+    ...documentLines(without(result, "work", "project_revision"), colors),
+  ];
+}
+
+/** The rendered packet is what a person wants to read; the metadata follows it. */
+export function contextLines(result: Result, colors: Colors): string[] {
+  const rendered = result["rendered_context"];
+  if (typeof rendered !== "string") return documentLines(result, colors);
+  return [
+    rendered.trimEnd(),
+    "",
+    colors.dim("---"),
+    ...documentLines(without(result, "rendered_context"), colors),
+  ];
+}
+
+export function sessionLines(result: Result, colors: Colors): string[] {
+  return documentLines(result, colors);
+}
+
+export function sessionListLines(result: Result, colors: Colors): string[] {
+  return documentLines(result, colors);
+}
+
+export function operationLines(result: Result, colors: Colors): string[] {
+  return documentLines(result, colors);
+}
+
+/** One line for a nested object of a write result: what it is and its state. */
+function compactObject(value: Row): string {
+  if (typeof value["previous_status"] === "string" && typeof value["status"] === "string") {
+    const moved =
+      value["previous_status"] === value["status"]
+        ? value["status"]
+        : `${value["previous_status"]} → ${value["status"]}`;
+    return `${text(value["work"] ?? value["id"])} ${moved}`;
+  }
+  const parts = [
+    "work",
+    "external_key",
+    "id",
+    "conversation",
+    "type",
+    "level",
+    "status",
+    "question",
+  ]
+    .map((key) => value[key])
+    .filter((part) => typeof part === "string" && part !== "");
+  return parts.length > 0 ? parts.join("  ") : JSON.stringify(value);
+}
+
+/**
+ * A write's result: a headline with the new revision, the scalar fields, one line per nested
+ * object (the full document is one `--json` away), and tables for lists.
+ */
+export function transitionLines(result: Result, colors: Colors, headline: string): string[] {
+  const replayed =
+    result["replayed"] === true
+      ? colors.yellow(" (replayed: recorded earlier, nothing ran again)")
+      : "";
+  const pairs: [string, string][] = [];
+  const lists: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(
+    without(result, "project_revision", "replayed", "terminal_event"),
+  )) {
+    if (Array.isArray(value) && value.some((item) => item !== null && typeof item === "object"))
+      lists.push([key, value]);
+    else if (value !== null && typeof value === "object" && !Array.isArray(value))
+      pairs.push([labelOf(key), compactObject(value as Row)]);
+    else pairs.push([labelOf(key), text(value)]);
+  }
+  return [
+    `${colors.green("✓")} ${headline}${replayed}  ${revisionLine(result, colors)}`,
+    ...formatPairs(pairs, colors.dim).map((line) => `  ${line}`),
+    ...lists.flatMap(([key, value]) => sectionLines(key, value, colors, "  ")),
+  ];
+}
+
+export { sectionLines };
