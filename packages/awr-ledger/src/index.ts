@@ -36,6 +36,7 @@ export { entityId } from "./projection/entity-id.js";
 export {
   type IndexOptions,
   indexSources,
+  type ReindexChanges,
   type ReindexResult,
   type SourceIndexState,
 } from "./projection/index-sources.js";

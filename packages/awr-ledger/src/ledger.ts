@@ -7,14 +7,17 @@ import {
 } from "./context/compile-context.js";
 import { LedgerError } from "./errors.js";
 import { throwIfAborted } from "./internal/abort.js";
+import type { WriteReceipt } from "./journal/run-write.js";
 import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
 import { indexSources, type ReindexResult } from "./projection/index-sources.js";
+import { type SourceReindexInput, sourceReindex } from "./projection/source-reindex.js";
 import { StaleChecker } from "./projection/stale-check.js";
 import { type ProjectStatusResult, projectStatus } from "./read/project-status.js";
 import { type SearchInput, type SearchResult, search } from "./read/search.js";
 import { type WorkGetInput, type WorkGetResult, workGet } from "./read/work-get.js";
 import { type WorkReadyInput, type WorkReadyResult, workReady } from "./read/work-ready.js";
 import { createLedgerRuntime } from "./runtime/ledger-runtime.js";
+import type { RuntimeContext } from "./runtime/runtime-context.js";
 import { RuntimeMethods } from "./runtime/runtime-methods.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { Manifest } from "./sources/manifest.js";
@@ -37,11 +40,7 @@ export interface WriteOptions {
   signal?: AbortSignal | undefined;
 }
 
-export interface SourceReindexInput {
-  expected_revision?: number | undefined;
-  /** Re-parse every source even when unchanged. */
-  force?: boolean | undefined;
-}
+export type { SourceReindexInput } from "./projection/source-reindex.js";
 
 export interface OpenLedgerOptions {
   root: string;
@@ -60,9 +59,17 @@ export interface LedgerContext {
   readonly store: LedgerStore;
   readonly projectId: string;
   readonly projectName: string;
-  manifest(): LoadedManifest;
-  /** Throws SourceStale unless `refresh`, in which case it reindexes changed sources first. */
+  /** The manifest as last loaded; `reload` reads `.awr/project.toml` again first. */
+  manifest(reload?: boolean): LoadedManifest;
+  /**
+   * Throws SourceStale unless `refresh`, in which case it reindexes changed sources first
+   * (unjournaled: a local convenience of the CLI's reads, see `reindex`).
+   */
   ensureFresh(options?: ReadOptions & { client?: string }): Promise<void>;
+  /**
+   * Reindexes changed sources WITHOUT the request journal (no request_id, no replay): the local
+   * path behind `{ refresh: true }` reads and init. The write tool is `Ledger.sourceReindex`.
+   */
   reindex(options?: {
     force?: boolean;
     expected_revision?: number;
@@ -73,17 +80,18 @@ export interface LedgerContext {
 
 export class Ledger extends RuntimeMethods {
   readonly context: LedgerContext;
+  readonly #runtime: RuntimeContext;
   readonly #close: () => Promise<void>;
   #closed = false;
 
   constructor(context: LedgerContext, close: () => Promise<void>) {
-    super(
-      createLedgerRuntime({
-        store: context.store,
-        now: () => Date.now(),
-        writeBack: createYamlWriteBack(context.root),
-      }),
-    );
+    const runtime: RuntimeContext = {
+      store: context.store,
+      now: () => Date.now(),
+      writeBack: createYamlWriteBack(context.root),
+    };
+    super(createLedgerRuntime(runtime));
+    this.#runtime = runtime;
     this.context = context;
     this.#close = close;
   }
@@ -163,20 +171,24 @@ export class Ledger extends RuntimeMethods {
     );
   }
 
-  /** awr_source_reindex: reindex changed sources (a write; spends a revision only on change). */
+  /**
+   * awr_source_reindex, a journaled write (request_id, replay, expected_revision) like every
+   * other: a revision is spent only when something changed; when nothing did, the request is
+   * recorded as finished at the current revision, with `reindexed: false` and no terminal event.
+   */
   async sourceReindex(
-    input: SourceReindexInput = {},
+    input: SourceReindexInput,
     caller: Caller = { client: "stdio" },
     options?: WriteOptions,
-  ): Promise<ReindexResult> {
-    return this.context.reindex({
-      force: input.force === true,
-      client: caller.client,
-      ...(input.expected_revision === undefined
-        ? {}
-        : { expected_revision: input.expected_revision }),
-      ...(options?.signal === undefined ? {} : { signal: options.signal }),
-    });
+  ): Promise<ReindexResult & WriteReceipt> {
+    const { context } = this;
+    return sourceReindex(
+      this.#runtime,
+      { root: context.root, loadManifest: () => context.manifest(true) },
+      input,
+      caller,
+      options,
+    );
   }
 
   /** Closes what openLedger opened. Idempotent. */
@@ -234,7 +246,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       store,
       projectId: state.project_id,
       projectName: state.name,
-      manifest: () => loaded,
+      manifest: (reload) => (reload === true ? reloadManifest() : loaded),
       async reindex(o = {}) {
         return indexSources(store, root, reloadManifest(), o);
       },

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { FAULT_ENV } from "@awr/awr-ledger";
@@ -9,7 +10,8 @@ import {
   openHarness,
   type RuntimeHarness,
 } from "./fixtures/runtime/harness.js";
-import { BACKENDS } from "./helpers/backends.js";
+import { BACKENDS, type TestDatabase } from "./helpers/backends.js";
+import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CHILD = join(packageDir, "test", "fixtures", "runtime", "write-child.ts");
@@ -25,7 +27,7 @@ interface ChildExit {
 
 /** Runs the fixture with tsx; bounded in time, and never outlives the test. */
 function runChild(
-  h: RuntimeHarness,
+  h: { database: TestDatabase; projectId: string },
   config: Record<string, unknown>,
   fault?: string,
 ): Promise<ChildExit> {
@@ -172,5 +174,80 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
       Array.from({ length: events.length }, (_, i) => i + 1),
     );
     expect(await h.revision()).toBe(6 * count);
+  });
+});
+
+describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (backend) => {
+  let p: OpenProject;
+  let target: { database: TestDatabase; projectId: string };
+  beforeEach(async () => {
+    p = await openFixtureProject("basic", backend);
+    target = { database: p.db, projectId: p.ledger.projectId };
+    const goals = join(p.root, "GOALS.md");
+    writeFileSync(
+      goals,
+      readFileSync(goals, "utf8").replace("Faster invoices", "Much faster invoices"),
+    );
+  });
+  afterEach(() => p.close());
+
+  const reindexChild = (fault: string) =>
+    runChild(target, { mode: "reindex", root: p.root, requestId: "reindex-1", tag: "-" }, fault);
+  /** The killed child's SQLite lease would block for 30 s; it is provably dead, so lapse it. */
+  const lapseDeadLease = async () => {
+    if (backend === "sqlite") {
+      await p.db.db.updateTable("project_locks").set({ expires_at: 0 }).execute();
+    }
+  };
+  const goalTitle = async () =>
+    (
+      await p.db.db
+        .selectFrom("entities")
+        .select("title")
+        .where("key", "=", "goal#invoices")
+        .executeTakeFirstOrThrow()
+    ).title;
+
+  it("settles a reindex killed after its domain commit as committed, and replays it", async () => {
+    const exit = await reindexChild("after_domain");
+    expect(exit.signal).toBe("SIGKILL");
+    await lapseDeadLease();
+    const op = await p.ledger.operationGet({ request_id: "reindex-1" }, CALLER);
+    expect(op.outcome).toBe("unknown");
+    expect(op.receipts.map((e) => [e.type, e.terminal])).toEqual([["source.reindexed", true]]);
+    expect(await goalTitle()).toBe("Much faster invoices");
+    const recovered = await p.ledger.operationRecover(
+      { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
+      CALLER,
+    );
+    expect(recovered).toMatchObject({ write_outcome: "committed", recovered: true });
+    expect(recovered.result).toMatchObject({
+      reindexed: true,
+      changed_paths: ["GOALS.md"],
+      terminal_event: { type: "source.reindexed" },
+    });
+    const replay = await p.ledger.sourceReindex(
+      { expected_revision: 1, request_id: "reindex-1" },
+      CALLER,
+    );
+    expect(replay).toEqual({ ...recovered.result, replayed: true });
+  });
+
+  it("settles a reindex killed after mcp.operation_started as not committed; a new request reindexes", async () => {
+    const exit = await reindexChild("after_begin");
+    expect(exit.signal).toBe("SIGKILL");
+    await lapseDeadLease();
+    expect(await goalTitle()).toBe("Faster invoices");
+    const recovered = await p.ledger.operationRecover(
+      { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
+      CALLER,
+    );
+    expect(recovered).toMatchObject({ write_outcome: "not_committed", recovered: true });
+    const again = await p.ledger.sourceReindex(
+      { expected_revision: await p.ledger.store.currentRevision(), request_id: "reindex-2" },
+      CALLER,
+    );
+    expect(again).toMatchObject({ reindexed: true, changed_paths: ["GOALS.md"] });
+    expect(await goalTitle()).toBe("Much faster invoices");
   });
 });

@@ -25,13 +25,13 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
 
   it("skips unchanged sources and spends no revision when nothing changed", async () => {
     p = await openFixtureProject("basic", backend);
-    const result = await p.ledger.sourceReindex({}, caller);
+    const result = await p.ledger.sourceReindex({ expected_revision: 1 }, caller);
     expect(result.reindexed).toBe(false);
     expect(result.project_revision).toBe(1);
     expect(result.sources.every((s) => s.state === "unchanged")).toBe(true);
   });
 
-  it("reindexes only the changed source, keeps entity ids stable, and spends one revision", async () => {
+  it("reindexes only the changed source, keeps entity ids stable, and changes the projection in one revision", async () => {
     p = await openFixtureProject("basic", backend);
     const before = await entityIds(p);
     const file = join(p.root, "GOALS.md");
@@ -40,10 +40,12 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       readFileSync(file, "utf8").replace("Faster invoices", "Much faster invoices"),
     );
     const result = await p.ledger.sourceReindex({ expected_revision: 1 }, caller);
+    // The journal spends revision 2 (started), 3 (the reindex itself) and 4 (finished).
     expect(result).toMatchObject({
       reindexed: true,
-      project_revision: 2,
+      project_revision: 4,
       changed_paths: ["GOALS.md"],
+      terminal_event: { type: "source.reindexed", revision: 3 },
     });
     expect(result.sources.filter((s) => s.state === "indexed").map((s) => s.path)).toEqual([
       "GOALS.md",
@@ -102,8 +104,8 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
   it("never half-indexes: a failure in the middle of indexing leaves the previous projection intact", async () => {
     p = await openFixtureProject("basic", backend);
     const before = await entityIds(p);
-    // DECISIONS.md is indexed after the work ledger; its new key collides with a goal key, which is
-    // only detected while writing, after the work ledger's rows were already replaced.
+    // DECISIONS.md is indexed after the work ledger; its new key collides with a goal key. The
+    // clash is refused before anything is written (and the write transaction guards it again).
     const ledgerFile = join(p.root, "work-ledger.yaml");
     writeFileSync(
       ledgerFile,
@@ -111,7 +113,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     );
     appendFileSync(join(p.root, "DECISIONS.md"), "\n## Clash {#goal#checkout status=accepted}\n");
     const error = (await p.ledger
-      .sourceReindex({}, caller)
+      .sourceReindex({ expected_revision: 1 }, caller)
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toMatch(
@@ -130,7 +132,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "work-ledger.yaml"), "  - id: BAD\n    title: [oops\n");
     const error = (await p.ledger
-      .sourceReindex({}, caller)
+      .sourceReindex({ expected_revision: 1 }, caller)
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toMatch(/work-ledger\.yaml:\d+/);

@@ -18,6 +18,8 @@ export const DOMAIN_EVENT_TYPES = {
   claimReleased: "claim.released",
   claimExpired: "claim.expired",
   evidenceRecorded: "evidence.recorded",
+  /** The sources were reindexed (terminal event of awr_source_reindex; the refresh path too). */
+  sourceReindexed: "source.reindexed",
   waitCreated: "mcp.wait_created",
   waitReplied: "mcp.wait_replied",
   operationStarted: "mcp.operation_started",

@@ -3,7 +3,6 @@ import { ulid } from "ulid";
 import { LedgerError } from "../errors.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { claimInForce, expireClaim, markReleased } from "./claims.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optText } from "./input/fields.js";
 import {
@@ -12,9 +11,10 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
+import { inheritClaims, planClaimInheritance } from "./resume-claims.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import type { ClaimTable, SessionTable } from "./runtime-tables.js";
+import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
 export interface SessionResumeInput {
@@ -33,15 +33,20 @@ export interface SessionResumeInput {
 export interface SessionResumeResult {
   session: SessionView;
   predecessor: SessionView;
-  /** Claims carried over from the predecessor (each re-issued to the successor). */
+  /**
+   * Claims carried over from the predecessor, each re-issued to the successor: the claims it
+   * still held, or else the claim on its work that its end released (see resume-claims.ts).
+   */
   claims: ClaimView[];
 }
 
 /**
  * awr_session_resume: creates a successor session that inherits the predecessor's work, last
- * checkpoint and claims in force (a claim released by an earlier end is not revived). An
- * active predecessor becomes `interrupted`. Refused while the predecessor has a pending wait,
- * and for a predecessor that already has a successor.
+ * checkpoint and claim. Claims the predecessor still holds are transferred; when it holds none
+ * because ending it released them, the claim it held last on its work is taken again for the
+ * successor, unless another session holds that work now (ClaimConflict naming the holder, and
+ * nothing changes). An active predecessor becomes `interrupted`. Refused while the predecessor
+ * has a pending wait, and for a predecessor that already has a successor.
  */
 export async function sessionResume(
   ctx: RuntimeContext,
@@ -64,7 +69,7 @@ export async function sessionResume(
   const provider = optText(fields, "provider", { max: 256 });
   const model = optText(fields, "model", { max: 256 });
 
-  const check = async (db: Kysely<LedgerSchema>) => {
+  const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
     const predecessor = await resolveSession(db, caller, ref);
     const wait = await pendingWait(db, predecessor.id);
     if (wait !== undefined) throw waitBlocksError(wait, `resuming session ${predecessor.id}`);
@@ -84,7 +89,8 @@ export async function sessionResume(
         { conversation, session: bound.id },
       );
     }
-    return { predecessor, conversation };
+    const inheritance = await planClaimInheritance(db, predecessor, nowMs);
+    return { predecessor, conversation, inheritance };
   };
 
   return runJournaledWrite(
@@ -95,12 +101,12 @@ export async function sessionResume(
       write,
       caller,
       precheck: async (db) => {
-        await check(db);
+        await check(db, ctx.now());
         return undefined;
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          const { predecessor, conversation } = await check(unit.tx);
+          const { predecessor, conversation, inheritance } = await check(unit.tx, unit.nowMs);
           const successor: SessionTable = {
             id: ulid(),
             client: caller.client,
@@ -139,46 +145,7 @@ export async function sessionResume(
             .where("id", "=", predecessor.id)
             .execute();
           await unit.tx.insertInto("sessions").values(successor).execute();
-          const active = await unit.tx
-            .selectFrom("claims")
-            .selectAll()
-            .where("session", "=", predecessor.id)
-            .where("status", "=", "active")
-            .orderBy("acquired_revision")
-            .execute();
-          const inherited: ClaimTable[] = [];
-          for (const lapsed of active.filter((c) => !claimInForce(c, unit.nowMs))) {
-            await expireClaim(unit, lapsed);
-          }
-          for (const old of active.filter((c) => claimInForce(c, unit.nowMs))) {
-            await markReleased(unit, old);
-            await unit.event({
-              type: DOMAIN_EVENT_TYPES.claimReleased,
-              work: old.work,
-              session: predecessor.id,
-              summary: `claim on ${old.work} handed to successor ${successor.id}`,
-              payload: { claim: old.id, reason: "resumed", successor: successor.id },
-            });
-            const claim: ClaimTable = {
-              ...old,
-              id: ulid(),
-              session: successor.id,
-              status: "active",
-              acquired_revision: unit.revision,
-              ended_revision: null,
-              acquired_at: unit.time,
-              ended_at: null,
-            };
-            await unit.tx.insertInto("claims").values(claim).execute();
-            inherited.push(claim);
-            await unit.event({
-              type: DOMAIN_EVENT_TYPES.workClaimed,
-              work: claim.work,
-              session: successor.id,
-              summary: `session ${successor.id} inherited the claim on ${claim.work}`,
-              payload: { claim: claim.id, inherited_from: old.id },
-            });
-          }
+          const inherited = await inheritClaims(unit, predecessor, successor, inheritance);
           const result = {
             session: sessionView(successor),
             predecessor: sessionView(closed),
@@ -194,6 +161,7 @@ export async function sessionResume(
                 predecessor: predecessor.id,
                 checkpoint: successor.last_checkpoint,
                 conversation,
+                claims: inherited.map((c) => c.id),
               },
             },
             result,

@@ -1,0 +1,88 @@
+import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
+import { asFields, optBool } from "../runtime/input/fields.js";
+import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
+import type { LoadedManifest } from "../sources/read-sources.js";
+import { reindexSummary } from "./index-sources.js";
+import {
+  applyReindex,
+  planReindex,
+  type ReindexChanges,
+  readManifestSources,
+} from "./reindex-plan.js";
+
+export interface SourceReindexInput {
+  expected_revision: number;
+  request_id?: string | undefined;
+  /** Re-parse every source even when unchanged (ledger and CLI only; not an MCP argument). */
+  force?: boolean | undefined;
+}
+
+/** Where the sources are: the project root and a fresh read of its manifest. */
+export interface SourceLocation {
+  root: string;
+  loadManifest(): LoadedManifest;
+}
+
+/**
+ * awr_source_reindex, journaled like every write (AWR.md section 4). Under the project lock,
+ * after the expected_revision check, the sources are compared with the projection:
+ * - nothing changed: the request is recorded as finished without spending a revision and
+ *   without events (`reindexed: false`, no `terminal_event`), because a revision is spent only
+ *   when something changed; the same request_id replays that answer;
+ * - a malformed source or a key defined twice: InvalidInput, nothing journaled, the same
+ *   request_id may be retried once the file is fixed;
+ * - otherwise (a) `mcp.operation_started`, (b) one commit that rewrites the changed sources'
+ *   projection and appends the terminal `source.reindexed` event (payload: changed_paths,
+ *   added_paths, removed_paths), (c) `mcp.operation_finished`.
+ * The sources are read again inside (b), so the recorded result is what was written.
+ */
+export async function sourceReindex(
+  ctx: RuntimeContext,
+  location: SourceLocation,
+  input: SourceReindexInput,
+  caller: RuntimeCaller,
+  options?: CallOptions,
+): Promise<ReindexChanges & WriteReceipt> {
+  const fields = asFields(input, ["force", ...WRITE_FIELDS]);
+  const write = readWriteFields(fields);
+  const force = optBool(fields, "force") === true;
+  const plan = (db: Parameters<typeof planReindex>[0]) => {
+    const loaded = location.loadManifest();
+    return planReindex(db, loaded, readManifestSources(location.root, loaded), { force });
+  };
+
+  return runJournaledWrite<ReindexChanges>(
+    ctx,
+    {
+      tool: "awr_source_reindex",
+      input: fields,
+      write,
+      caller,
+      precheck: async (db) => {
+        const planned = await plan(db);
+        return planned.unchanged ? planned.changes : undefined;
+      },
+      domain: (op) =>
+        op.commit(async (unit) => {
+          const planned = await plan(unit.tx);
+          // Between the precheck and here the files may have been put back as they were: the
+          // request is journaled already, so it still ends with its one terminal event.
+          await applyReindex(unit.tx, ctx.store.projectId, planned, unit.revision);
+          const changes = planned.changes;
+          const { changed_paths, added_paths, removed_paths } = changes;
+          await unit.terminal(
+            {
+              type: DOMAIN_EVENT_TYPES.sourceReindexed,
+              summary: reindexSummary(changes),
+              payload: { changed_paths, added_paths, removed_paths },
+            },
+            { ...changes },
+          );
+          return changes;
+        }),
+    },
+    options,
+  );
+}
