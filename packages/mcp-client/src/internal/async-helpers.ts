@@ -1,0 +1,27 @@
+/** Resolves after `ms`, or as soon as `signal` aborts (never rejects: callers check the signal). */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+export function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+/** The stderr tail carried by an error or one of its causes (transports attach it). */
+export function errorStderrTail(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const tail = (current as { stderrTail?: unknown }).stderrTail;
+    if (typeof tail === "string" && tail.length > 0) return tail;
+    current = current.cause;
+  }
+  return undefined;
+}

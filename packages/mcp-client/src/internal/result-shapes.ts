@@ -1,0 +1,41 @@
+import { MCPClientError, MCPClientErrorCode } from "../client-errors.js";
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Rejects a result that is not an object, naming the method, so a broken server is obvious. */
+export function expectRecord(method: string, value: unknown): Record<string, unknown> {
+  if (isRecord(value)) return value;
+  throw new MCPClientError(
+    MCPClientErrorCode.InvalidResult,
+    `${method}: the server answered with a non-object result`,
+    {
+      details: { method, result: value },
+    },
+  );
+}
+
+/** Reads an array field of a list result; a missing field is an empty page, not an error. */
+export function expectArray<T>(
+  method: string,
+  result: Record<string, unknown>,
+  field: string,
+): T[] {
+  const value = result[field];
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return value as T[];
+  throw new MCPClientError(
+    MCPClientErrorCode.InvalidResult,
+    `${method}: "${field}" is not an array`,
+    {
+      details: { method, field },
+    },
+  );
+}
+
+/** Reads `nextCursor`; only a non-empty string continues the listing. */
+export function nextCursorOf(result: Record<string, unknown>): string | undefined {
+  const cursor = result["nextCursor"];
+  return typeof cursor === "string" && cursor.length > 0 ? cursor : undefined;
+}

@@ -1,0 +1,424 @@
+import {
+  isLocalError,
+  JsonRpcError,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  LocalErrorCode,
+  type MCPTransport,
+} from "@awr/jsonrpc-core";
+import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
+import { DebouncedTask } from "./internal/debounced-task.js";
+import { readInitializeResult } from "./internal/initialize-result.js";
+import { ListenerSet } from "./internal/listener-set.js";
+import { collectPages } from "./internal/paginate.js";
+import { expectArray, expectRecord, isRecord } from "./internal/result-shapes.js";
+import type {
+  CallOptions,
+  ConnectOptions,
+  MCPClientEvents,
+  MCPClientOptions,
+  RootsSource,
+} from "./mcp-client-options.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  GetPromptResult,
+  Implementation,
+  InitializeResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ServerCapabilities,
+  ServerNotificationParams,
+  Tool,
+} from "./mcp-types.js";
+import { LATEST_PROTOCOL_VERSION } from "./protocol-version.js";
+
+type State = "new" | "connecting" | "ready" | "closed";
+
+type NotificationHandler = (params: never, notification: JsonRpcNotification) => void;
+
+const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 100;
+
+/**
+ * An MCP client over any MCPTransport: the handshake, tools, resources, prompts, answers to the
+ * server's `ping` and `roots/list`, and notification routing. One client per transport; a
+ * transport that closed cannot be reopened, so reconnecting means a new transport and client
+ * (MCPManager does that).
+ */
+export class MCPClient {
+  readonly transport: MCPTransport;
+  readonly clientInfo: Implementation;
+  readonly #options: MCPClientOptions;
+  readonly #events = new ListenerSet<MCPClientEvents>((error, event) => {
+    // A throwing "error" listener is not reported again, or it would loop.
+    if (event !== "error") this.#reportError(error);
+  });
+  readonly #notificationHandlers = new Map<string, Set<NotificationHandler>>();
+  #state: State = "new";
+  #initialize: InitializeResult | undefined;
+  #tools: readonly Tool[] | undefined;
+  #roots: RootsSource | undefined;
+  readonly #toolRefresh: DebouncedTask;
+  #closing: Promise<void> | undefined;
+  #renewing: Promise<void> | undefined;
+
+  constructor(transport: MCPTransport, clientInfo: Implementation, options: MCPClientOptions = {}) {
+    if (
+      !isRecord(clientInfo) ||
+      typeof clientInfo.name !== "string" ||
+      typeof clientInfo.version !== "string"
+    ) {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        "clientInfo needs a string name and version",
+      );
+    }
+    this.transport = transport;
+    this.clientInfo = clientInfo;
+    this.#options = options;
+    this.#roots = options.roots;
+    // A burst of `list_changed` costs one `tools/list` sweep after the burst.
+    this.#toolRefresh = new DebouncedTask(
+      () => this.#refreshTools(),
+      options.listChangedDebounceMs ?? DEFAULT_LIST_CHANGED_DEBOUNCE_MS,
+    );
+  }
+
+  /** Server identity from `initialize`; undefined before `connect()` resolves. */
+  get serverInfo(): Implementation | undefined {
+    return this.#initialize?.serverInfo;
+  }
+
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.#initialize?.capabilities;
+  }
+
+  /** The negotiated protocol revision. */
+  get protocolVersion(): string | undefined {
+    return this.#initialize?.protocolVersion;
+  }
+
+  get instructions(): string | undefined {
+    return this.#initialize?.instructions;
+  }
+
+  /** True after a successful `connect()` until the connection ends. */
+  get connected(): boolean {
+    return this.#state === "ready" && this.transport.connected;
+  }
+
+  /** The last tool list fetched (kept fresh on `list_changed`); undefined before the first. */
+  get tools(): readonly Tool[] | undefined {
+    return this.#tools;
+  }
+
+  on<K extends keyof MCPClientEvents>(
+    event: K,
+    listener: (...args: MCPClientEvents[K]) => void,
+  ): () => void {
+    return this.#events.on(event, listener);
+  }
+
+  /** Subscribes to one notification method; returns the unsubscribe function. */
+  onNotification<M extends keyof ServerNotificationParams>(
+    method: M,
+    handler: (params: ServerNotificationParams[M], notification: JsonRpcNotification) => void,
+  ): () => void;
+  onNotification(
+    method: string,
+    handler: (
+      params: Record<string, unknown> | undefined,
+      notification: JsonRpcNotification,
+    ) => void,
+  ): () => void;
+  onNotification(method: string, handler: NotificationHandler): () => void {
+    let set = this.#notificationHandlers.get(method);
+    if (!set) {
+      set = new Set();
+      this.#notificationHandlers.set(method, set);
+    }
+    set.add(handler);
+    return () => {
+      set.delete(handler);
+    };
+  }
+
+  /**
+   * Opens the transport, runs `initialize` (offering the latest revision), checks the server's
+   * revision, tells the transport, and sends `notifications/initialized`. Any failure closes
+   * the transport; an abort rejects with `signal.reason` unchanged.
+   */
+  async connect(options: ConnectOptions = {}): Promise<void> {
+    const { signal } = options;
+    if (signal?.aborted) throw signal.reason;
+    if (this.#state !== "new") {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        `connect() was already called (state: ${this.#state})`,
+      );
+    }
+    this.#state = "connecting";
+    this.#wireTransport();
+    try {
+      await this.transport.connect(signal ? { signal } : {});
+      await this.#handshake(signal, options.timeout);
+      if (this.#state !== "connecting") throw this.#notConnected();
+      this.#state = "ready";
+    } catch (error) {
+      await this.close();
+      if (signal?.aborted) throw signal.reason;
+      throw error;
+    }
+  }
+
+  /** `ping`; resolves when the server answered. */
+  async ping(options: CallOptions = {}): Promise<void> {
+    await this.request("ping", undefined, options);
+  }
+
+  /** Every tool, following `nextCursor` across pages; also refreshes {@link tools}. */
+  async listTools(options: CallOptions = {}): Promise<Tool[]> {
+    const tools = await this.#listAll<Tool>("tools/list", "tools", options);
+    this.#tools = tools;
+    this.#events.emit("toolsChanged", tools);
+    return tools;
+  }
+
+  /**
+   * Calls a tool. Resolves with every answer, including `isError: true` results (the tool ran
+   * and failed); rejects on protocol errors (JsonRpcError), transport failures, timeouts, and
+   * with `signal.reason` itself on abort (the server is sent `notifications/cancelled` and the
+   * connection stays usable).
+   */
+  async callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (typeof name !== "string" || name.length === 0) {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        "callTool needs a non-empty tool name",
+      );
+    }
+    if (args !== undefined && !isRecord(args)) {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        `callTool("${name}"): arguments must be an object`,
+      );
+    }
+    const raw = await this.request("tools/call", { name, arguments: args ?? {} }, options);
+    const result = expectRecord("tools/call", raw);
+    const content = expectArray<CallToolResult["content"][number]>("tools/call", result, "content");
+    return { ...result, content } as CallToolResult;
+  }
+
+  async listResources(options: CallOptions = {}): Promise<Resource[]> {
+    return this.#listAll<Resource>("resources/list", "resources", options);
+  }
+
+  async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    if (typeof uri !== "string" || uri.length === 0) {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        "readResource needs a non-empty uri",
+      );
+    }
+    const result = expectRecord(
+      "resources/read",
+      await this.request("resources/read", { uri }, options),
+    );
+    return {
+      ...result,
+      contents: expectArray("resources/read", result, "contents"),
+    } as ReadResourceResult;
+  }
+
+  async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
+    return this.#listAll<Prompt>("prompts/list", "prompts", options);
+  }
+
+  async getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    if (typeof name !== "string" || name.length === 0) {
+      throw new MCPClientError(
+        MCPClientErrorCode.InvalidArgument,
+        "getPrompt needs a non-empty prompt name",
+      );
+    }
+    const params = args === undefined ? { name } : { name, arguments: args };
+    const result = expectRecord("prompts/get", await this.request("prompts/get", params, options));
+    return {
+      ...result,
+      messages: expectArray("prompts/get", result, "messages"),
+    } as GetPromptResult;
+  }
+
+  /** Any request, for methods without a helper; applies the client's default timeout. */
+  async request<T = unknown>(
+    method: string,
+    params?: JsonRpcParams,
+    options: CallOptions = {},
+  ): Promise<T> {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (this.#state !== "ready") throw this.#notConnected();
+    const requestOptions = this.#requestOptions(options);
+    try {
+      return await this.transport.request<T>(method, params, requestOptions);
+    } catch (error) {
+      if (!this.#isExpiredSession(error) || options.signal?.aborted) throw error;
+      await this.#renewSession();
+      // A 404 means the server never ran the request; still, whether to repeat a tool call is
+      // the caller's decision (MCPManager repeats read-only and idempotent ones). Everything
+      // else this client sends is a read, so it is repeated once here.
+      if (method === "tools/call") throw error;
+      return this.transport.request<T>(method, params, requestOptions);
+    }
+  }
+
+  /** Replaces the roots and tells the server (`notifications/roots/list_changed`). */
+  async setRoots(roots: RootsSource, options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (options.signal?.aborted) throw options.signal.reason;
+    this.#roots = roots;
+    if (this.#state === "ready")
+      await this.transport.notify("notifications/roots/list_changed", undefined, options);
+  }
+
+  /** Closes the transport (HTTP: DELETE; stdio: the process is stopped). Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#state = "closed";
+      this.#toolRefresh.cancel();
+      await this.transport.close();
+    })();
+    return this.#closing;
+  }
+
+  /** `initialize` (offering the latest revision), version check, `notifications/initialized`. */
+  async #handshake(signal: AbortSignal | undefined, timeout: number | undefined): Promise<void> {
+    const raw = await this.transport.request(
+      "initialize",
+      {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: this.#capabilities(),
+        clientInfo: this.clientInfo,
+      },
+      this.#requestOptions({ signal, timeout }),
+    );
+    const result = readInitializeResult(raw);
+    this.transport.setProtocolVersion?.(result.protocolVersion);
+    this.#initialize = result;
+    await this.transport.notify("notifications/initialized", undefined, signal ? { signal } : {});
+  }
+
+  #isExpiredSession(error: unknown): boolean {
+    return (
+      this.#options.renewExpiredSessions !== false &&
+      isLocalError(error) &&
+      error.code === LocalErrorCode.SessionExpired &&
+      this.#state === "ready"
+    );
+  }
+
+  /**
+   * The HTTP server forgot our session (404) and the transport dropped its id: initialise
+   * again on the same transport. Concurrent callers share one renewal; if it fails, the
+   * client closes (the session cannot be restored).
+   */
+  #renewSession(): Promise<void> {
+    this.#renewing ??= this.#handshake(undefined, undefined).then(
+      () => {
+        this.#renewing = undefined;
+        if (this.#initialize) this.#events.emit("reinitialized", this.#initialize);
+      },
+      async (error: unknown) => {
+        this.#renewing = undefined;
+        await this.close();
+        throw error;
+      },
+    );
+    return this.#renewing;
+  }
+
+  #wireTransport(): void {
+    const transport = this.transport;
+    transport.onNotification = (notification) => this.#dispatchNotification(notification);
+    transport.onRequest = (request) => this.#answerRequest(request);
+    transport.onError = (error) => this.#reportError(error);
+    transport.onClose = (info) => {
+      this.#state = "closed";
+      this.#toolRefresh.cancel();
+      this.#events.emit("close", info);
+    };
+  }
+
+  #capabilities(): ClientCapabilities {
+    const capabilities: ClientCapabilities = { ...this.#options.capabilities };
+    if (this.#roots !== undefined)
+      capabilities.roots = { listChanged: true, ...capabilities.roots };
+    return capabilities;
+  }
+
+  #requestOptions(options: CallOptions): CallOptions {
+    const timeout = options.timeout ?? this.#options.requestTimeout;
+    return timeout === undefined ? options : { ...options, timeout };
+  }
+
+  #listAll<T>(method: string, field: string, options: CallOptions): Promise<T[]> {
+    return collectPages<T>(method, field, (params) => this.request(method, params, options));
+  }
+
+  async #answerRequest(request: JsonRpcRequest): Promise<unknown> {
+    if (request.method === "ping") return {};
+    if (request.method === "roots/list" && this.#roots !== undefined) {
+      const roots = typeof this.#roots === "function" ? await this.#roots() : this.#roots;
+      return { roots: [...roots] };
+    }
+    const handler = this.#options.requestHandlers?.[request.method];
+    if (!handler) throw JsonRpcError.methodNotFound(request.method);
+    return handler(isRecord(request.params) ? request.params : undefined, request);
+  }
+
+  #dispatchNotification(notification: JsonRpcNotification): void {
+    if (notification.method === "notifications/tools/list_changed" && this.#state !== "closed") {
+      this.#toolRefresh.schedule();
+    }
+    const params = isRecord(notification.params) ? notification.params : undefined;
+    for (const handler of [...(this.#notificationHandlers.get(notification.method) ?? [])]) {
+      try {
+        handler(params as never, notification);
+      } catch (error) {
+        this.#reportError(error);
+      }
+    }
+    this.#events.emit("notification", notification);
+  }
+
+  async #refreshTools(): Promise<void> {
+    if (this.#state !== "ready") return;
+    try {
+      await this.listTools();
+    } catch (error) {
+      if (this.#state === "ready") this.#reportError(error);
+    }
+  }
+
+  #reportError(error: unknown): void {
+    this.#events.emit("error", error instanceof Error ? error : new Error(String(error)));
+  }
+
+  #notConnected(): MCPClientError {
+    return new MCPClientError(
+      MCPClientErrorCode.NotConnected,
+      this.#state === "closed"
+        ? "the client is closed"
+        : "the client is not connected: call connect() first",
+    );
+  }
+}

@@ -1,0 +1,176 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` here is .mcp.json syntax under test, not a template literal.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  FileToolCache,
+  MCPClientErrorCode,
+  MCPManager,
+  type ServerStatus,
+  serverConfigHash,
+} from "@awr/mcp-client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { everythingStdioConfig } from "./fixtures/everything-server.js";
+import { FakeServer } from "./fixtures/fake-server.js";
+import { fixtureStdioConfig } from "./fixtures/fixture-server.js";
+
+const fast = {
+  reconnect: { initialDelayMs: 20 },
+  transport: { closeGraceMs: 200 },
+  requestTimeout: 15_000,
+};
+
+let dir: string;
+const managers: MCPManager[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "awr-mcp-manager-"));
+});
+afterEach(async () => {
+  for (const manager of managers.splice(0)) await manager.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function manage(manager: MCPManager): MCPManager {
+  managers.push(manager);
+  return manager;
+}
+
+function readyEvent(manager: MCPManager, server: string): Promise<ServerStatus> {
+  return new Promise((resolve) => {
+    manager.on("state", (status) => {
+      if (status.name === server && status.state === "ready") resolve(status);
+    });
+  });
+}
+
+describe("MCPManager startup", () => {
+  it("serves a slow server's cached tools behind the gate, then replaces them with the live list", async () => {
+    const versionFile = join(dir, "version");
+    const config = fixtureStdioConfig({
+      FIXTURE_INIT_DELAY_MS: "700",
+      FIXTURE_TOOLS_VERSION_FILE: versionFile,
+    });
+    const cache = new FileToolCache(join(dir, "cache"));
+
+    await writeFile(versionFile, "1");
+    const first = manage(new MCPManager({ ...fast, toolCache: cache, servers: { slow: config } }));
+    await first.start({ gateMs: 15_000 });
+    expect(first.listTools().map((t) => t.name)).toContain("mcp__slow__version_1");
+    await first.close();
+
+    await writeFile(versionFile, "2");
+    const second = manage(new MCPManager({ ...fast, toolCache: cache, servers: { slow: config } }));
+    const ready = readyEvent(second, "slow");
+    const [status] = await second.start({ gateMs: 50 });
+    expect(status?.state).toBe("deferred");
+    expect(status?.toolsFromCache).toBe(true);
+    const deferred = second.listTools();
+    expect(deferred.map((t) => t.name)).toContain("mcp__slow__version_1");
+    expect(deferred.every((t) => t.deferred)).toBe(true);
+
+    // A call to a deferred tool waits for the server instead of failing.
+    const sum = await second.callTool("mcp__slow__add", { a: 1, b: 1 });
+    expect(sum.structuredContent).toEqual({ sum: 2 });
+    await ready;
+    const live = second.listTools();
+    expect(live.map((t) => t.name)).toContain("mcp__slow__version_2");
+    expect(live.map((t) => t.name)).not.toContain("mcp__slow__version_1");
+    expect(live.some((t) => t.deferred)).toBe(false);
+    // The cache is written in the background once the live list arrives.
+    await expect
+      .poll(async () => (await cache.get(serverConfigHash(config)))?.tools.map((t) => t.name))
+      .toContain("version_2");
+  });
+
+  it("starts servers in parallel and returns at the gate while a slow one is still connecting", async () => {
+    const manager = manage(
+      new MCPManager({
+        ...fast,
+        toolCache: false,
+        servers: {
+          quick: everythingStdioConfig(),
+          slow: fixtureStdioConfig({ FIXTURE_INIT_DELAY_MS: "30000" }),
+        },
+      }),
+    );
+    const statuses = await manager.start({ gateMs: 2_500 });
+    const byName = Object.fromEntries(statuses.map((s) => [s.name, s.state]));
+    expect(byName).toEqual({ quick: "ready", slow: "connecting" });
+    expect(manager.listTools().every((t) => t.server === "quick")).toBe(true);
+  });
+
+  it("applies tool filters, per-server enable/disable, and exposes reversible names", async () => {
+    const fake = new FakeServer({
+      "tools/list": () => ({
+        tools: ["keep", "drop", "other.tool"].map((name) => ({
+          name,
+          inputSchema: { type: "object" },
+        })),
+      }),
+      "tools/call": (params) => ({
+        content: [{ type: "text", text: `called ${String(params["name"])}` }],
+      }),
+    });
+    await fake.serverTransport.connect();
+    const manager = manage(
+      new MCPManager({
+        servers: {
+          fake: { command: "unused", tools: { deny: ["drop"] } },
+          off: { command: "unused", enabled: false },
+        },
+        createTransport: (_config, server) => {
+          if (server !== "fake") throw new Error("only fake starts");
+          return fake.clientTransport;
+        },
+      }),
+    );
+    await manager.start({ gateMs: 5_000 });
+    expect(manager.status("off")).toMatchObject({ state: "closed", enabled: false });
+    const tools = manager.listTools();
+    expect(tools.map((t) => t.originalName)).toEqual(["keep", "other.tool"]);
+    const odd = tools.find((t) => t.originalName === "other.tool");
+    expect(odd?.name).toMatch(/^mcp__fake__other_tool_[0-9a-f]{8}$/);
+    expect(manager.resolveToolName(odd?.name ?? "")).toEqual({
+      server: "fake",
+      tool: "other.tool",
+    });
+    await expect(manager.callTool(odd?.name ?? "")).resolves.toMatchObject({
+      content: [{ text: "called other.tool" }],
+    });
+    await expect(manager.callServerTool("fake", "drop")).rejects.toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+    });
+    await expect(manager.callServerTool("off", "x")).rejects.toMatchObject({
+      code: MCPClientErrorCode.ServerDisabled,
+    });
+    await manager.setServerEnabled("fake", false);
+    expect(manager.listTools()).toEqual([]);
+    await expect(manager.callServerTool("fake", "keep")).rejects.toMatchObject({
+      code: MCPClientErrorCode.ServerDisabled,
+    });
+  });
+
+  it("loads servers from a .mcp.json and reports bad entries as closed with their error", async () => {
+    await writeFile(
+      join(dir, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          everything: { command: "${NODE_BIN}", args: everythingStdioConfig().args },
+          broken: { type: "http" },
+        },
+      }),
+    );
+    const manager = manage(
+      await MCPManager.fromConfigFile(dir, {
+        ...fast,
+        env: { NODE_BIN: process.execPath },
+        toolCache: false,
+      }),
+    );
+    const statuses = await manager.start({ gateMs: 15_000 });
+    expect(statuses.find((s) => s.name === "everything")?.state).toBe("ready");
+    const broken = statuses.find((s) => s.name === "broken");
+    expect(broken?.state).toBe("closed");
+    expect(broken?.lastError).toMatchObject({ code: MCPClientErrorCode.InvalidConfig });
+  });
+});
