@@ -152,27 +152,32 @@ export class CommandContext {
 
   /**
    * A retry of a request id the journal already holds must send the arguments of the first
-   * attempt, expected_revision included, to be replayed rather than refused. The journal's
-   * `operation_started` event spends the revision right after the check, so the first attempt's
-   * expected revision is `started_revision - 1`. Undefined for a new request id.
+   * attempt, expected_revision included, to be replayed rather than refused. The ledger's
+   * operationGet reports that `expected_revision` (from the journaled arguments). Ledgers that
+   * predate it get an estimate: a request answered without a change (started == finished, e.g.
+   * a reused session binding or a reindex with nothing to do) was checked at that very revision;
+   * otherwise `operation_started` spent the revision right after the check, so `started - 1`.
+   * Undefined for a new request id.
    */
   async #retriedRevision(
     backend: OperationBackend,
     requestId: string | undefined,
   ): Promise<number | undefined> {
     if (requestId === undefined) return undefined;
+    let previous: OperationResult;
     try {
-      const previous = await backend.call(
-        "operationGet",
-        { request_id: requestId },
-        this.#callOptions(),
-      );
-      const started = previous["started_revision"];
-      return typeof started === "number" && started > 0 ? started - 1 : undefined;
+      previous = await backend.call("operationGet", { request_id: requestId }, this.#callOptions());
     } catch (error) {
       if ((error as { code?: unknown }).code === "NotFound") return undefined;
       throw error;
     }
+    const recorded = previous["expected_revision"];
+    if (typeof recorded === "number" && Number.isInteger(recorded)) return recorded;
+    const started = previous["started_revision"];
+    const finished = previous["finished_revision"];
+    if (typeof started !== "number") return undefined;
+    if (started === finished) return started;
+    return started > 0 ? started - 1 : undefined;
   }
 
   #callOptions(): { signal?: AbortSignal } {

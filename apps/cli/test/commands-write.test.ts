@@ -120,4 +120,32 @@ describe("writes for a person at a terminal", () => {
     expect(unchanged.code).toBe(0);
     expect(unchanged.json()["reindexed"]).toBe(false);
   });
+
+  it("replays a retried write that was answered without a change, even after other writes", async () => {
+    const words = ["source", "reindex", "--request-id", "desk-reindex-1", "--json"];
+    const first = await awr(words, { cwd: root });
+    expect(first.code).toBe(0);
+    expect(first.json()["reindexed"]).toBe(false);
+    const answeredAt = first.json()["project_revision"];
+    const note = await awr(["event", "append", "note.added", "--summary", "in between"], {
+      cwd: root,
+    });
+    expect(note.code).toBe(0);
+
+    const again = await awr(words, { cwd: root });
+    expect(again.code).toBe(0);
+    expect(again.json()).toMatchObject({
+      replayed: true,
+      reindexed: false,
+      request_id: "desk-reindex-1",
+      project_revision: answeredAt,
+    });
+    const op = await awr(["operation", "get", "desk-reindex-1", "--json"], { cwd: root });
+    expect(op.json()).toMatchObject({
+      tool: "awr_source_reindex",
+      expected_revision: answeredAt,
+      started_revision: answeredAt,
+      finished_revision: answeredAt,
+    });
+  });
 });

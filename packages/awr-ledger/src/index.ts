@@ -25,6 +25,7 @@ export {
   type Caller,
   Ledger,
   type LedgerContext,
+  LOCK_LEASE_MS_RANGE,
   type OpenLedgerOptions,
   openLedger,
   type ReadOptions,

@@ -48,7 +48,17 @@ export interface OpenLedgerOptions {
   database?: DatabaseInput | undefined;
   env?: NodeJS.ProcessEnv | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * SQLite only: how long, in milliseconds, the cross-process project-lock lease lasts before
+   * another process may take it over (renewed every third of it while held). Integer from 100 to
+   * 86 400 000; default 30 000. A holder on this machine that dies is taken over at once whatever
+   * this is; the lease length only bounds the wait after a holder on ANOTHER host (a network
+   * filesystem) or an unprovable death. Ignored on PostgreSQL (advisory locks end with the session).
+   */
+  lockLeaseMs?: number | undefined;
 }
+
+export const LOCK_LEASE_MS_RANGE = { min: 100, max: 86_400_000 } as const;
 
 /**
  * What per-operation modules need: the store (db, backend, project id, locks), the root, the
@@ -199,6 +209,17 @@ export class Ledger extends RuntimeMethods {
   }
 }
 
+function checkLockLeaseMs(value: number | undefined): void {
+  const { min, max } = LOCK_LEASE_MS_RANGE;
+  if (value !== undefined && (!Number.isInteger(value) || value < min || value > max)) {
+    throw new LedgerError(
+      "InvalidInput",
+      `lockLeaseMs must be an integer number of milliseconds from ${min} to ${max}; got ${String(value)}.`,
+      { field: "lockLeaseMs" },
+    );
+  }
+}
+
 function checkLimit(limit: number | undefined): void {
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
     throw new LedgerError(
@@ -215,6 +236,7 @@ function checkLimit(limit: number | undefined): void {
  */
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   throwIfAborted(options.signal);
+  checkLockLeaseMs(options.lockLeaseMs);
   const root = resolve(options.root);
   if (!existsSync(join(root, MANIFEST_PATH))) {
     throw new LedgerError(
@@ -235,7 +257,9 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
         { root },
       );
     }
-    const store = new LedgerStore(opened.db, opened.backend, state.project_id);
+    const store = new LedgerStore(opened.db, opened.backend, state.project_id, {
+      lockLeaseMs: options.lockLeaseMs,
+    });
     const stale = new StaleChecker();
     const reloadManifest = () => {
       loaded = loadManifest(root);

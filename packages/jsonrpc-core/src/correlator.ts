@@ -3,7 +3,7 @@ import { createIdAllocator, type IdAllocator } from "./id-allocator.js";
 import { BoundedIdSet } from "./internal/bounded-id-set.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { RequestTimeoutError, TransportError } from "./local-errors.js";
-import type { RequestOptions, SendMessage } from "./request-options.js";
+import type { OutgoingContext, RequestOptions, SendMessage } from "./request-options.js";
 import type {
   JsonRpcId,
   JsonRpcParams,
@@ -42,7 +42,7 @@ interface Pending {
   method: string;
   resolve(value: unknown): void;
   reject(reason: unknown): void;
-  settled: AbortController;
+  settled: SettledSignal;
   startedAt: number;
   timeout: number;
   maxTotalTimeout: number | undefined;
@@ -50,6 +50,39 @@ interface Pending {
   onprogress: ((progress: Progress) => void) | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
   detachAbort: (() => void) | undefined;
+}
+
+const SETTLED = Object.freeze(new Error("the request has settled"));
+
+/**
+ * The "this request has settled" signal handed to transports, created only if a transport reads
+ * it: most requests never need one, and an AbortController per request is measurable on the
+ * hot path.
+ */
+class SettledSignal {
+  #controller: AbortController | undefined;
+  #settled = false;
+
+  contextFor(requestId: JsonRpcId): OutgoingContext {
+    const owner = this;
+    return {
+      requestId,
+      get signal() {
+        return owner.#signal();
+      },
+    };
+  }
+
+  settle(): void {
+    this.#settled = true;
+    this.#controller?.abort(SETTLED);
+  }
+
+  #signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#settled && !this.#controller.signal.aborted) this.#controller.abort(SETTLED);
+    return this.#controller.signal;
+  }
 }
 
 /** MCP's handshake request: never cancelled (the 2025-11-25 specification forbids it). */
@@ -117,7 +150,7 @@ export class RequestCorrelator {
         method,
         resolve: resolve as (value: unknown) => void,
         reject,
-        settled: new AbortController(),
+        settled: new SettledSignal(),
         startedAt: Date.now(),
         timeout: options.timeout ?? this.#defaultTimeout,
         maxTotalTimeout: options.maxTotalTimeout,
@@ -133,11 +166,9 @@ export class RequestCorrelator {
         signal.addEventListener("abort", onAbort, { once: true });
         entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       }
-      this.#send(message, { signal: entry.settled.signal, requestId: id }).catch(
-        (error: unknown) => {
-          this.fail(id, error);
-        },
-      );
+      this.#send(message, entry.settled.contextFor(id)).catch((error: unknown) => {
+        this.fail(id, error);
+      });
     });
   }
 
@@ -248,7 +279,7 @@ export class RequestCorrelator {
     this.#pending.delete(id);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     entry.detachAbort?.();
-    entry.settled.abort();
+    entry.settled.settle();
     if (ok) entry.resolve(value);
     else entry.reject(value);
   }

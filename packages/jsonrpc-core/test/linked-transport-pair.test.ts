@@ -93,7 +93,7 @@ describe("the linked transport pair", () => {
     const { client, server } = await connectedPair();
     await client.close();
     await new Promise((r) => setTimeout(r, 1));
-    const error = await server.request("x").catch((e: unknown) => e as Error & { code: string });
+    const error = (await server.request("x").catch((e: unknown) => e)) as Error & { code: string };
     expect(error).toMatchObject({ code: "TRANSPORT_CLOSED" });
     expect((error.cause as Error).message).toContain("peer closed");
     await expect(server.close()).resolves.toBeUndefined();

@@ -66,6 +66,13 @@ export class WriteQueue {
     if (this.#endRequested) return Promise.reject(this.#wrapError(new Error("write after end")));
     if (signal?.aborted)
       return options.dropQuietly ? Promise.resolve() : Promise.reject(signal.reason);
+    if (this.#idle()) {
+      // Fast path: nothing is queued and the stream has room, so the frame goes straight to the
+      // stream (no copy, no abort bookkeeping: once handed over it cannot be taken back anyway).
+      return new Promise<void>((resolve, reject) => {
+        this.#stream.write(data, (error) => this.#written(error, resolve, reject));
+      });
+    }
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     return new Promise<void>((resolve, reject) => {
       const item: Item = {
@@ -107,20 +114,34 @@ export class WriteQueue {
     this.#pumping = true;
     try {
       while (!this.#failure) {
+        // A fast-path write may have filled the stream: wait before handing it another frame.
+        if (this.#stream.writableNeedDrain) await this.#drained();
         const item = this.#shift();
         if (!item) break;
-        this.#stream.write(item.data, (error) => {
-          if (!error) return item.resolve();
-          // The callback can run before the stream's "error" event: the stream is broken either way.
-          this.fail(this.#wrapError(error));
-          item.reject(this.#failure);
-        });
-        if (this.#stream.writableNeedDrain) await this.#drained();
+        this.#stream.write(item.data, (error) => this.#written(error, item.resolve, item.reject));
       }
       if (this.#endRequested && !this.#failure && !this.#stream.writableEnded) this.#stream.end();
     } finally {
       this.#pumping = false;
     }
+  }
+
+  #idle(): boolean {
+    return !this.#pumping && this.#head >= this.#items.length && !this.#stream.writableNeedDrain;
+  }
+
+  #written(
+    error: Error | null | undefined,
+    resolve: () => void,
+    reject: (reason: unknown) => void,
+  ): void {
+    if (!error) {
+      resolve();
+      return;
+    }
+    // The callback can run before the stream's "error" event: the stream is broken either way.
+    this.fail(this.#wrapError(error));
+    reject(this.#failure);
   }
 
   #shift(): Item | undefined {

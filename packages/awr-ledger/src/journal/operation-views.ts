@@ -47,6 +47,12 @@ export interface OperationSummary {
   request_id: string;
   operation_id: string;
   tool: string;
+  /**
+   * The `expected_revision` the request was first sent with (from its journaled arguments), so a
+   * client retrying a lost write under the same request_id can send identical arguments (the
+   * fingerprint covers it). Null only if the journaled arguments lack it.
+   */
+  expected_revision: number | null;
   status: "started" | "finished";
   /** `recorded` once the request has a final outcome; `unknown` while it is begun but unfinished. */
   outcome: "recorded" | "unknown";
@@ -64,6 +70,7 @@ export function operationSummary(entry: OperationTable): OperationSummary {
     request_id: entry.request_id,
     operation_id: entry.id,
     tool: entry.tool,
+    expected_revision: journaledExpectedRevision(entry.arguments),
     status: finished ? "finished" : "started",
     outcome: finished ? "recorded" : "unknown",
     write_outcome: finished ? ((entry.write_outcome ?? "unknown") as WriteOutcome) : "unknown",
@@ -73,6 +80,17 @@ export function operationSummary(entry: OperationTable): OperationSummary {
     started_at: entry.started_at,
     finished_at: entry.finished_at,
   };
+}
+
+/** `expected_revision` out of an entry's canonical arguments JSON; null when absent or unreadable. */
+export function journaledExpectedRevision(argumentsJson: string): number | null {
+  try {
+    const args = JSON.parse(argumentsJson) as Record<string, unknown> | null;
+    const value = args?.["expected_revision"];
+    return typeof value === "number" && Number.isInteger(value) ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 export function operationNextAction(entry: OperationTable): string {

@@ -1,5 +1,5 @@
 export { appendEvent, type NewEvent } from "./events.js";
-export { LedgerStore, type LedgerTx } from "./ledger-store.js";
+export { LedgerStore, type LedgerStoreOptions, type LedgerTx } from "./ledger-store.js";
 export type { Backend, Migration } from "./migration.js";
 export { MIGRATIONS } from "./migrations/index.js";
 export { latestSchemaVersion, type MigrationResult, migrateToLatest } from "./migrator.js";

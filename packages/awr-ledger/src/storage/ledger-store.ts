@@ -21,15 +21,31 @@ export type LedgerTx = Kysely<LedgerSchema>;
  * What every per-operation module receives: the database, its backend, the project id and the
  * locking primitives. The Ledger facade owns one and passes it on.
  */
+export interface LedgerStoreOptions {
+  /**
+   * SQLite only: the project-lock lease length in milliseconds used when a call passes no
+   * `leaseMs` (default DEFAULT_LEASE_MS). A holder on another host that crashed blocks writers
+   * for at most this long; a crashed holder on this host is taken over at once.
+   */
+  lockLeaseMs?: number | undefined;
+}
+
 export class LedgerStore {
   readonly db: Kysely<LedgerSchema>;
   readonly backend: Backend;
   readonly projectId: string;
+  readonly lockLeaseMs: number | undefined;
 
-  constructor(db: Kysely<LedgerSchema>, backend: Backend, projectId: string) {
+  constructor(
+    db: Kysely<LedgerSchema>,
+    backend: Backend,
+    projectId: string,
+    options: LedgerStoreOptions = {},
+  ) {
     this.db = db;
     this.backend = backend;
     this.projectId = projectId;
+    this.lockLeaseMs = options.lockLeaseMs;
   }
 
   /** Runs a read. Reads never take the write lock; they run concurrently with each other. */
@@ -76,7 +92,7 @@ export class LedgerStore {
         this.backend,
         this.projectId,
         () => runHoldingLock(this.projectId, fn),
-        options,
+        { signal: options?.signal, leaseMs: options?.leaseMs ?? this.lockLeaseMs },
       ),
     );
   }

@@ -4,8 +4,9 @@ import { type Kysely, sql } from "kysely";
 import { ulid } from "ulid";
 import { sleep, throwIfAborted } from "../internal/abort.js";
 import { AsyncMutex } from "../internal/async-mutex.js";
+import { currentLeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
 import type { Backend } from "./migration.js";
-import type { LedgerSchema } from "./schema.js";
+import type { LedgerSchema, ProjectLockTable } from "./schema.js";
 import { inTransaction } from "./transaction.js";
 
 /**
@@ -13,8 +14,11 @@ import { inTransaction } from "./transaction.js";
  * - in process: one FIFO mutex per project id, shared by every store of this process;
  * - across processes: on PostgreSQL a session advisory lock held on one dedicated pooled
  *   connection; on SQLite a lease row in `project_locks` (holder id + expiry), taken in a
- *   BEGIN IMMEDIATE transaction, polled with backoff, renewed while held and stolen once expired
- *   (a crashed holder therefore blocks others for at most one lease period).
+ *   BEGIN IMMEDIATE transaction, polled with backoff, renewed while held. The row records the
+ *   holder's pid, pid-space key and process start time: a waiter in the same pid space takes the
+ *   lease over at once when that holder is provably dead (gone, a zombie, or its pid reused);
+ *   otherwise (another host, a network filesystem, uncertainty) it is stolen only once expired,
+ *   so a crashed holder elsewhere blocks others for at most one lease period.
  * Holding is tracked in AsyncLocalStorage so code already inside the lock re-enters it freely.
  */
 const mutexes = new Map<string, AsyncMutex>();
@@ -58,6 +62,7 @@ export async function backoff(attempt: number, signal?: AbortSignal): Promise<vo
 
 export interface LockOptions {
   signal?: AbortSignal | undefined;
+  /** SQLite lease length in milliseconds (default: the store's, else DEFAULT_LEASE_MS). */
   leaseMs?: number | undefined;
 }
 
@@ -105,22 +110,27 @@ async function holdLease<T>(
   { signal, leaseMs = DEFAULT_LEASE_MS }: LockOptions,
 ): Promise<T> {
   const holder = ulid();
+  const me = await currentLeaseHolder();
   for (let attempt = 0; ; attempt++) {
     throwIfAborted(signal);
     const taken = await inTransaction(db, "sqlite", async (tx) => {
-      const now = Date.now();
       const lease = await tx
         .selectFrom("project_locks")
         .selectAll()
         .where("project_id", "=", projectId)
         .executeTakeFirst();
-      if (lease !== undefined && Number(lease.expires_at) > now) return false;
+      if (lease !== undefined && (await leaseIsLive(lease))) return false;
+      const row = {
+        holder,
+        expires_at: Date.now() + leaseMs,
+        holder_pid: me.pid,
+        holder_host: me.host,
+        holder_start: me.start,
+      };
       await tx
         .insertInto("project_locks")
-        .values({ project_id: projectId, holder, expires_at: now + leaseMs })
-        .onConflict((oc) =>
-          oc.column("project_id").doUpdateSet({ holder, expires_at: now + leaseMs }),
-        )
+        .values({ project_id: projectId, ...row })
+        .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
         .execute();
       return true;
     });
@@ -151,15 +161,33 @@ async function holdLease<T>(
   }
 }
 
-/** True when another process holds a live SQLite lease (checked inside a write transaction). */
+/** A lease is live while unexpired, unless its holder is provably dead (see lock-holder.ts). */
+async function leaseIsLive(lease: ProjectLockTable): Promise<boolean> {
+  if (Number(lease.expires_at) <= Date.now()) return false;
+  return !(await leaseHolderIsGone(lease));
+}
+
+/**
+ * True when another process holds a live SQLite lease (checked inside a write transaction). A
+ * lease left by a provably dead holder is deleted here, in the caller's transaction; a merely
+ * expired one is left for its (perhaps only stalled) holder to renew or a waiter to take over.
+ */
 export async function leaseHeldElsewhere(
   tx: Kysely<LedgerSchema>,
   projectId: string,
 ): Promise<boolean> {
   const lease = await tx
     .selectFrom("project_locks")
-    .select("expires_at")
+    .selectAll()
     .where("project_id", "=", projectId)
     .executeTakeFirst();
-  return lease !== undefined && Number(lease.expires_at) > Date.now();
+  if (lease === undefined) return false;
+  const gone = await leaseHolderIsGone(lease);
+  if (!gone) return Number(lease.expires_at) > Date.now();
+  await tx
+    .deleteFrom("project_locks")
+    .where("project_id", "=", projectId)
+    .where("holder", "=", lease.holder)
+    .execute();
+  return false;
 }

@@ -26,6 +26,12 @@ export interface ProjectLockTable {
   holder: string;
   /** Milliseconds since the epoch after which another holder may steal the lease. */
   expires_at: number;
+  /** The holder's pid (migration 003; null in rows written before it). */
+  holder_pid: number | null;
+  /** The holder's pid-space key: hostname, plus boot id and pid namespace on Linux. */
+  holder_host: string | null;
+  /** The holder's process start time (Linux /proc/<pid>/stat field 22), guarding pid reuse. */
+  holder_start: string | null;
 }
 
 export interface SourceTable {

@@ -1,6 +1,11 @@
 import type { Migration } from "../migration.js";
 import { migration001Base } from "./001-base.js";
 import { migration002Runtime } from "./002-runtime.js";
+import { migration003LockHolder } from "./003-lock-holder.js";
 
-/** Every schema step this code knows, in order. Part 2 appends its 002 step here. */
-export const MIGRATIONS: readonly Migration[] = [migration001Base, migration002Runtime];
+/** Every schema step this code knows, in order. A released step is never edited: add one. */
+export const MIGRATIONS: readonly Migration[] = [
+  migration001Base,
+  migration002Runtime,
+  migration003LockHolder,
+];
