@@ -19,7 +19,7 @@ import { EventStreamListener, type ListenerState } from "./internal/event-stream
 import { fetchFailure } from "./internal/fetch-failure.js";
 import { httpStatusError } from "./internal/http-status-error.js";
 import { LegacySseChannel } from "./internal/legacy-sse-channel.js";
-import { linkSignals } from "./internal/linked-signal.js";
+import { type LinkedSignal, linkSignals } from "./internal/linked-signal.js";
 import { EVENT_STREAM, JSON_MEDIA_TYPE, mediaTypeOf } from "./internal/media-type.js";
 import {
   consumeJsonResponse,
@@ -44,6 +44,11 @@ export class HttpTransport extends CorrelatedTransport {
   readonly #config: ResolvedHttpConfig;
   /** Aborted by close(): stops every fetch and stream this transport started. */
   readonly #lifetime = new AbortController();
+  /**
+   * Signals of the writes in flight. close() aborts them one by one rather than each write
+   * listening on #lifetime, so a busy transport never piles listeners onto one signal.
+   */
+  readonly #inFlight = new Set<LinkedSignal>();
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #serverRetryMs: number | undefined;
@@ -135,9 +140,9 @@ export class HttpTransport extends CorrelatedTransport {
     // Requests end when the correlator settles them (context.signal); anything else we send is
     // bounded by the timeout here, so a server that never accepts a notification cannot hang us.
     const timeout = isRequest ? undefined : AbortSignal.timeout(this.#config.timeout);
-    const signals = [context.signal, this.#lifetime.signal];
-    if (timeout) signals.push(timeout);
-    const linked = linkSignals(signals);
+    if (this.#lifetime.signal.aborted) throw this.closedError();
+    const linked = linkSignals(timeout ? [context.signal, timeout] : [context.signal]);
+    this.#inFlight.add(linked);
     const { signal } = linked;
     try {
       if (this.#legacy) await this.#legacy.post(serializeMessage(message), signal);
@@ -155,6 +160,7 @@ export class HttpTransport extends CorrelatedTransport {
       }
       throw error;
     } finally {
+      this.#inFlight.delete(linked);
       linked.dispose();
     }
   }
@@ -162,7 +168,9 @@ export class HttpTransport extends CorrelatedTransport {
   protected async closeConnection(): Promise<void> {
     this.#listener?.stop();
     this.#legacy?.close();
-    this.#lifetime.abort(this.closedError());
+    const closed = this.closedError();
+    this.#lifetime.abort(closed);
+    for (const linked of this.#inFlight) linked.abort(closed);
     const sessionId = this.#sessionId;
     this.#sessionId = undefined;
     if (this.#config.type === "http" && sessionId !== undefined)
