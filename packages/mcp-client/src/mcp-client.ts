@@ -1,18 +1,18 @@
 import {
   isLocalError,
-  JsonRpcError,
   type JsonRpcNotification,
   type JsonRpcParams,
-  type JsonRpcRequest,
   LocalErrorCode,
   type MCPTransport,
 } from "@awr/jsonrpc-core";
 import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
+import { invalidArgument, requireNonEmptyString } from "./internal/argument-checks.js";
 import { DebouncedTask } from "./internal/debounced-task.js";
 import { readInitializeResult } from "./internal/initialize-result.js";
 import { ListenerSet } from "./internal/listener-set.js";
 import { collectPages } from "./internal/paginate.js";
-import { expectArray, expectRecord, isRecord } from "./internal/result-shapes.js";
+import { expectResultWithArray, isRecord } from "./internal/result-shapes.js";
+import { ServerRequestResponder } from "./internal/server-requests.js";
 import type {
   CallOptions,
   ConnectOptions,
@@ -22,7 +22,6 @@ import type {
 } from "./mcp-client-options.js";
 import type {
   CallToolResult,
-  ClientCapabilities,
   GetPromptResult,
   Implementation,
   InitializeResult,
@@ -37,7 +36,11 @@ import { LATEST_PROTOCOL_VERSION } from "./protocol-version.js";
 
 type State = "new" | "connecting" | "ready" | "closed";
 
-type NotificationHandler = (params: never, notification: JsonRpcNotification) => void;
+/** Notification handlers by method: the params (when an object) and the whole notification. */
+type NotificationEvents = Record<
+  string,
+  [params: Record<string, unknown> | undefined, notification: JsonRpcNotification]
+>;
 
 const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 100;
 
@@ -55,11 +58,13 @@ export class MCPClient {
     // A throwing "error" listener is not reported again, or it would loop.
     if (event !== "error") this.#reportError(error);
   });
-  readonly #notificationHandlers = new Map<string, Set<NotificationHandler>>();
+  readonly #notificationHandlers = new ListenerSet<NotificationEvents>((error) =>
+    this.#reportError(error),
+  );
+  readonly #serverRequests: ServerRequestResponder;
   #state: State = "new";
   #initialize: InitializeResult | undefined;
   #tools: readonly Tool[] | undefined;
-  #roots: RootsSource | undefined;
   readonly #toolRefresh: DebouncedTask;
   #closing: Promise<void> | undefined;
   #renewing: Promise<void> | undefined;
@@ -70,15 +75,12 @@ export class MCPClient {
       typeof clientInfo.name !== "string" ||
       typeof clientInfo.version !== "string"
     ) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        "clientInfo needs a string name and version",
-      );
+      throw invalidArgument("clientInfo needs a string name and version");
     }
     this.transport = transport;
     this.clientInfo = clientInfo;
     this.#options = options;
-    this.#roots = options.roots;
+    this.#serverRequests = new ServerRequestResponder(options);
     // A burst of `list_changed` costs one `tools/list` sweep after the burst.
     this.#toolRefresh = new DebouncedTask(
       () => this.#refreshTools(),
@@ -133,16 +135,11 @@ export class MCPClient {
       notification: JsonRpcNotification,
     ) => void,
   ): () => void;
-  onNotification(method: string, handler: NotificationHandler): () => void {
-    let set = this.#notificationHandlers.get(method);
-    if (!set) {
-      set = new Set();
-      this.#notificationHandlers.set(method, set);
-    }
-    set.add(handler);
-    return () => {
-      set.delete(handler);
-    };
+  onNotification(
+    method: string,
+    handler: (...args: NotificationEvents[string]) => void,
+  ): () => void {
+    return this.#notificationHandlers.on(method, handler);
   }
 
   /**
@@ -154,10 +151,7 @@ export class MCPClient {
     const { signal } = options;
     if (signal?.aborted) throw signal.reason;
     if (this.#state !== "new") {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        `connect() was already called (state: ${this.#state})`,
-      );
+      throw invalidArgument(`connect() was already called (state: ${this.#state})`);
     }
     this.#state = "connecting";
     this.#wireTransport();
@@ -198,22 +192,12 @@ export class MCPClient {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (typeof name !== "string" || name.length === 0) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        "callTool needs a non-empty tool name",
-      );
-    }
+    requireNonEmptyString(name, "callTool needs a non-empty tool name");
     if (args !== undefined && !isRecord(args)) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        `callTool("${name}"): arguments must be an object`,
-      );
+      throw invalidArgument(`callTool("${name}"): arguments must be an object`);
     }
     const raw = await this.request("tools/call", { name, arguments: args ?? {} }, options);
-    const result = expectRecord("tools/call", raw);
-    const content = expectArray<CallToolResult["content"][number]>("tools/call", result, "content");
-    return { ...result, content } as CallToolResult;
+    return expectResultWithArray<CallToolResult>("tools/call", raw, "content");
   }
 
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
@@ -221,20 +205,9 @@ export class MCPClient {
   }
 
   async readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    if (typeof uri !== "string" || uri.length === 0) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        "readResource needs a non-empty uri",
-      );
-    }
-    const result = expectRecord(
-      "resources/read",
-      await this.request("resources/read", { uri }, options),
-    );
-    return {
-      ...result,
-      contents: expectArray("resources/read", result, "contents"),
-    } as ReadResourceResult;
+    requireNonEmptyString(uri, "readResource needs a non-empty uri");
+    const raw = await this.request("resources/read", { uri }, options);
+    return expectResultWithArray<ReadResourceResult>("resources/read", raw, "contents");
   }
 
   async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
@@ -246,18 +219,10 @@ export class MCPClient {
     args?: Record<string, string>,
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
-    if (typeof name !== "string" || name.length === 0) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidArgument,
-        "getPrompt needs a non-empty prompt name",
-      );
-    }
+    requireNonEmptyString(name, "getPrompt needs a non-empty prompt name");
     const params = args === undefined ? { name } : { name, arguments: args };
-    const result = expectRecord("prompts/get", await this.request("prompts/get", params, options));
-    return {
-      ...result,
-      messages: expectArray("prompts/get", result, "messages"),
-    } as GetPromptResult;
+    const raw = await this.request("prompts/get", params, options);
+    return expectResultWithArray<GetPromptResult>("prompts/get", raw, "messages");
   }
 
   /** Any request, for methods without a helper; applies the client's default timeout. */
@@ -285,7 +250,7 @@ export class MCPClient {
   /** Replaces the roots and tells the server (`notifications/roots/list_changed`). */
   async setRoots(roots: RootsSource, options: { signal?: AbortSignal } = {}): Promise<void> {
     if (options.signal?.aborted) throw options.signal.reason;
-    this.#roots = roots;
+    this.#serverRequests.setRoots(roots);
     if (this.#state === "ready")
       await this.transport.notify("notifications/roots/list_changed", undefined, options);
   }
@@ -306,7 +271,7 @@ export class MCPClient {
       "initialize",
       {
         protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: this.#capabilities(),
+        capabilities: this.#serverRequests.capabilities(),
         clientInfo: this.clientInfo,
       },
       this.#requestOptions({ signal, timeout }),
@@ -349,20 +314,13 @@ export class MCPClient {
   #wireTransport(): void {
     const transport = this.transport;
     transport.onNotification = (notification) => this.#dispatchNotification(notification);
-    transport.onRequest = (request) => this.#answerRequest(request);
+    transport.onRequest = (request) => this.#serverRequests.answer(request);
     transport.onError = (error) => this.#reportError(error);
     transport.onClose = (info) => {
       this.#state = "closed";
       this.#toolRefresh.cancel();
       this.#events.emit("close", info);
     };
-  }
-
-  #capabilities(): ClientCapabilities {
-    const capabilities: ClientCapabilities = { ...this.#options.capabilities };
-    if (this.#roots !== undefined)
-      capabilities.roots = { listChanged: true, ...capabilities.roots };
-    return capabilities;
   }
 
   #requestOptions(options: CallOptions): CallOptions {
@@ -374,29 +332,12 @@ export class MCPClient {
     return collectPages<T>(method, field, (params) => this.request(method, params, options));
   }
 
-  async #answerRequest(request: JsonRpcRequest): Promise<unknown> {
-    if (request.method === "ping") return {};
-    if (request.method === "roots/list" && this.#roots !== undefined) {
-      const roots = typeof this.#roots === "function" ? await this.#roots() : this.#roots;
-      return { roots: [...roots] };
-    }
-    const handler = this.#options.requestHandlers?.[request.method];
-    if (!handler) throw JsonRpcError.methodNotFound(request.method);
-    return handler(isRecord(request.params) ? request.params : undefined, request);
-  }
-
   #dispatchNotification(notification: JsonRpcNotification): void {
     if (notification.method === "notifications/tools/list_changed" && this.#state !== "closed") {
       this.#toolRefresh.schedule();
     }
     const params = isRecord(notification.params) ? notification.params : undefined;
-    for (const handler of [...(this.#notificationHandlers.get(notification.method) ?? [])]) {
-      try {
-        handler(params as never, notification);
-      } catch (error) {
-        this.#reportError(error);
-      }
-    }
+    this.#notificationHandlers.emit(notification.method, params, notification);
     this.#events.emit("notification", notification);
   }
 

@@ -1,4 +1,5 @@
 import {
+  type ManagedServerConfig,
   MCPClientErrorCode,
   MCPManager,
   type ServerState,
@@ -8,6 +9,7 @@ import type { StdioTransport } from "@awr/transport-stdio";
 import { afterEach, describe, expect, it } from "vitest";
 import { EverythingHttpServer, everythingStdioConfig } from "./fixtures/everything-server.js";
 import { FixtureHttpServer } from "./fixtures/fixture-server.js";
+import type { HttpServerProcess } from "./fixtures/http-server-process.js";
 
 const fast = {
   reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
@@ -25,6 +27,21 @@ function track(manager: MCPManager): { states: Array<[string, ServerState]> } {
   manager.on("state", (status: ServerStatus) => log.states.push([status.name, status.state]));
   cleanups.push(() => manager.close());
   return log;
+}
+
+/** A manager over `servers` with fast healing, tracked, closed after the test, and started. */
+async function startManager(servers: Record<string, ManagedServerConfig>) {
+  const manager = new MCPManager({ ...fast, servers });
+  const log = track(manager);
+  const statuses = await manager.start({ gateMs: 15_000 });
+  return { manager, log, statuses };
+}
+
+/** An HTTP server process, stopped after the test. */
+async function httpServer(start: () => Promise<HttpServerProcess>): Promise<HttpServerProcess> {
+  const server = await start();
+  cleanups.push(() => server.stop());
+  return server;
 }
 
 function waitForState(
@@ -46,9 +63,11 @@ function waitForState(
 
 describe("MCPManager healing", () => {
   it("heals a stdio server killed with SIGKILL mid-session: the next call succeeds on a new process", async () => {
-    const manager = new MCPManager({ ...fast, servers: { everything: everythingStdioConfig() } });
-    const log = track(manager);
-    const [status] = await manager.start({ gateMs: 15_000 });
+    const {
+      manager,
+      log,
+      statuses: [status],
+    } = await startManager({ everything: everythingStdioConfig() });
     expect(status?.state).toBe("ready");
     expect(manager.listTools().map((t) => t.name)).toContain("mcp__everything__get-sum");
     const first = manager.getClient("everything")?.transport as StdioTransport;
@@ -66,9 +85,7 @@ describe("MCPManager healing", () => {
   });
 
   it("retries an idempotent call once when its server is killed while the call runs", async () => {
-    const manager = new MCPManager({ ...fast, servers: { everything: everythingStdioConfig() } });
-    track(manager);
-    await manager.start({ gateMs: 15_000 });
+    const { manager } = await startManager({ everything: everythingStdioConfig() });
     const transport = manager.getClient("everything")?.transport as StdioTransport | undefined;
     const pid = transport?.pid as number;
     let killed = false;
@@ -90,14 +107,8 @@ describe("MCPManager healing", () => {
   });
 
   it("re-initialises after an HTTP server restart (404 session expired) and retries a read-only call once", async () => {
-    const server = await FixtureHttpServer.start();
-    cleanups.push(() => server.stop());
-    const manager = new MCPManager({
-      ...fast,
-      servers: { fixture: { type: "http", url: server.url } },
-    });
-    track(manager);
-    await manager.start({ gateMs: 15_000 });
+    const server = await httpServer(FixtureHttpServer.start);
+    const { manager } = await startManager({ fixture: { type: "http", url: server.url } });
     const before = manager.getClient("fixture")?.transport.sessionId;
     expect(before).toBeTypeOf("string");
     await server.restart();
@@ -110,14 +121,8 @@ describe("MCPManager healing", () => {
   });
 
   it("does not retry a tool that is neither read-only nor idempotent, but heals for the next call", async () => {
-    const server = await FixtureHttpServer.start();
-    cleanups.push(() => server.stop());
-    const manager = new MCPManager({
-      ...fast,
-      servers: { fixture: { type: "http", url: server.url } },
-    });
-    track(manager);
-    await manager.start({ gateMs: 15_000 });
+    const server = await httpServer(FixtureHttpServer.start);
+    const { manager } = await startManager({ fixture: { type: "http", url: server.url } });
     await server.restart();
     await expect(manager.callTool("mcp__fixture__append", { line: "x" })).rejects.toMatchObject({
       code: "SESSION_EXPIRED",
@@ -128,14 +133,8 @@ describe("MCPManager healing", () => {
   });
 
   it("heals server-everything over HTTP after a restart (it answers 400 for unknown sessions)", async () => {
-    const server = await EverythingHttpServer.start();
-    cleanups.push(() => server.stop());
-    const manager = new MCPManager({
-      ...fast,
-      servers: { everything: { type: "http", url: server.url } },
-    });
-    track(manager);
-    await manager.start({ gateMs: 15_000 });
+    const server = await httpServer(EverythingHttpServer.start);
+    const { manager } = await startManager({ everything: { type: "http", url: server.url } });
     await server.restart();
     const result = await manager.callTool("mcp__everything__get-sum", { a: 5, b: 6 });
     expect(result.content[0]).toMatchObject({ text: expect.stringContaining("11") });

@@ -13,6 +13,7 @@ import { readBodyText } from "./internal/body-text.js";
 import { readEventStream } from "./internal/event-stream.js";
 import { fetchFailure } from "./internal/fetch-failure.js";
 import { httpStatusError } from "./internal/http-status-error.js";
+import { parseJsonBody } from "./internal/json-body.js";
 import { linkSignals } from "./internal/linked-signal.js";
 import { EVENT_STREAM, mediaTypeOf } from "./internal/media-type.js";
 import { noResponse } from "./internal/request-response.js";
@@ -149,19 +150,7 @@ export async function callMCP(
 }
 
 function findAnswer(text: string, id: JsonRpcId): JsonRpcResponse {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new TransportError(
-      LocalErrorCode.ProtocolViolation,
-      `malformed JSON body: ${(error as Error).message}`,
-      {
-        cause: error,
-        details: { body: text.slice(0, 1_000) },
-      },
-    );
-  }
+  const value = parseJsonBody(text, "malformed JSON body", {});
   for (const item of Array.isArray(value) ? value : [value]) {
     const parsed = classifyMessage(item);
     if ((parsed.kind === "result" || parsed.kind === "error") && parsed.message.id === id)

@@ -1,5 +1,6 @@
 import { LocalErrorCode, TransportError } from "@awr/jsonrpc-core";
 import { createParser } from "eventsource-parser";
+import { parseJsonBody } from "./internal/json-body.js";
 
 /**
  * Parses a whole HTTP response body from an MCP server into the JSON values it carries: every
@@ -12,18 +13,7 @@ export function parseSSE(text: string): unknown[] {
     throw new TypeError("parseSSE expects the response body as a string");
   const trimmed = text.trimStart();
   if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch (error) {
-      throw new TransportError(
-        LocalErrorCode.ProtocolViolation,
-        `the JSON body is malformed: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
+    const value = parseJsonBody(trimmed, "the JSON body is malformed");
     return Array.isArray(value) ? value : [value];
   }
   const values: unknown[] = [];

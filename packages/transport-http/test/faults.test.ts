@@ -5,37 +5,19 @@ import {
   TransportError,
 } from "@awr/jsonrpc-core";
 import {
-  createHttpTransport,
   type HttpTransport,
   type HttpTransportConfig,
   SessionExpiredError,
 } from "@awr/transport-http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FaultServer, json, openSse, sse, startFaultServer } from "./fixtures/fault-server.js";
+import { describe, expect, it } from "vitest";
+import { json, openSse, sse } from "./fixtures/fault-server.js";
 import { eventually } from "./fixtures/handshake.js";
+import { useFaultServer } from "./fixtures/transport-suite.js";
 
-let server: FaultServer;
-const transports: HttpTransport[] = [];
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterEach(async () => {
-  await Promise.all(transports.splice(0).map((transport) => transport.close()));
-  server.reset();
-});
-afterAll(async () => {
-  await server.close();
-});
+const { server, transport: faultTransport } = await useFaultServer();
 
 async function open(config: Partial<HttpTransportConfig> = {}): Promise<HttpTransport> {
-  const transport = createHttpTransport({
-    url: server.url(),
-    timeout: 5_000,
-    closeTimeoutMs: 500,
-    ...config,
-  });
-  transports.push(transport);
+  const transport = faultTransport({ timeout: 5_000, closeTimeoutMs: 500, ...config });
   await transport.connect();
   return transport;
 }

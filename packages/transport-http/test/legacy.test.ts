@@ -1,30 +1,20 @@
 import type { ServerResponse } from "node:http";
 import { LocalErrorCode, type TransportCloseInfo } from "@awr/jsonrpc-core";
-import { createHttpTransport, type HttpTransport } from "@awr/transport-http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FaultServer, openSse, sse, startFaultServer } from "./fixtures/fault-server.js";
+import type { HttpTransport } from "@awr/transport-http";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSse, sse } from "./fixtures/fault-server.js";
 import { eventually } from "./fixtures/handshake.js";
+import { useFaultServer } from "./fixtures/transport-suite.js";
 
-let server: FaultServer;
-const transports: HttpTransport[] = [];
+const { server, transport: faultTransport } = await useFaultServer();
 let stream: ServerResponse | undefined;
 
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterEach(async () => {
-  await Promise.all(transports.splice(0).map((transport) => transport.close()));
-  server.reset();
+afterEach(() => {
   stream = undefined;
-});
-afterAll(async () => {
-  await server.close();
 });
 
 function legacy(timeout = 2_000): HttpTransport {
-  const transport = createHttpTransport({ url: server.url("/sse"), type: "sse", timeout });
-  transports.push(transport);
-  return transport;
+  return faultTransport({ url: server.url("/sse"), type: "sse", timeout });
 }
 
 /** A legacy server: GET opens the stream and names the endpoint; POSTed requests are answered on it. */

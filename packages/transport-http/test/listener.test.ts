@@ -1,27 +1,15 @@
 import { LocalErrorCode } from "@awr/jsonrpc-core";
 import {
-  createHttpTransport,
   type HttpTransport,
   type HttpTransportConfig,
   SessionExpiredError,
 } from "@awr/transport-http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FaultServer, json, openSse, sse, startFaultServer } from "./fixtures/fault-server.js";
+import { describe, expect, it } from "vitest";
+import { json, openSse, sse } from "./fixtures/fault-server.js";
 import { eventually } from "./fixtures/handshake.js";
+import { useFaultServer } from "./fixtures/transport-suite.js";
 
-let server: FaultServer;
-const transports: HttpTransport[] = [];
-
-beforeAll(async () => {
-  server = await startFaultServer();
-});
-afterEach(async () => {
-  await Promise.all(transports.splice(0).map((transport) => transport.close()));
-  server.reset();
-});
-afterAll(async () => {
-  await server.close();
-});
+const { server, transport: faultTransport } = await useFaultServer();
 
 /** A session-assigning server; the GET handler is each test's. */
 async function listening(
@@ -31,14 +19,12 @@ async function listening(
     if (req.body?.id === undefined) res.writeHead(202).end();
     else json(res, { jsonrpc: "2.0", id: req.body.id, result: {} }, { "mcp-session-id": "sess" });
   };
-  const transport = createHttpTransport({
-    url: server.url(),
+  const transport = faultTransport({
     listen: true,
     closeTimeoutMs: 200,
     reconnect: { initialDelayMs: 5, maxDelayMs: 20, maxRetries: 3 },
     ...config,
   });
-  transports.push(transport);
   const notes: string[] = [];
   const errors: Error[] = [];
   transport.onNotification = (n) =>

@@ -1,8 +1,9 @@
 import type { JsonRpcNotification, Progress } from "@awr/jsonrpc-core";
-import { createHttpTransport, type HttpTransport } from "@awr/transport-http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createHttpTransport } from "@awr/transport-http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, handshake } from "./fixtures/handshake.js";
 import { type SdkServer, startSdkServer } from "./fixtures/sdk-server.js";
+import { closeTransportsAfterEach } from "./fixtures/transport-suite.js";
 
 interface ToolResult {
   content: { type: string; text: string }[];
@@ -17,23 +18,17 @@ const modes = [
 
 describe.each(modes)("against the SDK's Streamable HTTP server ($name)", ({ stateful, json }) => {
   let server: SdkServer;
-  const transports: HttpTransport[] = [];
+  const track = closeTransportsAfterEach();
 
   beforeAll(async () => {
     server = await startSdkServer({ stateful, json });
-  });
-  afterEach(async () => {
-    await Promise.all(transports.splice(0).map((transport) => transport.close()));
   });
   afterAll(async () => {
     await server.close();
   });
 
-  const open = (listen = false) => {
-    const transport = createHttpTransport({ url: server.url(), listen, timeout: 5_000 });
-    transports.push(transport);
-    return transport;
-  };
+  const open = (listen = false) =>
+    track(createHttpTransport({ url: server.url(), listen, timeout: 5_000 }));
 
   it("initializes, lists tools and calls one", async () => {
     const transport = open();

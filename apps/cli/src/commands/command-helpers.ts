@@ -1,5 +1,7 @@
 import { type Command, Option } from "commander";
-import type { WriteFlags } from "../context.js";
+import type { OperationInput, OperationName, OperationResult } from "../backend/operations.js";
+import type { CommandContext, WriteFlags } from "../context.js";
+import { transitionLines } from "../render/views.js";
 import { integer } from "./option-parsers.js";
 
 export const WRITE_HELP = `
@@ -31,6 +33,33 @@ export function writeFlags(options: { expectedRevision?: number; requestId?: str
       : {}),
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
   };
+}
+
+/**
+ * Runs a write command's operation with its `--expected-revision` / `--request-id` flags and
+ * prints the transition under `headline` (JSON output prints the result as it is).
+ */
+export async function writeAndPrint(
+  context: CommandContext,
+  operation: OperationName,
+  input: OperationInput,
+  flags: WriteFlags,
+  headline: string | ((result: OperationResult) => string),
+): Promise<void> {
+  const result = await context.write(operation, input, writeFlags(flags));
+  context.print(result, () =>
+    transitionLines(
+      result,
+      context.colors,
+      typeof headline === "string" ? headline : headline(result),
+    ),
+  );
+}
+
+/** The options of a write command that may name the session it belongs to. */
+export interface SessionWriteOptions extends WriteFlags {
+  session?: string;
+  conversation?: string;
 }
 
 /** `--session ID` / `--conversation TEXT`: the two ways to name a session (give at most one). */

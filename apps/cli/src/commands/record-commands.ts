@@ -1,11 +1,11 @@
 import { type Command, Option } from "commander";
 import type { CommandContext } from "../context.js";
-import { transitionLines } from "../render/views.js";
 import {
+  type SessionWriteOptions,
   sessionAddress,
   withSessionOptions,
   withWriteOptions,
-  writeFlags,
+  writeAndPrint,
 } from "./command-helpers.js";
 import { collect, defined, jsonObject } from "./option-parsers.js";
 
@@ -35,14 +35,10 @@ export function registerRecordCommands(program: Command, context: CommandContext
   withWriteOptions(append).action(
     async (
       type: string,
-      options: {
+      options: SessionWriteOptions & {
         work?: string;
         summary?: string;
         payload?: Record<string, unknown>;
-        session?: string;
-        conversation?: string;
-        expectedRevision?: number;
-        requestId?: string;
       },
     ) => {
       const input = defined({
@@ -52,10 +48,7 @@ export function registerRecordCommands(program: Command, context: CommandContext
         summary: options.summary,
         payload: options.payload,
       });
-      const result = await context.write("eventAppend", input, writeFlags(options));
-      context.print(result, () =>
-        transitionLines(result, context.colors, `event ${type} appended`),
-      );
+      await writeAndPrint(context, "eventAppend", input, options, `event ${type} appended`);
     },
   );
 
@@ -85,7 +78,7 @@ export function registerRecordCommands(program: Command, context: CommandContext
   withWriteOptions(add).action(
     async (
       key: string,
-      options: {
+      options: SessionWriteOptions & {
         type: string;
         level: string;
         summary: string;
@@ -95,10 +88,6 @@ export function registerRecordCommands(program: Command, context: CommandContext
         sha256?: string;
         command?: string;
         verifiedAt?: string;
-        session?: string;
-        conversation?: string;
-        expectedRevision?: number;
-        requestId?: string;
       },
     ) => {
       const input = defined({
@@ -114,10 +103,7 @@ export function registerRecordCommands(program: Command, context: CommandContext
         verified_at: options.verifiedAt,
         ...sessionAddress(options),
       });
-      const result = await context.write("evidenceRecord", input, writeFlags(options));
-      context.print(result, () =>
-        transitionLines(result, context.colors, `evidence ${key} recorded`),
-      );
+      await writeAndPrint(context, "evidenceRecord", input, options, `evidence ${key} recorded`);
     },
   );
 }

@@ -1,14 +1,13 @@
 import { type Command, Option } from "commander";
+import type { OperationName } from "../backend/operations.js";
 import { usageError } from "../cli-error.js";
-import type { CommandContext } from "../context.js";
-import { sessionLines, sessionListLines, transitionLines } from "../render/views.js";
-import { limitOption, sessionAddress, withWriteOptions, writeFlags } from "./command-helpers.js";
+import type { CommandContext, WriteFlags } from "../context.js";
+import { sessionLines, sessionListLines } from "../render/views.js";
+import { limitOption, sessionAddress, withWriteOptions, writeAndPrint } from "./command-helpers.js";
 import { collect, defined, integer } from "./option-parsers.js";
 
-interface AddressOptions {
+interface AddressOptions extends WriteFlags {
   conversation?: string;
-  expectedRevision?: number;
-  requestId?: string;
 }
 
 const SESSION_ARGUMENT = "[session]";
@@ -26,6 +25,35 @@ function addressed(group: Command, name: string, description: string): Command {
     );
 }
 
+/** One write on an addressed session: its own options, how they become input, its headline. */
+interface AddressedWrite<O extends AddressOptions> {
+  name: string;
+  description: string;
+  /** Adds the command's own options (the write options follow them). */
+  options: (command: Command) => Command;
+  operation: OperationName;
+  /** The operation's input besides the session address; undefined values are dropped. */
+  input: (options: O) => Record<string, unknown>;
+  headline: string | ((options: O) => string);
+  /** Rejects option combinations commander cannot express (a usage error). */
+  check?: (options: O) => void;
+}
+
+function addressedWrite<O extends AddressOptions>(
+  group: Command,
+  context: CommandContext,
+  spec: AddressedWrite<O>,
+): void {
+  withWriteOptions(spec.options(addressed(group, spec.name, spec.description))).action(
+    async (id: string | undefined, options: O) => {
+      spec.check?.(options);
+      const input = defined({ ...sessionAddress(options, id), ...spec.input(options) });
+      const headline = typeof spec.headline === "string" ? spec.headline : spec.headline(options);
+      await writeAndPrint(context, spec.operation, input, options, headline);
+    },
+  );
+}
+
 /** `awr session start|list|show|checkpoint|claim|release|end|resume|wait|reply`. */
 export function registerSessionCommands(program: Command, context: CommandContext): void {
   const session = program
@@ -33,16 +61,6 @@ export function registerSessionCommands(program: Command, context: CommandContex
     .description(
       "sessions bind a host conversation to one unit of work: claims, checkpoints, waits",
     );
-
-  const write = async (
-    operation: Parameters<CommandContext["write"]>[0],
-    input: Record<string, unknown>,
-    options: AddressOptions,
-    headline: string,
-  ) => {
-    const result = await context.write(operation, input, writeFlags(options));
-    context.print(result, () => transitionLines(result, context.colors, headline));
-  };
 
   withWriteOptions(
     session
@@ -77,7 +95,7 @@ export function registerSessionCommands(program: Command, context: CommandContex
         claim: options.claim,
         ttl_ms: options.ttlMs,
       });
-      await write("sessionStart", input, options, `session started on ${work}`);
+      await writeAndPrint(context, "sessionStart", input, options, `session started on ${work}`);
     },
   );
 
@@ -113,191 +131,148 @@ export function registerSessionCommands(program: Command, context: CommandContex
     context.print(result, () => sessionLines(result, context.colors));
   });
 
-  withWriteOptions(
-    addressed(
-      session,
-      "checkpoint",
-      "record where the session stands: digest, next action, open loops",
-    )
-      .requiredOption("--digest <text>", "a short digest of the state")
-      .option("--next-action <text>", "what to do next")
-      .option("--open-loop <text>", "an unfinished thread (repeatable)", collect)
-      .option(
-        "--changed-entity <id>",
-        "an entity changed since the last checkpoint (repeatable)",
-        collect,
-      )
-      .option("--context-hash <hash>", "the context_hash of the packet the session worked from"),
-  ).action(
-    async (
-      id: string | undefined,
-      options: AddressOptions & {
-        digest: string;
-        nextAction?: string;
-        openLoop?: string[];
-        changedEntity?: string[];
-        contextHash?: string;
-      },
-    ) => {
-      const input = defined({
-        ...sessionAddress(options, id),
-        digest: options.digest,
-        next_action: options.nextAction,
-        open_loops: options.openLoop,
-        changed_entities: options.changedEntity,
-        context_hash: options.contextHash,
-      });
-      await write("sessionCheckpoint", input, options, "checkpoint recorded");
-    },
-  );
-
-  withWriteOptions(
-    addressed(
-      session,
-      "claim",
-      "claim a work item for the session (at most one active claim per item)",
-    )
-      .option("--work <id>", "the work item (default: the session's work)")
-      .option("--ttl-ms <ms>", "claim lifetime in milliseconds", integer(1)),
-  ).action(
-    async (id: string | undefined, options: AddressOptions & { work?: string; ttlMs?: number }) => {
-      const input = defined({
-        ...sessionAddress(options, id),
-        action: "acquire",
-        work: options.work,
-        ttl_ms: options.ttlMs,
-      });
-      await write("sessionClaim", input, options, "claim acquired");
-    },
-  );
-
-  withWriteOptions(
-    addressed(session, "release", "release the session's claim").option(
-      "--work <id>",
-      "the work item (default: the session's work)",
-    ),
-  ).action(async (id: string | undefined, options: AddressOptions & { work?: string }) => {
-    const input = defined({
-      ...sessionAddress(options, id),
-      action: "release",
-      work: options.work,
-    });
-    await write("sessionClaim", input, options, "claim released");
+  addressedWrite<
+    AddressOptions & {
+      digest: string;
+      nextAction?: string;
+      openLoop?: string[];
+      changedEntity?: string[];
+      contextHash?: string;
+    }
+  >(session, context, {
+    name: "checkpoint",
+    description: "record where the session stands: digest, next action, open loops",
+    options: (command) =>
+      command
+        .requiredOption("--digest <text>", "a short digest of the state")
+        .option("--next-action <text>", "what to do next")
+        .option("--open-loop <text>", "an unfinished thread (repeatable)", collect)
+        .option(
+          "--changed-entity <id>",
+          "an entity changed since the last checkpoint (repeatable)",
+          collect,
+        )
+        .option("--context-hash <hash>", "the context_hash of the packet the session worked from"),
+    operation: "sessionCheckpoint",
+    input: (options) => ({
+      digest: options.digest,
+      next_action: options.nextAction,
+      open_loops: options.openLoop,
+      changed_entities: options.changedEntity,
+      context_hash: options.contextHash,
+    }),
+    headline: "checkpoint recorded",
   });
 
-  withWriteOptions(
-    addressed(session, "end", "end the session and release its claims")
-      .addOption(
-        new Option("--status <status>", "how it ended")
-          .choices(["ended", "interrupted", "incomplete"])
-          .default("ended"),
-      )
-      .option("--summary <text>", "what happened"),
-  ).action(
-    async (
-      id: string | undefined,
-      options: AddressOptions & { status: string; summary?: string },
-    ) => {
-      const input = defined({
-        ...sessionAddress(options, id),
-        status: options.status,
-        summary: options.summary,
-      });
-      await write("sessionEnd", input, options, `session ${options.status}`);
-    },
-  );
+  addressedWrite<AddressOptions & { work?: string; ttlMs?: number }>(session, context, {
+    name: "claim",
+    description: "claim a work item for the session (at most one active claim per item)",
+    options: (command) =>
+      command
+        .option("--work <id>", "the work item (default: the session's work)")
+        .option("--ttl-ms <ms>", "claim lifetime in milliseconds", integer(1)),
+    operation: "sessionClaim",
+    input: (options) => ({ action: "acquire", work: options.work, ttl_ms: options.ttlMs }),
+    headline: "claim acquired",
+  });
 
-  withWriteOptions(
-    addressed(
-      session,
-      "resume",
-      "continue a session in a successor that inherits its checkpoint and claim",
-    )
-      .option("--new-conversation <text>", "the successor's conversation id")
-      .option("--agent <name>", "the successor's agent")
-      .option("--provider <name>", "the successor's provider")
-      .option("--model <name>", "the successor's model"),
-  ).action(
-    async (
-      id: string | undefined,
-      options: AddressOptions & {
-        newConversation?: string;
-        agent?: string;
-        provider?: string;
-        model?: string;
-      },
-    ) => {
-      const input = defined({
-        ...sessionAddress(options, id),
-        new_conversation: options.newConversation,
-        agent: options.agent,
-        provider: options.provider,
-        model: options.model,
-      });
-      await write("sessionResume", input, options, "session resumed");
-    },
-  );
+  addressedWrite<AddressOptions & { work?: string }>(session, context, {
+    name: "release",
+    description: "release the session's claim",
+    options: (command) =>
+      command.option("--work <id>", "the work item (default: the session's work)"),
+    operation: "sessionClaim",
+    input: (options) => ({ action: "release", work: options.work }),
+    headline: "claim released",
+  });
 
-  withWriteOptions(
-    addressed(
-      session,
-      "wait",
+  addressedWrite<AddressOptions & { status: string; summary?: string }>(session, context, {
+    name: "end",
+    description: "end the session and release its claims",
+    options: (command) =>
+      command
+        .addOption(
+          new Option("--status <status>", "how it ended")
+            .choices(["ended", "interrupted", "incomplete"])
+            .default("ended"),
+        )
+        .option("--summary <text>", "what happened"),
+    operation: "sessionEnd",
+    input: (options) => ({ status: options.status, summary: options.summary }),
+    headline: (options) => `session ${options.status}`,
+  });
+
+  addressedWrite<
+    AddressOptions & {
+      newConversation?: string;
+      agent?: string;
+      provider?: string;
+      model?: string;
+    }
+  >(session, context, {
+    name: "resume",
+    description: "continue a session in a successor that inherits its checkpoint and claim",
+    options: (command) =>
+      command
+        .option("--new-conversation <text>", "the successor's conversation id")
+        .option("--agent <name>", "the successor's agent")
+        .option("--provider <name>", "the successor's provider")
+        .option("--model <name>", "the successor's model"),
+    operation: "sessionResume",
+    input: (options) => ({
+      new_conversation: options.newConversation,
+      agent: options.agent,
+      provider: options.provider,
+      model: options.model,
+    }),
+    headline: "session resumed",
+  });
+
+  addressedWrite<
+    AddressOptions & { question: string; digest: string; nextAction?: string; openLoop?: string[] }
+  >(session, context, {
+    name: "wait",
+    description:
       "checkpoint and ask the user a question; blocks transitions and resume until replied",
-    )
-      .requiredOption("--question <text>", "the question for the user")
-      .requiredOption("--digest <text>", "a short digest of the state")
-      .option("--next-action <text>", "what to do after the answer")
-      .option("--open-loop <text>", "an unfinished thread (repeatable)", collect),
-  ).action(
-    async (
-      id: string | undefined,
-      options: AddressOptions & {
-        question: string;
-        digest: string;
-        nextAction?: string;
-        openLoop?: string[];
-      },
-    ) => {
-      const input = defined({
-        ...sessionAddress(options, id),
-        question: options.question,
-        digest: options.digest,
-        next_action: options.nextAction,
-        open_loops: options.openLoop,
-      });
-      await write("sessionWait", input, options, "waiting for the user");
-    },
-  );
+    options: (command) =>
+      command
+        .requiredOption("--question <text>", "the question for the user")
+        .requiredOption("--digest <text>", "a short digest of the state")
+        .option("--next-action <text>", "what to do after the answer")
+        .option("--open-loop <text>", "an unfinished thread (repeatable)", collect),
+    operation: "sessionWait",
+    input: (options) => ({
+      question: options.question,
+      digest: options.digest,
+      next_action: options.nextAction,
+      open_loops: options.openLoop,
+    }),
+    headline: "waiting for the user",
+  });
 
-  withWriteOptions(
-    addressed(
-      session,
-      "reply",
-      "answer (or cancel) the session's pending question; changes nothing else",
-    )
-      .option("--wait <id>", "the wait to answer (default: the pending one)")
-      .option("--answer <text>", "the answer")
-      .option("--cancel", "cancel the question instead of answering"),
-  ).action(
-    async (
-      id: string | undefined,
-      options: AddressOptions & { wait?: string; answer?: string; cancel?: boolean },
-    ) => {
-      if ((options.answer === undefined) === (options.cancel !== true)) {
-        throw usageError("Give exactly one of --answer TEXT or --cancel.");
-      }
-      const input = defined({
-        ...sessionAddress(options, id),
+  addressedWrite<AddressOptions & { wait?: string; answer?: string; cancel?: boolean }>(
+    session,
+    context,
+    {
+      name: "reply",
+      description: "answer (or cancel) the session's pending question; changes nothing else",
+      options: (command) =>
+        command
+          .option("--wait <id>", "the wait to answer (default: the pending one)")
+          .option("--answer <text>", "the answer")
+          .option("--cancel", "cancel the question instead of answering"),
+      operation: "sessionReply",
+      check: (options) => {
+        if ((options.answer === undefined) === (options.cancel !== true)) {
+          throw usageError("Give exactly one of --answer TEXT or --cancel.");
+        }
+      },
+      input: (options) => ({
         wait: options.wait,
         answer: options.answer,
         cancel: options.cancel,
-      });
-      await write(
-        "sessionReply",
-        input,
-        options,
-        options.cancel ? "question cancelled" : "question answered",
-      );
+      }),
+      headline: (options) => (options.cancel ? "question cancelled" : "question answered"),
     },
   );
 }

@@ -2,8 +2,7 @@ import type { Command } from "commander";
 import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { formatTable } from "../output/table.js";
-import { transitionLines } from "../render/views.js";
-import { withWriteOptions, writeFlags } from "./command-helpers.js";
+import { withWriteOptions, writeAndPrint } from "./command-helpers.js";
 import { localOnly } from "./local-only.js";
 
 async function localBackend(context: CommandContext, command: string): Promise<LocalBackend> {
@@ -79,13 +78,8 @@ export function registerSourceCommands(program: Command, context: CommandContext
         "index changed sources into the projection (spends a revision only when something changed)",
       ),
   ).action(async (options: { expectedRevision?: number; requestId?: string }) => {
-    const result = await context.write("sourceReindex", {}, writeFlags(options));
-    context.print(result, () =>
-      transitionLines(
-        result,
-        context.colors,
-        result["reindexed"] === false ? "sources unchanged" : "sources reindexed",
-      ),
+    await writeAndPrint(context, "sourceReindex", {}, options, (result) =>
+      result["reindexed"] === false ? "sources unchanged" : "sources reindexed",
     );
   });
 }

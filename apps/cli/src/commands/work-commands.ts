@@ -1,23 +1,20 @@
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
-import { transitionLines, workLines } from "../render/views.js";
+import { workLines } from "../render/views.js";
 import {
+  type SessionWriteOptions,
   sessionAddress,
   withSessionOptions,
   withWriteOptions,
-  writeFlags,
+  writeAndPrint,
 } from "./command-helpers.js";
 import { completionEntry, defined } from "./option-parsers.js";
 
-interface TransitionOptions {
-  session?: string;
-  conversation?: string;
+interface TransitionOptions extends SessionWriteOptions {
   nextAction?: string;
   blocker?: string;
   reason?: string;
   criterion?: { criterion: string; evidence: string[] }[];
-  expectedRevision?: number;
-  requestId?: string;
 }
 
 type Action = "progress" | "block" | "unblock" | "cancel" | "reopen" | "complete";
@@ -103,8 +100,7 @@ export function registerWorkCommands(program: Command, context: CommandContext):
         reason: options.reason,
         completion: options.criterion,
       });
-      const result = await context.write("workTransition", input, writeFlags(options));
-      context.print(result, () => transitionLines(result, context.colors, `work ${id}: ${action}`));
+      await writeAndPrint(context, "workTransition", input, options, `work ${id}: ${action}`);
     });
   }
 }

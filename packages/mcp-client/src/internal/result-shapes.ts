@@ -34,6 +34,15 @@ export function expectArray<T>(
   );
 }
 
+/**
+ * A result object whose `field` is an array (a missing one reads as empty): the shape of
+ * `tools/call`, `resources/read` and `prompts/get` answers.
+ */
+export function expectResultWithArray<R>(method: string, raw: unknown, field: string): R {
+  const result = expectRecord(method, raw);
+  return { ...result, [field]: expectArray(method, result, field) } as R;
+}
+
 /** Reads `nextCursor`; only a non-empty string continues the listing. */
 export function nextCursorOf(result: Record<string, unknown>): string | undefined {
   const cursor = result["nextCursor"];

@@ -10,6 +10,7 @@ import { SessionExpiredError } from "../session-expired-error.js";
 import { reconnectDelay } from "./backoff.js";
 import { readBodyText } from "./body-text.js";
 import { describe, type EventSourceMessage, readEventStream } from "./event-stream.js";
+import { parseJsonBody } from "./json-body.js";
 import { sleep } from "./sleep.js";
 
 /** What reading one request's response needs from the transport. */
@@ -47,16 +48,11 @@ export async function consumeJsonResponse(
   id: JsonRpcId,
 ): Promise<void> {
   const text = await readBodyText(response, host.maxBodyBytes);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new TransportError(
-      LocalErrorCode.ProtocolViolation,
-      `malformed JSON body in the response to request ID ${String(id)}: ${(error as Error).message}`,
-      { cause: error, details: { id, body: text.slice(0, 1_000) } },
-    );
-  }
+  const value = parseJsonBody(
+    text,
+    `malformed JSON body in the response to request ID ${String(id)}`,
+    { id },
+  );
   const classified = (Array.isArray(value) ? value : [value]).map((item) => classifyMessage(item));
   const invalid = classified.find((parsed) => parsed.kind === "invalid");
   if (invalid?.kind === "invalid") {
