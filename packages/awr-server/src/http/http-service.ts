@@ -52,7 +52,8 @@ function sendError(
 /**
  * Starts the shared Streamable HTTP service at `/mcp`. It is stateless: each POST gets a fresh
  * McpServer and transport (no MCP session ids), and AWR sessions live in the ledgers, so any
- * number of processes can serve the same PostgreSQL-backed projects. GET (standalone SSE) and
+ * number of processes can serve the same PostgreSQL-backed projects. What does not depend on the
+ * request is built once: the tool catalog (see createAwrServer) and the projects' open ledgers. GET (standalone SSE) and
  * DELETE are 405: there is no server-initiated stream to hold open.
  */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
@@ -73,7 +74,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     const guard = guardRequest(req.headers, registry);
     if (!guard.ok) return sendError(res, guard.status, guard.message, guard.headers);
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    // The common case needs no URL parsing; anything else (a query, odd forms) is parsed.
+    const path = req.url === "/mcp" ? "/mcp" : new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== "/mcp") return sendError(res, 404, "Not found: the MCP endpoint is /mcp.");
     if (req.method !== "POST") {
       return sendError(res, 405, "Method not allowed: this stateless endpoint accepts POST only.", {

@@ -51,12 +51,16 @@ export class ProjectDirectory {
     const entry = this.#open.get(key);
     if (!entry) throw new AwrToolError("RuleViolation", "project access denied");
     const { root, project_id } = entry.project;
-    const canonical = await realpath(root).catch(() => undefined);
-    const check = this.backend.checkIdentity
-      ? this.backend.checkIdentity(root, entry.ledger, options)
-      : this.backend.readIdentity(root, options);
-    const identity = canonical === root ? await check.catch(() => null) : null;
-    if (identity?.project_id !== project_id) {
+    // Both checks run on every call (a swapped directory must fail at once), concurrently: each
+    // is a few system calls with the ledger kept open, never a re-open per request.
+    const [canonical, identity] = await Promise.all([
+      realpath(root).catch(() => undefined),
+      (this.backend.checkIdentity
+        ? this.backend.checkIdentity(root, entry.ledger, options)
+        : this.backend.readIdentity(root, options)
+      ).catch(() => null),
+    ]);
+    if (canonical !== root || identity?.project_id !== project_id) {
       throw new AwrToolError(
         "RuleViolation",
         `project "${key}" failed its identity check: ${root} no longer holds project ${project_id}. The operator must fix the registry or the directory and restart the service.`,

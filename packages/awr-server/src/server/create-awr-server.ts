@@ -3,21 +3,17 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { z } from "zod";
 import { AwrToolError, toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
-import { projectsListTool, workstreamTool } from "../tools/shared-tools.js";
-import {
-  ledgerOutput,
-  PROJECT_TOOLS,
-  PROJECTS_LIST_TOOL,
-  projectToolAnnotations,
-  projectToolInput,
-  WORKSTREAM_TOOL,
-} from "../tools/tool-catalog.js";
+import { PROJECTS_LIST_TOOL, WORKSTREAM_TOOL } from "../tools/tool-catalog.js";
+import type { ProjectToolDefinition } from "../tools/tool-definition.js";
 import { isWorkstreamsEnabled } from "../workstreams/workstream-store.js";
 import type { ToolHost } from "./tool-host.js";
+import { type ToolSetEntry, toolSet } from "./tool-set.js";
 
 /** Tool arguments larger than this (as JSON, in UTF-8 bytes) are refused with InvalidInput. */
 export const MAX_ARGUMENT_BYTES = 1024 * 1024;
@@ -27,10 +23,18 @@ export const BUSY_ERROR_CODE = -32010;
 export const SERVER_NAME = "awr";
 export const SERVER_VERSION = "0.1.0";
 
-interface ToolEntry {
-  readonly input: z.ZodType;
-  run(args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
-}
+const INSTRUCTIONS = {
+  http: "AWR work ledger. Call awr_projects_list first; every project tool then needs `project` (a key from that list), and every write needs expected_revision and a stable request_id.",
+  stdio:
+    "AWR work ledger for one project. Start with awr_project_status; every write needs expected_revision (request_id is optional but makes retries safe).",
+} as const;
+
+/**
+ * One JSON Schema validator for every server instance. The SDK would otherwise build a fresh Ajv
+ * (with its formats) per McpServer, that is per HTTP request; AWR never asks the client for
+ * schema-checked input (no elicitation), so sharing it changes nothing but the cost.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
 
 function issuesOf(error: z.ZodError) {
   return error.issues.map((issue) => ({
@@ -40,76 +44,66 @@ function issuesOf(error: z.ZodError) {
 }
 
 /**
- * Builds an McpServer exposing the AWR tools for one ToolHost. tools/list comes from the SDK
- * (schemas, annotations, output schemas); tools/call is our own handler so that an unknown tool
- * is a JSON-RPC -32601 error, invalid input is an InvalidInput result with the issues, domain
- * errors become `isError` results `{code, message, details?}`, and the in-flight limit holds.
+ * Builds an McpServer exposing the AWR tools for one ToolHost. The tool catalog (schemas,
+ * descriptions, annotations and the tools/list answer) is built once per process and shared, so
+ * a server per HTTP request costs little more than its handlers. tools/list answers from that
+ * catalog exactly as the SDK renders registered tools; tools/call is our own handler so that an
+ * unknown tool is a JSON-RPC -32601 error, invalid input is an InvalidInput result with the
+ * issues, domain errors become `isError` results `{code, message, details?}`, and the in-flight
+ * limit holds.
  */
 export function createAwrServer(host: ToolHost): McpServer {
+  sharedValidator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions:
-        host.mode === "http"
-          ? "AWR work ledger. Call awr_projects_list first; every project tool then needs `project` (a key from that list), and every write needs expected_revision and a stable request_id."
-          : "AWR work ledger for one project. Start with awr_project_status; every write needs expected_revision (request_id is optional but makes retries safe).",
+      instructions: INSTRUCTIONS[host.mode],
+      jsonSchemaValidator: sharedValidator,
     },
   );
-  const entries = new Map<string, ToolEntry>();
+  const tools = toolSet(host.mode, {
+    projectsList: host.listProjects !== undefined,
+    workstream: host.workstream !== undefined,
+  });
 
-  for (const tool of PROJECT_TOOLS) {
-    const input = projectToolInput(tool, host.mode);
-    const run = async (args: Record<string, unknown>, signal: AbortSignal) => {
-      const { project, ...rest } = args;
-      const access = tool.kind === "write" ? "write" : "read";
-      const resolved = await host.resolveProject(project as string | undefined, access, { signal });
-      if (await isWorkstreamsEnabled(resolved.root)) {
-        throw new AwrToolError(
-          "Unsupported",
-          `${tool.name} is not available: this project has workstreams enabled, so only awr_workstream reads are served. Ask the operator, or use awr_workstream.`,
-        );
-      }
-      return resolved.ledger[tool.method](rest, host.caller, { signal });
-    };
-    entries.set(tool.name, { input, run });
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: input,
-        outputSchema: ledgerOutput,
-        annotations: projectToolAnnotations(tool),
-      },
-      async () => toolFailure({ code: "Unsupported", message: "unreachable" }),
-    );
+  async function runProjectTool(
+    tool: ProjectToolDefinition,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const { project, ...rest } = args;
+    const access = tool.kind === "write" ? "write" : "read";
+    const resolved = await host.resolveProject(project as string | undefined, access, { signal });
+    if (await isWorkstreamsEnabled(resolved.root)) {
+      throw new AwrToolError(
+        "Unsupported",
+        `${tool.name} is not available: this project has workstreams enabled, so only awr_workstream reads are served. Ask the operator, or use awr_workstream.`,
+      );
+    }
+    return resolved.ledger[tool.method](rest, host.caller, { signal });
   }
 
-  const shared = [
-    host.listProjects ? projectsListTool(host.listProjects.bind(host)) : undefined,
-    host.workstream ? workstreamTool(host.workstream.bind(host)) : undefined,
-  ];
-  for (const tool of shared) {
-    if (!tool) continue;
-    entries.set(tool.name, { input: tool.input, run: tool.run });
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
-        outputSchema: tool.output,
-        annotations: tool.annotations,
-      },
-      async () => toolFailure({ code: "Unsupported", message: "unreachable" }),
-    );
+  async function run(
+    entry: ToolSetEntry,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const { target } = entry;
+    if (target.kind === "project") return runProjectTool(target.tool, args, signal);
+    // The tool set only holds these two when the host has them.
+    if (target.kind === "projects-list") return host.listProjects?.();
+    return host.workstream?.(args, { signal });
   }
 
+  // McpServer installed its own tool handlers (the tools capability is declared); ours replace
+  // them. The capability it registered ({listChanged: true}) stays as it always was.
+  server.server.removeRequestHandler("tools/list");
+  server.server.setRequestHandler(ListToolsRequestSchema, () => tools.listResult());
   server.server.removeRequestHandler("tools/call");
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
-    const entry = entries.get(name);
+    const entry = tools.entries.get(name);
     if (!entry) {
       throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}. Call tools/list.`);
     }
@@ -129,7 +123,7 @@ export function createAwrServer(host: ToolHost): McpServer {
 
   async function callTool(
     name: string,
-    entry: ToolEntry,
+    entry: ToolSetEntry,
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
@@ -151,7 +145,7 @@ export function createAwrServer(host: ToolHost): McpServer {
       });
     }
     try {
-      return toolSuccess(await entry.run(parsed.data as Record<string, unknown>, signal));
+      return toolSuccess(await run(entry, parsed.data as Record<string, unknown>, signal));
     } catch (error) {
       const payload = toolErrorPayload(error);
       if (payload) return toolFailure(payload);
