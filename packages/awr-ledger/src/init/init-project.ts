@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { ulid } from "ulid";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
+import { ulid } from "../internal/ulid.js";
 import { type DatabaseInput, openProjectDatabase } from "../project-storage.js";
 import { indexSources } from "../projection/index-sources.js";
 import type { SourceIssue } from "../sources/adapters/index.js";

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import { ulid } from "ulid";
 import { isLedgerError, type LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
+import { ulid } from "../internal/ulid.js";
 import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
 import type { WriteFields } from "../runtime/input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";

@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { type Fields, optText, optTextList, text } from "./input/fields.js";

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
-import { ulid } from "ulid";
 import { LedgerError } from "../errors.js";
+import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { EvidenceTable, LedgerSchema } from "../storage/schema.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { ulid } from "ulid";
+import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {

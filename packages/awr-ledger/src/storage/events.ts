@@ -1,4 +1,4 @@
-import { ulid } from "ulid";
+import { ulid } from "../internal/ulid.js";
 import type { LedgerTx } from "./ledger-store.js";
 import type { EventTable } from "./schema.js";
 

@@ -5,6 +5,7 @@ export { MIGRATIONS } from "./migrations/index.js";
 export { latestSchemaVersion, type MigrationResult, migrateToLatest } from "./migrator.js";
 export {
   detectBackend,
+  isOwnSqliteDatabase,
   type OpenedDatabase,
   openPostgresDatabase,
   openSqliteDatabase,
@@ -13,4 +14,9 @@ export {
 export { DEFAULT_LEASE_MS, type LockOptions } from "./project-lock.js";
 export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
 export * from "./schema.js";
+export {
+  DEFAULT_STATEMENT_CACHE_SIZE,
+  type PreparingDatabase,
+  withStatementCache,
+} from "./sqlite-statement-cache.js";
 export { inTransaction } from "./transaction.js";

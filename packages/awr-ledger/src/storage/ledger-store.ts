@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { throwIfAborted } from "../internal/abort.js";
 import type { Backend } from "./migration.js";
+import { isOwnSqliteDatabase } from "./open-database.js";
 import {
   advisoryKey,
   backoff,
@@ -28,6 +29,13 @@ export interface LedgerStoreOptions {
    * for at most this long; a crashed holder on this host is taken over at once.
    */
   lockLeaseMs?: number | undefined;
+  /**
+   * SQLite only: commit the project-lock lease rows without an fsync (synchronous=NORMAL around
+   * them, FULL again after; see project-lock.ts for why that keeps every guarantee). Only for a
+   * connection known to run synchronous=FULL; default: true exactly for a database opened by
+   * openSqliteDatabase (isOwnSqliteDatabase), false for any other.
+   */
+  relaxedLeaseCommits?: boolean | undefined;
 }
 
 export class LedgerStore {
@@ -35,6 +43,7 @@ export class LedgerStore {
   readonly backend: Backend;
   readonly projectId: string;
   readonly lockLeaseMs: number | undefined;
+  readonly relaxedLeaseCommits: boolean;
 
   constructor(
     db: Kysely<LedgerSchema>,
@@ -46,6 +55,8 @@ export class LedgerStore {
     this.backend = backend;
     this.projectId = projectId;
     this.lockLeaseMs = options.lockLeaseMs;
+    this.relaxedLeaseCommits =
+      backend === "sqlite" && (options.relaxedLeaseCommits ?? isOwnSqliteDatabase(db));
   }
 
   /** Runs a read. Reads never take the write lock; they run concurrently with each other. */
@@ -93,6 +104,7 @@ export class LedgerStore {
         this.projectId,
         () => runHoldingLock(this.projectId, fn),
         { signal: options?.signal, leaseMs: options?.leaseMs ?? this.lockLeaseMs },
+        this.relaxedLeaseCommits,
       ),
     );
   }

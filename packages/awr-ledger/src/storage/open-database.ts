@@ -4,6 +4,7 @@ import { type Dialect, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, 
 import { LedgerError } from "../errors.js";
 import type { Backend } from "./migration.js";
 import type { LedgerSchema } from "./schema.js";
+import { withStatementCache } from "./sqlite-statement-cache.js";
 
 export interface OpenedDatabase {
   db: Kysely<LedgerSchema>;
@@ -17,7 +18,8 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens (creating if needed) a SQLite ledger file through better-sqlite3: WAL journal,
- * synchronous=FULL so every commit is durable, foreign keys on, and a busy timeout.
+ * synchronous=FULL so every commit is durable, foreign keys on, and a busy timeout. Statements
+ * are prepared once per SQL text and reused (withStatementCache).
  * better-sqlite3 is an optional peer: the error names the fix when it is missing.
  */
 export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
@@ -39,8 +41,24 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  const db = new Kysely<LedgerSchema>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<LedgerSchema>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  });
+  ownSqlite.add(db);
   return { db, backend: "sqlite", close: () => db.destroy() };
+}
+
+/** Kysely instances made by openSqliteDatabase: one connection, set to synchronous=FULL here. */
+const ownSqlite = new WeakSet<object>();
+
+/**
+ * True for a Kysely instance that openSqliteDatabase made (also when a caller passes it back to
+ * openLedger): its single connection runs synchronous=FULL, so the project-lock lease rows may
+ * be committed without an fsync and FULL restored after (see project-lock.ts). False for any
+ * other instance, whose settings are its owner's: its lease commits stay as configured.
+ */
+export function isOwnSqliteDatabase(db: object): boolean {
+  return ownSqlite.has(db);
 }
 
 export interface PostgresOptions {

@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import { ulid } from "ulid";
 import { sleep, throwIfAborted } from "../internal/abort.js";
 import { AsyncMutex } from "../internal/async-mutex.js";
+import { ulid } from "../internal/ulid.js";
 import { currentLeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
 import type { Backend } from "./migration.js";
 import type { LedgerSchema, ProjectLockTable } from "./schema.js";
-import { inTransaction } from "./transaction.js";
+import { inTransaction, sqliteTransaction } from "./transaction.js";
 
 /**
  * The project write lock, in two layers:
@@ -66,17 +66,59 @@ export interface LockOptions {
   leaseMs?: number | undefined;
 }
 
-/** Holds the cross-process lock (the caller already holds the in-process mutex) around fn. */
+/**
+ * Holds the cross-process lock (the caller already holds the in-process mutex) around fn.
+ * `relaxedLeaseCommits` (SQLite, only for a connection known to run synchronous=FULL): commit
+ * the lease rows without an fsync, see leaseStatements.
+ */
 export async function holdCrossProcessLock<T>(
   db: Kysely<LedgerSchema>,
   backend: Backend,
   projectId: string,
   fn: () => Promise<T>,
   options: LockOptions = {},
+  relaxedLeaseCommits = false,
 ): Promise<T> {
   return backend === "postgres"
     ? holdAdvisoryLock(db, projectId, fn, options)
-    : holdLease(db, projectId, fn, options);
+    : holdLease(db, projectId, fn, options, relaxedLeaseCommits);
+}
+
+/**
+ * Runs the statements that take, renew or release a SQLite lease row on one held connection.
+ * When `relaxed`, they run under `PRAGMA synchronous = NORMAL`, switched back to FULL before the
+ * connection is let go (the setting is per connection and may change between transactions).
+ * Why that weakens nothing:
+ * - Mutual exclusion is about visibility, not durability: another process sees the committed
+ *   lease row through the shared WAL and its index at once, fsync'd or not; every writer still
+ *   takes SQLite's write lock (BEGIN IMMEDIATE) to read or change the row.
+ * - In WAL mode NORMAL only skips the fsync at commit; checkpoints still sync the WAL before and
+ *   the database file after, and the WAL header is synced when the log is reused, so a relaxed
+ *   commit can never corrupt the file or un-do a durable one (unlike OFF, whose checkpoints do
+ *   not sync).
+ * - The journal's own commits run at FULL and fsync the WAL, which holds every earlier frame, so
+ *   a lease row taken this way is on disk before anything that depends on it.
+ * - Only an OS crash or power loss can lose a relaxed commit, and then its holder is gone too: a
+ *   lost take leaves no lease (nobody holds one); a lost release leaves the row of a holder from
+ *   the previous boot, whose pid cannot be compared (the boot id is part of the pid space), so
+ *   it is honoured until it expires: the same wait as after a crash while holding the lock.
+ * Setting `synchronous` cannot fail on an open connection, and FULL is restored before kysely's
+ * connection mutex lets any other statement (a journal commit) run on the connection.
+ */
+async function leaseStatements<T>(
+  db: Kysely<LedgerSchema>,
+  relaxed: boolean,
+  fn: (conn: Kysely<LedgerSchema>) => Promise<T>,
+): Promise<T> {
+  if (!relaxed) return fn(db);
+  return db.connection().execute(async (conn) => {
+    await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+    try {
+      return await fn(conn);
+    } finally {
+      await sql`PRAGMA synchronous = FULL`.execute(conn);
+    }
+  });
 }
 
 async function holdAdvisoryLock<T>(
@@ -108,43 +150,49 @@ async function holdLease<T>(
   projectId: string,
   fn: () => Promise<T>,
   { signal, leaseMs = DEFAULT_LEASE_MS }: LockOptions,
+  relaxed: boolean,
 ): Promise<T> {
   const holder = ulid();
   const me = await currentLeaseHolder();
   for (let attempt = 0; ; attempt++) {
     throwIfAborted(signal);
-    const taken = await inTransaction(db, "sqlite", async (tx) => {
-      const lease = await tx
-        .selectFrom("project_locks")
-        .selectAll()
-        .where("project_id", "=", projectId)
-        .executeTakeFirst();
-      if (lease !== undefined && (await leaseIsLive(lease))) return false;
-      const row = {
-        holder,
-        expires_at: Date.now() + leaseMs,
-        holder_pid: me.pid,
-        holder_host: me.host,
-        holder_start: me.start,
-      };
-      await tx
-        .insertInto("project_locks")
-        .values({ project_id: projectId, ...row })
-        .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
-        .execute();
-      return true;
-    });
+    const taken = await leaseStatements(db, relaxed, (conn) =>
+      relaxed ? sqliteTransaction(conn, take) : inTransaction(conn, "sqlite", take),
+    );
     if (taken) break;
     await backoff(attempt, signal);
   }
+  async function take(tx: Kysely<LedgerSchema>): Promise<boolean> {
+    const lease = await tx
+      .selectFrom("project_locks")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .executeTakeFirst();
+    if (lease !== undefined && (await leaseIsLive(lease))) return false;
+    const row = {
+      holder,
+      expires_at: Date.now() + leaseMs,
+      holder_pid: me.pid,
+      holder_host: me.host,
+      holder_start: me.start,
+    };
+    await tx
+      .insertInto("project_locks")
+      .values({ project_id: projectId, ...row })
+      .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
+      .execute();
+    return true;
+  }
   const renew = setInterval(
     () => {
-      db.updateTable("project_locks")
-        .set({ expires_at: Date.now() + leaseMs })
-        .where("project_id", "=", projectId)
-        .where("holder", "=", holder)
-        .execute()
-        .catch(() => undefined);
+      leaseStatements(db, relaxed, (conn) =>
+        conn
+          .updateTable("project_locks")
+          .set({ expires_at: Date.now() + leaseMs })
+          .where("project_id", "=", projectId)
+          .where("holder", "=", holder)
+          .execute(),
+      ).catch(() => undefined);
     },
     Math.max(10, Math.floor(leaseMs / 3)),
   );
@@ -153,11 +201,13 @@ async function holdLease<T>(
     return await fn();
   } finally {
     clearInterval(renew);
-    await db
-      .deleteFrom("project_locks")
-      .where("project_id", "=", projectId)
-      .where("holder", "=", holder)
-      .execute();
+    await leaseStatements(db, relaxed, (conn) =>
+      conn
+        .deleteFrom("project_locks")
+        .where("project_id", "=", projectId)
+        .where("holder", "=", holder)
+        .execute(),
+    );
   }
 }
 

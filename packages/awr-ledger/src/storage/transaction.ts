@@ -13,20 +13,30 @@ export async function inTransaction<DB, T>(
   fn: (tx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
   if (backend === "postgres") return db.transaction().execute(fn);
-  return db.connection().execute(async (conn) => {
-    await sql`BEGIN IMMEDIATE`.execute(conn);
-    let result: T;
+  return db.connection().execute((conn) => sqliteTransaction(conn, fn));
+}
+
+/**
+ * `BEGIN IMMEDIATE` … `COMMIT` (or `ROLLBACK` when `fn` throws) on a SQLite connection the
+ * caller already holds (`db.connection().execute`), for callers that run more statements on
+ * that same connection around the transaction.
+ */
+export async function sqliteTransaction<DB, T>(
+  conn: Kysely<DB>,
+  fn: (tx: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  await sql`BEGIN IMMEDIATE`.execute(conn);
+  let result: T;
+  try {
+    result = await fn(conn);
+  } catch (error) {
     try {
-      result = await fn(conn);
-    } catch (error) {
-      try {
-        await sql`ROLLBACK`.execute(conn);
-      } catch {
-        // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
-      }
-      throw error;
+      await sql`ROLLBACK`.execute(conn);
+    } catch {
+      // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
     }
-    await sql`COMMIT`.execute(conn);
-    return result;
-  });
+    throw error;
+  }
+  await sql`COMMIT`.execute(conn);
+  return result;
 }
