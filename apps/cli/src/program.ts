@@ -1,4 +1,3 @@
-import { Command, Option } from "commander";
 import { registerOperationCommands } from "./commands/operation-commands.js";
 import { registerProjectCommands } from "./commands/project-commands.js";
 import { registerRecordCommands } from "./commands/record-commands.js";
@@ -8,6 +7,7 @@ import { registerSourceCommands } from "./commands/source-commands.js";
 import { registerWorkCommands } from "./commands/work-commands.js";
 import { registerWorkstreamCommands } from "./commands/workstream-commands.js";
 import type { CommandContext } from "./context.js";
+import { Command, Option } from "./internal/commander.js";
 import { packageVersion } from "./internal/package-version.js";
 
 export interface ProgramOutput {

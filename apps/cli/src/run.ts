@@ -1,8 +1,8 @@
-import { CommanderError } from "commander";
 import { openBackend } from "./backend/open-backend.js";
 import { type CliError, EXIT_CODES, usageError } from "./cli-error.js";
 import { CommandContext, type RunIO } from "./context.js";
 import { hoistGlobalOptions } from "./global-options.js";
+import { CommanderError } from "./internal/commander.js";
 import { buildProgram } from "./program.js";
 import { cancelledError, toCliError, writeError } from "./report-error.js";
 

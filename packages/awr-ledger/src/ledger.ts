@@ -9,13 +9,13 @@ import { LedgerError } from "./errors.js";
 import { throwIfAborted } from "./internal/abort.js";
 import type { WriteReceipt } from "./journal/run-write.js";
 import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
-import { indexSources, type ReindexResult } from "./projection/index-sources.js";
-import { type SourceReindexInput, sourceReindex } from "./projection/source-reindex.js";
+import { indexSources, type ReindexResult, refreshSources } from "./projection/index-sources.js";
+import type { SourceReindexInput } from "./projection/source-reindex.js";
 import { StaleChecker } from "./projection/stale-check.js";
 import { type ProjectStatusResult, projectStatus } from "./read/project-status.js";
-import { type SearchInput, type SearchResult, search } from "./read/search.js";
-import { type WorkGetInput, type WorkGetResult, workGet } from "./read/work-get.js";
-import { type WorkReadyInput, type WorkReadyResult, workReady } from "./read/work-ready.js";
+import type { SearchInput, SearchResult } from "./read/search.js";
+import type { WorkGetInput, WorkGetResult } from "./read/work-get.js";
+import type { WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
 import { createLedgerRuntime } from "./runtime/ledger-runtime.js";
 import type { RuntimeContext } from "./runtime/runtime-context.js";
 import { RuntimeMethods } from "./runtime/runtime-methods.js";
@@ -88,6 +88,11 @@ export interface LedgerContext {
   }): Promise<ReindexResult>;
 }
 
+/**
+ * The ledger facade. Operations a process may never call (the reads other than projectStatus,
+ * the journaled reindex, and every runtime write, see createLedgerRuntime) load their modules on
+ * first use, so opening a ledger to answer one read (`awr status`) loads only what it needs.
+ */
 export class Ledger extends RuntimeMethods {
   readonly context: LedgerContext;
   readonly #runtime: RuntimeContext;
@@ -149,7 +154,10 @@ export class Ledger extends RuntimeMethods {
     options?: ReadOptions,
   ): Promise<WorkReadyResult> {
     checkLimit(input.limit);
-    return this.#read(options, caller, (revision) => workReady(this.store.db, input, revision));
+    return this.#read(options, caller, async (revision) => {
+      const { workReady } = await import("./read/work-ready.js");
+      return workReady(this.store.db, input, revision);
+    });
   }
 
   async workGet(
@@ -157,14 +165,18 @@ export class Ledger extends RuntimeMethods {
     caller?: Caller,
     options?: ReadOptions,
   ): Promise<WorkGetResult> {
-    return this.#read(options, caller, (revision) => workGet(this.store.db, input, revision));
+    return this.#read(options, caller, async (revision) => {
+      const { workGet } = await import("./read/work-get.js");
+      return workGet(this.store.db, input, revision);
+    });
   }
 
   async search(input: SearchInput, caller?: Caller, options?: ReadOptions): Promise<SearchResult> {
     checkLimit(input.limit);
-    return this.#read(options, caller, (revision) =>
-      search(this.store.db, this.store.backend, input, revision),
-    );
+    return this.#read(options, caller, async (revision) => {
+      const { search } = await import("./read/search.js");
+      return search(this.store.db, this.store.backend, input, revision);
+    });
   }
 
   async contextCompile(
@@ -192,6 +204,7 @@ export class Ledger extends RuntimeMethods {
     options?: WriteOptions,
   ): Promise<ReindexResult & WriteReceipt> {
     const { context } = this;
+    const { sourceReindex } = await import("./projection/source-reindex.js");
     return sourceReindex(
       this.#runtime,
       { root: context.root, loadManifest: () => context.manifest(true) },
@@ -276,7 +289,10 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       },
       async ensureFresh(o = {}) {
         if (o.refresh === true) {
-          await indexSources(store, root, reloadManifest(), { client: o.client, signal: o.signal });
+          await refreshSources(store, root, reloadManifest(), {
+            client: o.client,
+            signal: o.signal,
+          });
           return;
         }
         await stale.assertFresh(store, root);

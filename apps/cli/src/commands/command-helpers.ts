@@ -1,6 +1,7 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { OperationInput, OperationName, OperationResult } from "../backend/operations.js";
 import type { CommandContext, WriteFlags } from "../context.js";
+import { Option } from "../internal/commander.js";
 import { transitionLines } from "../render/views.js";
 import { integer } from "./option-parsers.js";
 

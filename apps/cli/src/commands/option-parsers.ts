@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError } from "../internal/commander.js";
 
 /** A commander argParser for an integer within [min, max]; anything else is a usage error. */
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {

@@ -1,5 +1,6 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
+import { Option } from "../internal/commander.js";
 import {
   type SessionWriteOptions,
   sessionAddress,

@@ -1,7 +1,8 @@
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import type { OperationName } from "../backend/operations.js";
 import { usageError } from "../cli-error.js";
 import type { CommandContext, WriteFlags } from "../context.js";
+import { Option } from "../internal/commander.js";
 import { sessionLines, sessionListLines } from "../render/views.js";
 import { limitOption, sessionAddress, withWriteOptions, writeAndPrint } from "./command-helpers.js";
 import { collect, defined, integer } from "./option-parsers.js";

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import { type EntityView, requireWork, tableExists } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { CONTEXT_SECTIONS, type ContextRecord, renderContext } from "./context-records.js";
@@ -214,7 +215,7 @@ export async function compileContext(
     input.checkpoint !== undefined
       ? (checkpoint?.revision ?? null)
       : (input.after_revision ?? null);
-  const records = await gatherRecords(db, {
+  const records = await gatherRecords(db, context.revision, {
     work,
     session: session?.id ?? null,
     checkpoint: input.checkpoint !== undefined ? null : checkpoint,

@@ -1,9 +1,11 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
+import { sql } from "../internal/kysely.js";
 import {
   acceptanceOf,
   dependenciesOf,
   type EntityView,
   entitiesOfKind,
+  entityRevisions,
   stringOf,
   stringsOf,
   tableExists,
@@ -43,16 +45,12 @@ function record(
 /** Collects every candidate record for a context packet, required ones flagged. */
 export async function gatherRecords(
   db: Kysely<LedgerSchema>,
+  revision: number,
   input: GatherInput,
 ): Promise<ContextRecord[]> {
   const out: ContextRecord[] = [];
   const work = input.work;
-  const revisions = new Map(
-    (await db.selectFrom("entities").select(["key", "indexed_revision"]).execute()).map((r) => [
-      r.key,
-      Number(r.indexed_revision),
-    ]),
-  );
+  const revisions = await entityRevisions(db, revision);
   const changedOf = (key: string) => revisions.get(key) ?? 0;
   const paths = [...input.paths, ...(work === null ? [] : stringsOf(work, "paths"))];
   const tags = [...input.tags, ...(work === null ? [] : stringsOf(work, "tags"))];
@@ -104,7 +102,7 @@ export async function gatherRecords(
     }
   }
 
-  const rules = await entitiesOfKind(db, "rule");
+  const rules = await entitiesOfKind(db, revision, "rule");
   for (const rule of rules) {
     const scope = (rule.attributes["scope"] as string[] | undefined) ?? ["global"];
     if (!scopeMatches(scope, paths, tags)) continue;
@@ -147,7 +145,7 @@ export async function gatherRecords(
       ),
     ),
   ];
-  const goals = await entitiesOfKind(db, "goal");
+  const goals = await entitiesOfKind(db, revision, "goal");
   const chosenGoals =
     goalKeys.length > 0 || work !== null
       ? goals.filter((g) => goalKeys.includes(g.key))
@@ -168,7 +166,7 @@ export async function gatherRecords(
     const milestone =
       milestoneKey === null
         ? undefined
-        : (await entitiesOfKind(db, "milestone")).find((m) => m.key === milestoneKey);
+        : (await entitiesOfKind(db, revision, "milestone")).find((m) => m.key === milestoneKey);
     if (milestone !== undefined) {
       out.push(
         record(
@@ -181,7 +179,7 @@ export async function gatherRecords(
       );
     }
     const named = stringsOf(work, "decisions");
-    for (const decision of await entitiesOfKind(db, "decision")) {
+    for (const decision of await entitiesOfKind(db, revision, "decision")) {
       const linked =
         named.includes(decision.key) ||
         ((decision.attributes["work"] as string[] | undefined) ?? []).includes(work.key);

@@ -5,6 +5,7 @@ import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
 import {
   applyReindex,
+  isUpToDate,
   planReindex,
   type ReindexChanges,
   readManifestSources,
@@ -61,6 +62,23 @@ export async function indexSources(
     },
     { signal: options.signal },
   );
+}
+
+/**
+ * The CLI's refreshing read: `indexSources` when the sources or the manifest changed, else
+ * nothing. The sources are read and hashed as indexSources would (content decides, not stat),
+ * but an unchanged project is settled by two SELECTs, without the project's write lock and
+ * without loading the source parsers: the reindex it would have run changes nothing then.
+ */
+export async function refreshSources(
+  store: LedgerStore,
+  root: string,
+  loaded: LoadedManifest,
+  options: Pick<IndexOptions, "client" | "signal"> = {},
+): Promise<void> {
+  const reads = readManifestSources(root, loaded);
+  if (await store.read((db) => isUpToDate(db, loaded, reads), { signal: options.signal })) return;
+  await indexSources(store, root, loaded, options);
 }
 
 /** The `source.reindexed` event summary (searchable; never the payload). */

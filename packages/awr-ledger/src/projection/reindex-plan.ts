@@ -53,22 +53,36 @@ export function readManifestSources(root: string, loaded: LoadedManifest): ReadS
   return loaded.manifest.sources.map((source) => readSource(root, source));
 }
 
-export async function planReindex(
-  db: Kysely<LedgerSchema>,
-  loaded: LoadedManifest,
-  reads: readonly ReadSource[],
-  options: { force?: boolean | undefined } = {},
-): Promise<ReindexPlan> {
+type RecordedSource = Awaited<ReturnType<typeof readRecorded>>["rows"][number];
+
+/** What the last index recorded: the manifest fingerprint and one row per indexed source. */
+async function readRecorded(db: Kysely<LedgerSchema>) {
   const state = await db
     .selectFrom("project_state")
     .select("manifest_fingerprint")
     .executeTakeFirst();
   const rows = await db.selectFrom("sources").selectAll().execute();
+  return { state, rows };
+}
+
+/**
+ * The one staleness rule of a reindex: a source changed when it was never indexed, its content
+ * (sha256) differs from the recorded one, or the manifest now gives it another adapter or
+ * domain; a recorded source the manifest no longer lists is removed; the manifest itself
+ * changed when its fingerprint differs.
+ */
+function compareRecorded(
+  loaded: LoadedManifest,
+  reads: readonly ReadSource[],
+  state: { manifest_fingerprint: string | null } | undefined,
+  rows: readonly RecordedSource[],
+  force: boolean,
+): { changed: ReadSource[]; removed: string[]; manifestChanged: boolean } {
   const recorded = new Map(rows.map((row) => [row.path, row]));
   const changed = reads.filter((read) => {
     const row = recorded.get(read.path);
     return (
-      options.force === true ||
+      force ||
       row === undefined ||
       row.fingerprint !== read.snapshot.fingerprint ||
       row.adapter !== read.source.adapter ||
@@ -78,6 +92,40 @@ export async function planReindex(
   const listed = new Set(reads.map((r) => r.path));
   const removed = rows.filter((row) => !listed.has(row.path)).map((row) => row.path);
   const manifestChanged = state?.manifest_fingerprint !== loaded.fingerprint;
+  return { changed, removed, manifestChanged };
+}
+
+/**
+ * True when a reindex of `reads` would find nothing to do (planReindex's `unchanged`), decided
+ * with two plain SELECTs and no write transaction or parsing: the fast path of a refreshing read
+ * on sources that did not change. A concurrent writer may index in between; the caller's
+ * reindex, if it runs, decides again inside its own transaction.
+ */
+export async function isUpToDate(
+  db: Kysely<LedgerSchema>,
+  loaded: LoadedManifest,
+  reads: readonly ReadSource[],
+): Promise<boolean> {
+  const { state, rows } = await readRecorded(db);
+  const { changed, removed, manifestChanged } = compareRecorded(loaded, reads, state, rows, false);
+  return changed.length === 0 && removed.length === 0 && !manifestChanged;
+}
+
+export async function planReindex(
+  db: Kysely<LedgerSchema>,
+  loaded: LoadedManifest,
+  reads: readonly ReadSource[],
+  options: { force?: boolean | undefined } = {},
+): Promise<ReindexPlan> {
+  const { state, rows } = await readRecorded(db);
+  const recorded = new Map(rows.map((row) => [row.path, row]));
+  const { changed, removed, manifestChanged } = compareRecorded(
+    loaded,
+    reads,
+    state,
+    rows,
+    options.force === true,
+  );
   const sources = reads.map(
     (read): SourceIndexState => ({
       path: read.path,

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
+import { memoAt } from "./read-cache.js";
 
 export interface SourceRef {
   path: string;
@@ -43,18 +44,36 @@ export function toView(row: EntityTable): EntityView {
   };
 }
 
-export async function entitiesOfKind(
+/**
+ * Entities of one kind in source order (source path, then position), memoised per project
+ * revision (see read-cache.ts): the returned array and its views are shared, read-only.
+ */
+export function entitiesOfKind(
   db: Kysely<LedgerSchema>,
+  revision: number,
   kind: string,
-): Promise<EntityView[]> {
-  const rows = await db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", kind)
-    .orderBy("source_path")
-    .orderBy("ordinal")
-    .execute();
-  return rows.map(toView);
+): Promise<readonly EntityView[]> {
+  return memoAt(db, revision, `entities:${kind}`, async () => {
+    const rows = await db
+      .selectFrom("entities")
+      .selectAll()
+      .where("kind", "=", kind)
+      .orderBy("source_path")
+      .orderBy("ordinal")
+      .execute();
+    return rows.map(toView);
+  });
+}
+
+/** Every entity's key and the revision that last indexed it, memoised per project revision. */
+export function entityRevisions(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+): Promise<ReadonlyMap<string, number>> {
+  return memoAt(db, revision, "entity-revisions", async () => {
+    const rows = await db.selectFrom("entities").select(["key", "indexed_revision"]).execute();
+    return new Map(rows.map((r) => [r.key, Number(r.indexed_revision)]));
+  });
 }
 
 export async function requireWork(db: Kysely<LedgerSchema>, key: string): Promise<EntityView> {
@@ -144,8 +163,7 @@ export async function dependenciesOf(
   db: Kysely<LedgerSchema>,
   keys: readonly string[],
 ): Promise<Map<string, DependencyView[]>> {
-  const result = new Map<string, DependencyView[]>();
-  if (keys.length === 0) return result;
+  if (keys.length === 0) return new Map();
   const rows = await db
     .selectFrom("dependencies as d")
     .leftJoin("entities as e", "e.key", "d.depends_on")
@@ -154,6 +172,40 @@ export async function dependenciesOf(
     .orderBy("d.work_key")
     .orderBy("d.depends_on")
     .execute();
+  return groupDependencies(rows);
+}
+
+/**
+ * Every dependency of every work item, with the state of each target (`e.key` null when the
+ * target is not defined), memoised per project revision: one join instead of an IN list of
+ * thousands of keys.
+ */
+export function allDependencies(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+): Promise<ReadonlyMap<string, DependencyView[]>> {
+  return memoAt(db, revision, "dependencies", async () => {
+    const rows = await db
+      .selectFrom("dependencies as d")
+      .leftJoin("entities as e", "e.key", "d.depends_on")
+      .select(["d.work_key", "d.depends_on", "d.required", "e.title", "e.status"])
+      .orderBy("d.work_key")
+      .orderBy("d.depends_on")
+      .execute();
+    return groupDependencies(rows);
+  });
+}
+
+function groupDependencies(
+  rows: readonly {
+    work_key: string;
+    depends_on: string;
+    required: number;
+    title: string | null;
+    status: string | null;
+  }[],
+): Map<string, DependencyView[]> {
+  const result = new Map<string, DependencyView[]>();
   for (const row of rows) {
     const list = result.get(row.work_key) ?? [];
     const status = row.status ?? "missing";

@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import { WORK_STATUSES } from "../sources/adapters/yaml-ledger-v1.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { entitiesOfKind, stringOf } from "./entity-view.js";
+import { type ActiveClaim, type EntityView, entitiesOfKind, stringOf } from "./entity-view.js";
+import { memoAt } from "./read-cache.js";
 import { analyseReady } from "./work-ready.js";
 
 export interface OrganisationGap {
@@ -39,42 +40,59 @@ export interface ProjectStatusResult {
   organisation_gaps: OrganisationGap[];
 }
 
-export async function projectStatus(
-  db: Kysely<LedgerSchema>,
-  project: { id: string; name: string },
-  revision: number,
-): Promise<ProjectStatusResult> {
-  const [work, goals, milestones, analysis, kinds, deps] = await Promise.all([
-    entitiesOfKind(db, "work"),
-    entitiesOfKind(db, "goal"),
-    entitiesOfKind(db, "milestone"),
-    analyseReady(db),
-    db
-      .selectFrom("entities")
-      .select(["kind"])
-      .select((eb) => eb.fn.countAll().as("n"))
-      .groupBy("kind")
-      .execute(),
-    db
-      .selectFrom("dependencies as d")
-      .leftJoin("entities as e", "e.key", "d.depends_on")
-      .select(["d.work_key", "d.depends_on", "e.key"])
-      .execute(),
-  ]);
-  const counts: Record<string, number> = Object.fromEntries(
-    [...WORK_STATUSES, "unknown"].map((s) => [s, 0]),
-  );
-  for (const item of work) counts[item.status] = (counts[item.status] ?? 0) + 1;
-  const claimedBy = new Map(analysis.claims.map((c) => [c.work, c.session]));
-  const current = work
-    .filter((w) => w.status === "in_progress" || w.status === "claimed" || claimedBy.has(w.key))
-    .map((w) => ({
-      work: w.key,
-      title: w.title,
-      status: w.status,
-      next_action: stringOf(w, "next_action"),
-      claimed_by: claimedBy.get(w.key) ?? null,
-    }));
+/** The revision-bound part of the status: everything but the claims. */
+interface StatusBase {
+  counts_by_status: Record<string, number>;
+  total_work: number;
+  entity_counts: Record<string, number>;
+  organisation_gaps: readonly OrganisationGap[];
+  /** Items in progress or claimed by status, and each work item's source position. */
+  current: readonly EntityView[];
+  position: ReadonlyMap<string, number>;
+  work: readonly EntityView[];
+}
+
+function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusBase> {
+  return memoAt(db, revision, "status-base", async () => {
+    const [work, goals, milestones, kinds, deps] = await Promise.all([
+      entitiesOfKind(db, revision, "work"),
+      entitiesOfKind(db, revision, "goal"),
+      entitiesOfKind(db, revision, "milestone"),
+      db
+        .selectFrom("entities")
+        .select(["kind"])
+        .select((eb) => eb.fn.countAll().as("n"))
+        .groupBy("kind")
+        .execute(),
+      db
+        .selectFrom("dependencies as d")
+        .leftJoin("entities as e", "e.key", "d.depends_on")
+        .select(["d.work_key", "d.depends_on", "e.key"])
+        .where("e.key", "is", null)
+        .execute(),
+    ]);
+    const counts: Record<string, number> = Object.fromEntries(
+      [...WORK_STATUSES, "unknown"].map((s) => [s, 0]),
+    );
+    for (const item of work) counts[item.status] = (counts[item.status] ?? 0) + 1;
+    return {
+      counts_by_status: counts,
+      total_work: work.length,
+      entity_counts: Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)])),
+      organisation_gaps: organisationGaps(work, goals, milestones, deps),
+      current: work.filter((w) => w.status === "in_progress" || w.status === "claimed"),
+      position: new Map(work.map((w, i) => [w.key, i])),
+      work,
+    };
+  });
+}
+
+function organisationGaps(
+  work: readonly EntityView[],
+  goals: readonly EntityView[],
+  milestones: readonly EntityView[],
+  unknownDeps: readonly { work_key: string; depends_on: string }[],
+): OrganisationGap[] {
   const goalKeys = new Set(goals.map((g) => g.key));
   const milestoneKeys = new Set(milestones.map((m) => m.key));
   const gaps: OrganisationGap[] = [];
@@ -106,14 +124,12 @@ export async function projectStatus(
       });
     }
   }
-  for (const dep of deps) {
-    if (dep.key === null) {
-      gaps.push({
-        gap: "unknown_dependency",
-        key: dep.work_key,
-        message: `${dep.work_key} depends on ${dep.depends_on}, which is not defined`,
-      });
-    }
+  for (const dep of unknownDeps) {
+    gaps.push({
+      gap: "unknown_dependency",
+      key: dep.work_key,
+      message: `${dep.work_key} depends on ${dep.depends_on}, which is not defined`,
+    });
   }
   const goalsWithWork = new Set(work.map((w) => stringOf(w, "goal")));
   for (const goal of goals) {
@@ -125,6 +141,53 @@ export async function projectStatus(
       });
     }
   }
+  return gaps;
+}
+
+type CurrentWork = ProjectStatusResult["current_work"][number];
+
+/** Items in progress or claimed by status, plus items an active claim holds, in source order. */
+function currentWork(base: StatusBase, claims: readonly ActiveClaim[]): readonly CurrentWork[] {
+  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
+  let currentItems = base.current;
+  if (claimedBy.size > 0) {
+    const inCurrent = new Set(base.current.map((w) => w.key));
+    const extra = claims
+      .filter((c) => !inCurrent.has(c.work) && base.position.has(c.work))
+      .map((c) => base.work[base.position.get(c.work) as number] as EntityView);
+    if (extra.length > 0) {
+      currentItems = [...base.current, ...extra].sort(
+        (a, b) => (base.position.get(a.key) ?? 0) - (base.position.get(b.key) ?? 0),
+      );
+    }
+  }
+  return currentItems.map((w) => ({
+    work: w.key,
+    title: w.title,
+    status: w.status,
+    next_action: stringOf(w, "next_action"),
+    claimed_by: claimedBy.get(w.key) ?? null,
+  }));
+}
+
+/**
+ * The project overview. Counts, entity totals and organisation gaps depend only on the
+ * projection and are memoised per project revision; claims are read on every call.
+ */
+export async function projectStatus(
+  db: Kysely<LedgerSchema>,
+  project: { id: string; name: string },
+  revision: number,
+): Promise<ProjectStatusResult> {
+  const [base, analysis] = await Promise.all([
+    statusBase(db, revision),
+    analyseReady(db, revision),
+  ]);
+  // The current-work list depends on the revision and on which claims are in force.
+  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session}`).join("\u0001");
+  const current = await memoAt(db, revision, `status-current:${claimsKey}`, async () =>
+    currentWork(base, analysis.claims),
+  );
   const withAction = current.find((c) => c.next_action !== null);
   const firstReady = analysis.ready[0]?.work;
   const nextAction =
@@ -142,14 +205,14 @@ export async function projectStatus(
     project_id: project.id,
     project_name: project.name,
     project_revision: revision,
-    counts_by_status: counts,
-    total_work: work.length,
-    entity_counts: Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)])),
-    current_work: current,
+    counts_by_status: { ...base.counts_by_status },
+    total_work: base.total_work,
+    entity_counts: { ...base.entity_counts },
+    current_work: [...current],
     ready_count: analysis.ready.length,
-    blocked_count: counts["blocked"] ?? 0,
+    blocked_count: base.counts_by_status["blocked"] ?? 0,
     dependency_blocked_count: analysis.dependency_blocked.length,
     next_action: nextAction,
-    organisation_gaps: gaps,
+    organisation_gaps: [...base.organisation_gaps],
   };
 }

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import type { Backend } from "../storage/migration.js";
 import type { LedgerSchema } from "../storage/schema.js";
 

@@ -91,7 +91,7 @@ export async function workGet(
       .where("depends_on", "=", work.key)
       .orderBy("work_key")
       .execute(),
-    linkedDecisions(db, work.key, stringsOf(work, "decisions")),
+    linkedDecisions(db, revision, work.key, stringsOf(work, "decisions")),
     activeClaims(db),
     recordedEvidence(db, work.key),
   ]);
@@ -142,10 +142,11 @@ export async function workGet(
 /** Decisions named by the item's `decisions:` list or naming the item with `work=`. */
 export async function linkedDecisions(
   db: Kysely<LedgerSchema>,
+  revision: number,
   workKey: string,
   named: string[],
 ): Promise<LinkedEntity[]> {
-  const all = await entitiesOfKind(db, "decision");
+  const all = await entitiesOfKind(db, revision, "decision");
   return all
     .filter(
       (d) =>

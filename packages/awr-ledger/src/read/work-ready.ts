@@ -3,7 +3,7 @@ import type { LedgerSchema } from "../storage/schema.js";
 import {
   type ActiveClaim,
   activeClaims,
-  dependenciesOf,
+  allDependencies,
   type EntityView,
   entitiesOfKind,
   priorityRank,
@@ -11,6 +11,7 @@ import {
   stringOf,
   stringsOf,
 } from "./entity-view.js";
+import { memoAt } from "./read-cache.js";
 
 export interface WorkReadyInput {
   limit?: number | undefined;
@@ -39,52 +40,90 @@ export interface WorkReadyResult {
   active_claims: ActiveClaim[];
 }
 
+/** Shared between calls at one revision: read-only. */
 export interface ReadyAnalysis {
-  ready: { work: EntityView; diagnostics: string[] }[];
+  ready: readonly { work: EntityView; diagnostics: readonly string[] }[];
   /** Status ready, but a required dependency is not completed. */
-  dependency_blocked: { work: EntityView; unmet: string[] }[];
+  dependency_blocked: readonly { work: EntityView; unmet: string[] }[];
   /** Status ready, but an active claim holds it. */
   claimed: { work: EntityView; session: string }[];
   claims: ActiveClaim[];
 }
 
-/**
- * Ready work: status `ready`, no active claim, every required dependency completed. An unmet
- * optional dependency does not block; it becomes a diagnostic. Sorted by priority, then by source
- * order.
- */
-export async function analyseReady(db: Kysely<LedgerSchema>): Promise<ReadyAnalysis> {
-  const work = await entitiesOfKind(db, "work");
-  const candidates = work.filter((w) => w.status === "ready");
-  const claims = await activeClaims(db);
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
-  const deps = await dependenciesOf(
-    db,
-    candidates.map((c) => c.key),
-  );
-  const analysis: ReadyAnalysis = { ready: [], dependency_blocked: [], claimed: [], claims };
-  for (const item of candidates) {
-    const list = deps.get(item.key) ?? [];
-    const unmet = list
-      .filter((d) => d.required && !d.satisfied)
-      .map((d) => `${d.work} (${d.status})`);
-    const session = claimedBy.get(item.key);
-    if (unmet.length > 0) analysis.dependency_blocked.push({ work: item, unmet });
-    else if (session !== undefined) analysis.claimed.push({ work: item, session });
-    else {
+/** The revision-bound part of the ready analysis: everything but the claims. */
+interface ReadyBase {
+  work: readonly EntityView[];
+  /** Status ready with every required dependency completed: in ready order (priority, source). */
+  unblocked: readonly { work: EntityView; diagnostics: readonly string[] }[];
+  /** Status ready, in source order. */
+  candidates: readonly EntityView[];
+  /** Position of each unblocked item in `candidates`. */
+  candidateIndex: ReadonlyMap<string, number>;
+  dependency_blocked: readonly { work: EntityView; unmet: string[] }[];
+}
+
+function readyBase(db: Kysely<LedgerSchema>, revision: number): Promise<ReadyBase> {
+  return memoAt(db, revision, "ready-base", async () => {
+    const [work, deps] = await Promise.all([
+      entitiesOfKind(db, revision, "work"),
+      allDependencies(db, revision),
+    ]);
+    const candidates = work.filter((w) => w.status === "ready");
+    const unblocked: { work: EntityView; diagnostics: string[] }[] = [];
+    const candidateIndex = new Map<string, number>();
+    const dependencyBlocked: { work: EntityView; unmet: string[] }[] = [];
+    for (const [index, item] of candidates.entries()) {
+      const list = deps.get(item.key) ?? [];
+      const unmet = list
+        .filter((d) => d.required && !d.satisfied)
+        .map((d) => `${d.work} (${d.status})`);
+      if (unmet.length > 0) {
+        dependencyBlocked.push({ work: item, unmet });
+        continue;
+      }
       const diagnostics = list
         .filter((d) => !d.required && !d.satisfied)
         .map((d) => `optional dependency ${d.work} is ${d.status}`);
-      analysis.ready.push({ work: item, diagnostics });
+      unblocked.push({ work: item, diagnostics });
+      candidateIndex.set(item.key, index);
     }
+    const order = new Map(work.map((w, i) => [w.key, i]));
+    unblocked.sort(
+      (a, b) =>
+        priorityRank(a.work.attributes["priority"]) - priorityRank(b.work.attributes["priority"]) ||
+        (order.get(a.work.key) ?? 0) - (order.get(b.work.key) ?? 0),
+    );
+    return { work, unblocked, candidates, candidateIndex, dependency_blocked: dependencyBlocked };
+  });
+}
+
+/**
+ * Ready work: status `ready`, no active claim, every required dependency completed. An unmet
+ * optional dependency does not block; it becomes a diagnostic. Sorted by priority, then by source
+ * order. The dependency analysis is memoised per project revision; claims (which expire by the
+ * clock) are read on every call.
+ */
+export async function analyseReady(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+): Promise<ReadyAnalysis> {
+  const [base, claims] = await Promise.all([readyBase(db, revision), activeClaims(db)]);
+  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
+  const ready =
+    claimedBy.size === 0
+      ? base.unblocked
+      : base.unblocked.filter(({ work }) => !claimedBy.has(work.key));
+  const claimed: ReadyAnalysis["claimed"] = [];
+  for (const c of claims) {
+    const index = base.candidateIndex.get(c.work);
+    const work = index === undefined ? undefined : base.candidates[index];
+    if (work !== undefined) claimed.push({ work, session: c.session });
   }
-  const order = new Map(work.map((w, i) => [w.key, i]));
-  analysis.ready.sort(
+  claimed.sort(
     (a, b) =>
-      priorityRank(a.work.attributes["priority"]) - priorityRank(b.work.attributes["priority"]) ||
-      (order.get(a.work.key) ?? 0) - (order.get(b.work.key) ?? 0),
+      (base.candidateIndex.get(a.work.key) ?? 0) - (base.candidateIndex.get(b.work.key) ?? 0),
   );
-  return analysis;
+  return { ready, dependency_blocked: base.dependency_blocked, claimed, claims };
 }
 
 export async function workReady(
@@ -93,7 +132,7 @@ export async function workReady(
   revision: number,
 ): Promise<WorkReadyResult> {
   const limit = input.limit ?? 20;
-  const analysis = await analyseReady(db);
+  const analysis = await analyseReady(db, revision);
   return {
     project_revision: revision,
     items: analysis.ready.slice(0, limit).map(({ work, diagnostics }) => ({
@@ -106,7 +145,7 @@ export async function workReady(
       next_action: stringOf(work, "next_action"),
       summary: work.summary,
       tags: stringsOf(work, "tags"),
-      diagnostics,
+      diagnostics: [...diagnostics],
       source: work.source,
     })),
     total_ready: analysis.ready.length,

@@ -1,52 +1,31 @@
-import {
-  type OperationGetInput,
-  type OperationGetResult,
-  type OperationListInput,
-  type OperationListResult,
-  operationGet,
-  operationList,
+import type {
+  OperationGetInput,
+  OperationGetResult,
+  OperationListInput,
+  OperationListResult,
 } from "../journal/operation-get.js";
-import {
-  type OperationRecoverInput,
-  type OperationRecoverResult,
-  operationRecover,
+import type {
+  OperationRecoverInput,
+  OperationRecoverResult,
 } from "../journal/operation-recover.js";
 import type { WriteReceipt } from "../journal/run-write.js";
-import { type EventAppendInput, type EventAppendResult, eventAppend } from "./event-append.js";
-import {
-  type EvidenceRecordInput,
-  type EvidenceRecordResult,
-  evidenceRecord,
-} from "./evidence-record.js";
+import type { EventAppendInput, EventAppendResult } from "./event-append.js";
+import type { EvidenceRecordInput, EvidenceRecordResult } from "./evidence-record.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import {
-  type SessionCheckpointInput,
-  type SessionCheckpointResult,
-  sessionCheckpoint,
-} from "./session-checkpoint.js";
-import { type SessionClaimInput, type SessionClaimResult, sessionClaim } from "./session-claim.js";
-import { type SessionEndInput, type SessionEndResult, sessionEnd } from "./session-end.js";
-import {
-  type SessionGetInput,
-  type SessionGetResult,
-  type SessionListInput,
-  type SessionListResult,
-  sessionGet,
-  sessionList,
+import type { SessionCheckpointInput, SessionCheckpointResult } from "./session-checkpoint.js";
+import type { SessionClaimInput, SessionClaimResult } from "./session-claim.js";
+import type { SessionEndInput, SessionEndResult } from "./session-end.js";
+import type {
+  SessionGetInput,
+  SessionGetResult,
+  SessionListInput,
+  SessionListResult,
 } from "./session-read.js";
-import { type SessionReplyInput, type SessionReplyResult, sessionReply } from "./session-reply.js";
-import {
-  type SessionResumeInput,
-  type SessionResumeResult,
-  sessionResume,
-} from "./session-resume.js";
-import { type SessionStartInput, type SessionStartResult, sessionStart } from "./session-start.js";
-import { type SessionWaitInput, type SessionWaitResult, sessionWait } from "./session-wait.js";
-import {
-  type WorkTransitionInput,
-  type WorkTransitionResult,
-  workTransition,
-} from "./work-transition.js";
+import type { SessionReplyInput, SessionReplyResult } from "./session-reply.js";
+import type { SessionResumeInput, SessionResumeResult } from "./session-resume.js";
+import type { SessionStartInput, SessionStartResult } from "./session-start.js";
+import type { SessionWaitInput, SessionWaitResult } from "./session-wait.js";
+import type { WorkTransitionInput, WorkTransitionResult } from "./work-transition.js";
 
 type Method<I, O> = (input: I, caller: RuntimeCaller, options?: CallOptions) => Promise<O>;
 type Write<I, O> = Method<I, O & WriteReceipt>;
@@ -70,22 +49,48 @@ export interface LedgerRuntime {
   operationList: Method<OperationListInput, OperationListResult>;
 }
 
+let operations: Promise<typeof import("./runtime-operations.js")> | undefined;
+
+/**
+ * The operation implementations, imported once, on the first runtime call, all together: every
+ * call awaits the same promise, so calls keep the order in which they were made.
+ */
+function loadOperations(): Promise<typeof import("./runtime-operations.js")> {
+  operations ??= import("./runtime-operations.js");
+  return operations;
+}
+
 export function createLedgerRuntime(ctx: RuntimeContext): LedgerRuntime {
   return {
-    workTransition: (input, caller, options) => workTransition(ctx, input, caller, options),
-    eventAppend: (input, caller, options) => eventAppend(ctx, input, caller, options),
-    evidenceRecord: (input, caller, options) => evidenceRecord(ctx, input, caller, options),
-    sessionStart: (input, caller, options) => sessionStart(ctx, input, caller, options),
-    sessionGet: (input, caller, options) => sessionGet(ctx, input, caller, options),
-    sessionList: (input, caller, options) => sessionList(ctx, input, caller, options),
-    sessionCheckpoint: (input, caller, options) => sessionCheckpoint(ctx, input, caller, options),
-    sessionClaim: (input, caller, options) => sessionClaim(ctx, input, caller, options),
-    sessionEnd: (input, caller, options) => sessionEnd(ctx, input, caller, options),
-    sessionResume: (input, caller, options) => sessionResume(ctx, input, caller, options),
-    sessionWait: (input, caller, options) => sessionWait(ctx, input, caller, options),
-    sessionReply: (input, caller, options) => sessionReply(ctx, input, caller, options),
-    operationGet: (input, caller, options) => operationGet(ctx, input, caller, options),
-    operationRecover: (input, caller, options) => operationRecover(ctx, input, caller, options),
-    operationList: (input, caller, options) => operationList(ctx, input, caller, options),
+    workTransition: async (input, caller, options) =>
+      (await loadOperations()).workTransition(ctx, input, caller, options),
+    eventAppend: async (input, caller, options) =>
+      (await loadOperations()).eventAppend(ctx, input, caller, options),
+    evidenceRecord: async (input, caller, options) =>
+      (await loadOperations()).evidenceRecord(ctx, input, caller, options),
+    sessionStart: async (input, caller, options) =>
+      (await loadOperations()).sessionStart(ctx, input, caller, options),
+    sessionGet: async (input, caller, options) =>
+      (await loadOperations()).sessionGet(ctx, input, caller, options),
+    sessionList: async (input, caller, options) =>
+      (await loadOperations()).sessionList(ctx, input, caller, options),
+    sessionCheckpoint: async (input, caller, options) =>
+      (await loadOperations()).sessionCheckpoint(ctx, input, caller, options),
+    sessionClaim: async (input, caller, options) =>
+      (await loadOperations()).sessionClaim(ctx, input, caller, options),
+    sessionEnd: async (input, caller, options) =>
+      (await loadOperations()).sessionEnd(ctx, input, caller, options),
+    sessionResume: async (input, caller, options) =>
+      (await loadOperations()).sessionResume(ctx, input, caller, options),
+    sessionWait: async (input, caller, options) =>
+      (await loadOperations()).sessionWait(ctx, input, caller, options),
+    sessionReply: async (input, caller, options) =>
+      (await loadOperations()).sessionReply(ctx, input, caller, options),
+    operationGet: async (input, caller, options) =>
+      (await loadOperations()).operationGet(ctx, input, caller, options),
+    operationRecover: async (input, caller, options) =>
+      (await loadOperations()).operationRecover(ctx, input, caller, options),
+    operationList: async (input, caller, options) =>
+      (await loadOperations()).operationList(ctx, input, caller, options),
   };
 }

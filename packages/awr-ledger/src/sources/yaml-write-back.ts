@@ -1,15 +1,7 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import {
-  isMap,
-  isScalar,
-  isSeq,
-  type Node,
-  type Pair,
-  parseDocument,
-  Scalar,
-  type YAMLMap,
-} from "yaml";
+import type { Node, Pair, Scalar, YAMLMap } from "yaml";
 import { LedgerError } from "../errors.js";
+import { yamlModule } from "../internal/lazy-dependencies.js";
 import { confineSourcePath } from "./confinement.js";
 import { fingerprintBytes } from "./fingerprint.js";
 
@@ -34,6 +26,7 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 
 function render(value: string | null, original: Scalar | undefined): string {
   if (value === null) return "null";
+  const { Scalar } = yamlModule();
   if (original?.type === Scalar.QUOTE_SINGLE) return `'${value.replaceAll("'", "''")}'`;
   if (original?.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
   const plain =
@@ -72,6 +65,7 @@ export function writeBackWorkItem(
     );
   }
   const text = bytes.toString("utf8");
+  const { isMap, isScalar, isSeq, parseDocument } = yamlModule();
   const doc = parseDocument(text, { keepSourceTokens: true });
   if (doc.errors.length > 0 || !isMap(doc.contents)) {
     throw new LedgerError(

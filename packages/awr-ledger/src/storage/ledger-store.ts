@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { throwIfAborted } from "../internal/abort.js";
+import { sql } from "../internal/kysely.js";
 import type { Backend } from "./migration.js";
 import { isOwnSqliteDatabase } from "./open-database.js";
 import {

@@ -1,5 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import type { Backend, Migration } from "./migration.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import { inTransaction } from "./transaction.js";
@@ -32,6 +33,11 @@ export async function migrateToLatest(
     if (m.version !== i + 1) throw new Error(`migration versions must be 1..n; found ${m.version}`);
   });
   const latest = latestSchemaVersion(ordered);
+  // Every open of an up-to-date ledger (the common case) settles with one plain SELECT, without
+  // the write transaction below: BEGIN IMMEDIATE would take SQLite's write lock (waiting behind
+  // any writer) just to learn there is nothing to do. Anything else takes the locked path, which
+  // decides again from what it reads under the lock.
+  if ((await appliedVersion(db)) === latest) return { from: latest, to: latest, applied: [] };
   return inTransaction(db, backend, async (tx) => {
     if (backend === "postgres") {
       await sql`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK}::bigint)`.execute(tx);
@@ -68,4 +74,22 @@ export async function migrateToLatest(
     }
     return { from: current, to: Math.max(current, latest), applied };
   });
+}
+
+/**
+ * The newest applied migration, read without a transaction; undefined when it cannot be read
+ * (a new ledger has no awr_migrations table yet). Only a hint: migrateToLatest acts on it only
+ * when it says the schema is already current.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the runner predates the schema it creates.
+async function appliedVersion(db: Kysely<any>): Promise<number | undefined> {
+  try {
+    const row = await db
+      .selectFrom("awr_migrations")
+      .select((eb) => eb.fn.max("version").as("version"))
+      .executeTakeFirst();
+    return Number(row?.version ?? 0);
+  } catch {
+    return undefined;
+  }
 }

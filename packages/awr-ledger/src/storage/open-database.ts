@@ -1,7 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { type Dialect, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from "kysely";
+import type { Dialect, Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import {
+  KyselyClass,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+} from "../internal/kysely.js";
+import { betterSqlite3Module } from "../internal/lazy-dependencies.js";
 import type { Backend } from "./migration.js";
 import type { LedgerSchema } from "./schema.js";
 import { withStatementCache } from "./sqlite-statement-cache.js";
@@ -25,7 +33,7 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
   let Database: typeof import("better-sqlite3");
   try {
-    Database = (await import("better-sqlite3")).default;
+    Database = betterSqlite3Module();
   } catch (cause) {
     throw new LedgerError(
       "Unsupported",
@@ -41,7 +49,7 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
   database.pragma("synchronous = FULL");
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  const db = new Kysely<LedgerSchema>({
+  const db = new KyselyClass<LedgerSchema>({
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
   });
   ownSqlite.add(db);
@@ -107,7 +115,7 @@ export async function openPostgresDatabase(
           : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
     },
   });
-  const db = new Kysely<LedgerSchema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new KyselyClass<LedgerSchema>({ dialect: new PostgresDialect({ pool }) });
   try {
     if (schema !== undefined) await sql.raw(`CREATE SCHEMA IF NOT EXISTS "${schema}"`).execute(db);
   } catch (cause) {
@@ -123,13 +131,29 @@ export async function openPostgresDatabase(
   return { db, backend: "postgres", close: () => db.destroy() };
 }
 
-/** Which SQL family a caller-provided Kysely instance (or dialect) speaks. */
+/**
+ * Which SQL family a caller-provided Kysely instance (or dialect) speaks: PostgreSQL when its
+ * adapter is (or extends) kysely's PostgresAdapter, else SQLite. The caller's instance may come
+ * from another copy of kysely (its ES module build; the ledger loads the CommonJS one), whose
+ * PostgresAdapter is a different class object, so a class named PostgresAdapter anywhere in the
+ * adapter's prototype chain counts as well.
+ */
 // biome-ignore lint/suspicious/noExplicitAny: any schema.
 export function detectBackend(db: Kysely<any>): Backend {
   const adapter = db.getExecutor().adapter;
-  return adapter instanceof PostgresAdapter ? "postgres" : "sqlite";
+  if (adapter instanceof PostgresAdapter) return "postgres";
+  for (
+    let proto = Object.getPrototypeOf(adapter);
+    proto !== null;
+    proto = Object.getPrototypeOf(proto)
+  ) {
+    if ((proto as { constructor?: { name?: unknown } }).constructor?.name === "PostgresAdapter") {
+      return "postgres";
+    }
+  }
+  return "sqlite";
 }
 
 export function kyselyFromDialect(dialect: Dialect): Kysely<LedgerSchema> {
-  return new Kysely<LedgerSchema>({ dialect });
+  return new KyselyClass<LedgerSchema>({ dialect });
 }

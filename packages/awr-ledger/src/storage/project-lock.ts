@@ -1,8 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { sleep, throwIfAborted } from "../internal/abort.js";
 import { AsyncMutex } from "../internal/async-mutex.js";
+import { sql } from "../internal/kysely.js";
 import { ulid } from "../internal/ulid.js";
 import { currentLeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
 import type { Backend } from "./migration.js";

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
+import { sql } from "../internal/kysely.js";
 import type { Backend } from "./migration.js";
 
 /**

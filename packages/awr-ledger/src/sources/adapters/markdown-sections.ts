@@ -1,4 +1,5 @@
-import MarkdownIt from "markdown-it";
+import type { MarkdownIt } from "markdown-it";
+import { markdownItModule } from "../../internal/lazy-dependencies.js";
 
 export interface MarkdownSection {
   level: number;
@@ -10,7 +11,16 @@ export interface MarkdownSection {
   body: string;
 }
 
-const md = new MarkdownIt("commonmark");
+let md: MarkdownIt | undefined;
+
+/** The CommonMark parser, made on first use (markdown-it is loaded only when a source is parsed). */
+function markdown(): MarkdownIt {
+  if (md === undefined) {
+    const MarkdownItClass = markdownItModule();
+    md = new MarkdownItClass("commonmark");
+  }
+  return md;
+}
 
 /**
  * Splits Markdown into sections at every heading, using markdown-it's block tokens and their
@@ -19,7 +29,7 @@ const md = new MarkdownIt("commonmark");
  */
 export function splitSections(text: string): MarkdownSection[] {
   const lines = text.split(/\r?\n/);
-  const tokens = md.parse(text, {});
+  const tokens = markdown().parse(text, {});
   const heads: { level: number; heading: string; start: number; end: number }[] = [];
   tokens.forEach((token, index) => {
     if (token.type !== "heading_open" || token.map === null) return;

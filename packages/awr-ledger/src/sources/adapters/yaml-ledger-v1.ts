@@ -1,4 +1,5 @@
-import { isMap, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from "yaml";
+import type { Node, YAMLMap } from "yaml";
+import { yamlModule } from "../../internal/lazy-dependencies.js";
 import type {
   AdapterContext,
   AdapterResult,
@@ -64,6 +65,7 @@ const MILESTONE_FIELDS = ["id", "title", "status", "summary", "goal", "due"];
  * and every problem its line.
  */
 export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResult {
+  const { isMap, isSeq, LineCounter, parseDocument } = yamlModule();
   const issues: SourceIssue[] = [];
   const entities: ParsedEntity[] = [];
   const dependencies: ParsedDependency[] = [];

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { sql } from "../../internal/kysely.js";
 import type { Backend, Migration } from "../migration.js";
 
 // The SQLite project-lock lease records who holds it (pid, pid-space key, process start time) so

@@ -2,10 +2,12 @@ import type { Migration } from "../migration.js";
 import { migration001Base } from "./001-base.js";
 import { migration002Runtime } from "./002-runtime.js";
 import { migration003LockHolder } from "./003-lock-holder.js";
+import { migration004ReadIndexes } from "./004-read-indexes.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
   migration001Base,
   migration002Runtime,
   migration003LockHolder,
+  migration004ReadIndexes,
 ];

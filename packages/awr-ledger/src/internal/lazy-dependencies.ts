@@ -1,0 +1,44 @@
+import { createRequire } from "node:module";
+
+/**
+ * Heavy dependencies that most operations never touch, loaded on first use instead of when the
+ * ledger is imported: a CLI read on an up-to-date project parses no source and counts no tokens,
+ * and importing them up front was most of `awr`'s start-up time (the o200k tables alone build a
+ * large BPE table). They are loaded synchronously (their CommonJS builds, through require) so the
+ * public functions that use them (SOURCE_ADAPTERS, countTokens, writeBackWorkItem) stay
+ * synchronous. Each is loaded once per process; the same module instance is returned after.
+ */
+const requireDependency = createRequire(import.meta.url);
+
+function once<T>(load: () => T): () => T {
+  let loaded: { value: T } | undefined;
+  return () => {
+    loaded ??= { value: load() };
+    return loaded.value;
+  };
+}
+
+/** The yaml package (its Node build is CommonJS, so this is the instance `import` would give). */
+export const yamlModule = once(() => requireDependency("yaml") as typeof import("yaml"));
+
+/** The markdown-it constructor. */
+export const markdownItModule = once(
+  () => requireDependency("markdown-it") as typeof import("markdown-it").default,
+);
+
+/** gpt-tokenizer's o200k_base encoding (the unit of every context budget). */
+export const o200kModule = once(
+  () =>
+    requireDependency(
+      "gpt-tokenizer/encoding/o200k_base",
+    ) as typeof import("gpt-tokenizer/encoding/o200k_base"),
+);
+
+/**
+ * better-sqlite3 (an optional peer; this throws MODULE_NOT_FOUND when it is not installed, and
+ * a later call tries again). Required rather than imported: its entry is CommonJS, which the ES
+ * loader would first scan for export names.
+ */
+export const betterSqlite3Module: () => typeof import("better-sqlite3") = once(
+  () => requireDependency("better-sqlite3") as typeof import("better-sqlite3"),
+);

@@ -1,0 +1,85 @@
+import type { SessionStartResult } from "@awr/awr-ledger";
+import { sql } from "kysely";
+import { afterEach, describe, expect, it } from "vitest";
+import { BACKENDS } from "./helpers/backends.js";
+import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
+
+const caller = { client: "stdio" };
+
+describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) => {
+  let p: OpenProject | undefined;
+  afterEach(async () => {
+    await p?.close();
+    p = undefined;
+  });
+
+  it("answers repeated reads identically and sees a claim and a transition at once", async () => {
+    p = await openFixtureProject("basic", backend);
+    const ledger = p.ledger;
+    const firstStatus = await ledger.projectStatus({}, caller);
+    const firstReady = await ledger.workReady({}, caller);
+    expect(await ledger.projectStatus({}, caller)).toEqual(firstStatus);
+    expect(await ledger.workReady({}, caller)).toEqual(firstReady);
+    expect(firstReady.items.map((i) => i.work)).toContain("PAY-2");
+
+    const start = (await ledger.execute(
+      "awr_session_start",
+      {
+        work: "PAY-2",
+        conversation: "scale",
+        agent: "a",
+        provider: "p",
+        model: "m",
+        claim: true,
+        expected_revision: firstStatus.project_revision,
+      },
+      caller,
+    )) as unknown as SessionStartResult;
+    const session = start.session.id;
+    const claimedReady = await ledger.workReady({}, caller);
+    expect(claimedReady.items.map((i) => i.work)).not.toContain("PAY-2");
+    expect(claimedReady.active_claims.map((c) => c.work)).toEqual(["PAY-2"]);
+    const claimedStatus = await ledger.projectStatus({}, caller);
+    expect(claimedStatus.current_work).toContainEqual(
+      expect.objectContaining({ work: "PAY-2", claimed_by: session }),
+    );
+
+    await ledger.workTransition(
+      {
+        work: "PAY-2",
+        action: "progress",
+        session,
+        expected_revision: claimedStatus.project_revision,
+      },
+      caller,
+    );
+    const progressed = await ledger.projectStatus({}, caller);
+    expect(progressed.counts_by_status["in_progress"]).toBe(
+      (firstStatus.counts_by_status["in_progress"] ?? 0) + 1,
+    );
+    expect(progressed.counts_by_status["ready"]).toBe(
+      (firstStatus.counts_by_status["ready"] ?? 0) - 1,
+    );
+    expect((await ledger.workGet({ work: "PAY-2" }, caller)).work.status).toBe("in_progress");
+  });
+
+  it("keeps a work item's recent events on the (work, seq) index", async () => {
+    p = await openFixtureProject("basic", backend);
+    const db = p.ledger.store.db;
+    if (backend === "sqlite") {
+      const { rows } = await sql<{ detail: string }>`
+        EXPLAIN QUERY PLAN SELECT id FROM events WHERE work = ${"PAY-2"}
+        ORDER BY seq DESC LIMIT 10`.execute(db);
+      const plan = rows.map((r) => r.detail).join("\n");
+      expect(plan).toContain("events_work_seq");
+      expect(plan).not.toContain("TEMP B-TREE");
+    } else {
+      const { rows } = await sql<{ indexname: string }>`
+        SELECT indexname FROM pg_indexes
+        WHERE tablename = 'events' AND schemaname = current_schema()`.execute(db);
+      const names = rows.map((r) => r.indexname);
+      expect(names).toContain("events_work_seq");
+      expect(names).not.toContain("events_work");
+    }
+  });
+});
