@@ -1,0 +1,93 @@
+// Figure 4: context packets at budget 5000 for every active item of the 150-item fixture: the
+// tokens of the full planning sources (what an agent would read without AWR) against the
+// rendered packet, and recall of the exact facts the generator says each packet must contain.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { DIST, fixtureProject, fmtInt, fmtPct, load } from "./lib.mjs";
+
+export const title = "Context packets (budget 5000)";
+const SOURCES = ["GOALS.md", "PLAN.md", "RULES.md", "DECISIONS.md", "work-ledger.yaml"];
+
+export async function run() {
+  const fixture = await fixtureProject(150);
+  const { openLedger, countTokens } = await load(DIST.ledger);
+  const fullTokens = countTokens(
+    SOURCES.map((f) => readFileSync(join(fixture.root, f), "utf8")).join("\n"),
+  );
+  const ledger = await openLedger({ root: fixture.root });
+  const active = fixture.items.filter((i) => i.active);
+  const rendered = [];
+  let factsTotal = 0;
+  let factsFound = 0;
+  let fullRecall = 0;
+  const failures = [];
+  try {
+    for (const item of active) {
+      let packet;
+      try {
+        packet = await ledger.contextCompile(
+          { work: item.work, budget: 5000 },
+          { client: "stdio" },
+        );
+      } catch (error) {
+        failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
+        continue;
+      }
+      rendered.push(countTokens(packet.rendered_context));
+      const found = item.required_facts.filter((fact) =>
+        packet.rendered_context.includes(fact),
+      ).length;
+      factsTotal += item.required_facts.length;
+      factsFound += found;
+      if (found === item.required_facts.length) fullRecall++;
+    }
+  } finally {
+    await ledger.close();
+  }
+  const mean = rendered.reduce((a, b) => a + b, 0) / Math.max(1, rendered.length);
+  const max = Math.max(...rendered);
+  const reductionMean = 1 - mean / fullTokens;
+  const reductionWorst = 1 - max / fullTokens;
+  const recall = factsTotal ? factsFound / factsTotal : 0;
+  const cmd = "pnpm bench --only context";
+  return {
+    rows: [
+      {
+        figure: `rendered tokens per packet, mean / max (${rendered.length} active items)`,
+        value: `${fmtInt(mean)} / ${fmtInt(max)}`,
+        baseline: `full sources ${fmtInt(fullTokens)} tokens`,
+        ratio: `${(fullTokens / mean).toFixed(1)}x compression`,
+        goal: "≤ 5000 (budget)",
+        met: max <= 5000 && failures.length === 0,
+        command: cmd,
+      },
+      {
+        figure: "token reduction, mean (worst item)",
+        value: `${fmtPct(reductionMean)} (${fmtPct(reductionWorst)})`,
+        baseline: `full sources ${fmtInt(fullTokens)} tokens`,
+        ratio: `${(fullTokens / max).toFixed(1)}x worst-case compression`,
+        goal: "≥ 80% reduction",
+        met: reductionWorst >= 0.8,
+        command: cmd,
+      },
+      {
+        figure: "exact-fact recall (generator's required facts)",
+        value: `${fmtPct(recall)} (${factsFound}/${factsTotal} facts; ${fullRecall}/${active.length} items complete)`,
+        baseline: "—",
+        ratio: "—",
+        goal: "100% recall",
+        met: factsFound === factsTotal && failures.length === 0,
+        command: cmd,
+      },
+    ],
+    notes: [
+      "Tokens are o200k_base (the ledger's countTokens). Full sources = GOALS.md, PLAN.md, RULES.md, DECISIONS.md and " +
+        "work-ledger.yaml concatenated: what an agent without AWR would read to find the same facts. " +
+        "Required facts per item (from the generator): its key and title, acceptance texts, hard rules in scope, unmet required dependencies.",
+      ...(failures.length
+        ? [`Packets that failed to compile: ${failures.slice(0, 5).join("; ")}`]
+        : []),
+    ],
+    profiles: [],
+  };
+}

@@ -1,0 +1,281 @@
+// Shared helpers of the benchmark modules: paths to the built packages, fixture projects,
+// statistics, child processes, RSS. Everything here runs against dist/ (see ensureBuilt).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** The built entry points the benchmarks use; `pnpm build` produces all of them. */
+export const DIST = {
+  ledger: join(ROOT, "packages/awr-ledger/dist/index.js"),
+  fixtures: join(ROOT, "packages/awr-ledger/dist/fixtures/index.js"),
+  server: join(ROOT, "packages/awr-server/dist/index.js"),
+  client: join(ROOT, "packages/mcp-client/dist/index.js"),
+  service: join(ROOT, "apps/service/dist/main.js"),
+  cli: join(ROOT, "apps/cli/dist/main.js"),
+};
+
+/** Runs `pnpm build` when any built entry is missing (a fresh clone after install). */
+export function ensureBuilt({ force = false } = {}) {
+  const missing = Object.values(DIST).filter((path) => !existsSync(path));
+  if (!force && missing.length === 0) return;
+  console.error(
+    `bench: building first (${force ? "--build" : `missing ${missing.map((p) => p.slice(ROOT.length + 1)).join(", ")}`})`,
+  );
+  const result = spawnSync("pnpm", ["build"], {
+    cwd: ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0)
+    throw new Error("pnpm build failed: the benchmarks need the built packages");
+}
+
+export const load = (path) => import(pathToFileURL(path).href);
+
+/** better-sqlite3 as the ledger resolves it (the same native build the ledger uses). */
+export function betterSqlite3() {
+  return createRequire(join(ROOT, "packages/awr-ledger/package.json"))("better-sqlite3");
+}
+
+const temps = [];
+export function tempDir(prefix) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `awr-bench-${prefix}-`)));
+  temps.push(dir);
+  return dir;
+}
+export function removeTemps() {
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A synthetic project (the ledger's fixture generator), initialised; returns its facts too. */
+export async function fixtureProject(items, { seed = 1, dir } = {}) {
+  const { generateFixtureProject } = await load(DIST.fixtures);
+  const { initProject } = await load(DIST.ledger);
+  const fixture = generateFixtureProject(join(dir ?? tempDir(`p${items}`), "project"), {
+    items,
+    seed,
+  });
+  const init = await initProject({
+    root: fixture.root,
+    manifest: fixture.manifest_path,
+    accept: true,
+  });
+  return { ...fixture, project_id: init.project_id };
+}
+
+export function percentile(values, p) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+export const median = (values) => percentile(values, 50);
+
+/**
+ * Times `n` sequential calls of fn (after `warmup` untimed ones); per-call milliseconds.
+ * `before(i)`, when given, runs untimed before each call (e.g. a write that moves the revision).
+ */
+export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before }) {
+  for (let i = 0; i < warmup; i++) await fn(i);
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    if (before) await before(i);
+    const started = performance.now();
+    await fn(i);
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+/** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
+export function revisionBump(ledger) {
+  return async () => {
+    await ledger.eventAppend(
+      {
+        type: "bench.bump",
+        summary: "bump",
+        expected_revision: await ledger.store.currentRevision(),
+      },
+      { client: "stdio" },
+    );
+  };
+}
+
+export const fmtMs = (ms) =>
+  ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`;
+export const fmtRatio = (r) => (Number.isFinite(r) ? `${r.toFixed(2)}x` : "—");
+export const fmtPct = (r) => `${(r * 100).toFixed(1)}%`;
+export const fmtInt = (n) => Math.round(n).toLocaleString("en-US");
+export const fmtMiB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** Resident set size of a live process in bytes (Linux /proc). */
+export function rssBytes(pid) {
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return Number(kb) * 1024;
+}
+
+/** Runs a command to completion; resolves with its exit code, stdout and stderr. */
+export function run(command, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      options.onStdout?.(chunk.toString());
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+const services = new Set();
+/** Kills every service a benchmark left running (also on failure). */
+export function stopServices() {
+  for (const child of services) child.kill("SIGKILL");
+  services.clear();
+}
+
+/** awr-mcp (built) as the shared HTTP service on an ephemeral loopback port. */
+export async function startHttpService(registry, env, extraArgs = []) {
+  const child = spawn(
+    process.execPath,
+    [...extraArgs, DIST.service, "--registry", registry, "--listen", "127.0.0.1:0"],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  services.add(child);
+  let stderr = "";
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`awr-mcp did not start:\n${stderr}`)), 60_000);
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`awr-mcp exited (${code}):\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      services.delete(child);
+    },
+  };
+}
+
+/** A registry for `projects` ([{key, root, project_id}]) and one client writing all of them. */
+export function registryToml(projects, tokenEnv = "AWR_BENCH_TOKEN") {
+  const lines = ["version = 1", ""];
+  for (const p of projects)
+    lines.push(
+      "[[projects]]",
+      `key = "${p.key}"`,
+      `root = "${p.root}"`,
+      `project_id = "${p.project_id}"`,
+      "",
+    );
+  lines.push(
+    "[[clients]]",
+    'id = "bench"',
+    `token_env = "${tokenEnv}"`,
+    `write = ${JSON.stringify(projects.map((p) => p.key))}`,
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** One JSON-RPC tools/call over the stateless HTTP service; resolves with the tool result. */
+export async function httpTool(url, token, name, args, id = 1) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+  });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${text.slice(0, 300)}`);
+  const body =
+    text.startsWith("event:") || text.startsWith("data:")
+      ? JSON.parse(
+          text
+            .split("\n")
+            .find((l) => l.startsWith("data:"))
+            .slice(5),
+        )
+      : JSON.parse(text);
+  if (body.error) {
+    throw Object.assign(new Error(`JSON-RPC ${body.error.code}: ${body.error.message}`), {
+      code: body.error.code,
+    });
+  }
+  return body.result;
+}
+
+export const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * Wraps every better-sqlite3 statement execution (run/get/all/iterate, whoever prepared the
+ * statement and whether or not it is cached) with `onStatement(sql, ms)`. Returns an undo.
+ * better-sqlite3 is synchronous, so `ms` is the time spent inside SQLite for that call.
+ */
+export function observeStatements(onStatement) {
+  const Database = betterSqlite3();
+  const probe = new Database(":memory:");
+  const proto = Object.getPrototypeOf(probe.prepare("SELECT 1"));
+  probe.close();
+  const originals = {};
+  for (const method of ["run", "get", "all", "iterate"]) {
+    const original = proto[method];
+    originals[method] = original;
+    proto[method] = function (...args) {
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        onStatement(this.source, performance.now() - started);
+      }
+    };
+  }
+  const { exec } = Database.prototype;
+  Database.prototype.exec = function (text, ...rest) {
+    const started = performance.now();
+    try {
+      return exec.call(this, text, ...rest);
+    } finally {
+      onStatement(text, performance.now() - started);
+    }
+  };
+  return () => {
+    Object.assign(proto, originals);
+    Database.prototype.exec = exec;
+  };
+}

@@ -1,0 +1,149 @@
+// CPU profiles for missed goals: runs a node command under --cpu-prof and summarises where the
+// time went (self time by function and by package), for BENCHMARKS.md.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT, run, tempDir } from "./lib.mjs";
+
+/** `node --cpu-prof <args>`; resolves with { topFunctions, topPackages, totalMs }. */
+export async function profileNode(args, { cwd = ROOT, env = {}, top = 8, tree = false } = {}) {
+  const dir = tempDir("prof");
+  // tree: every node process of the command tree is profiled (NODE_OPTIONS is inherited; it
+  // refuses --cpu-prof, so a preloaded module runs the inspector's profiler instead).
+  const nodeArgs = tree ? args : ["--cpu-prof", "--cpu-prof-dir", dir, ...args];
+  const preload = pathToFileURL(join(ROOT, "scripts/bench/cpu-profile-preload.mjs")).href;
+  const nodeOptions = tree ? { NODE_OPTIONS: `--import=${preload}`, AWR_BENCH_PROF_DIR: dir } : {};
+  const result = await run(process.execPath, nodeArgs, {
+    cwd,
+    env: { ...process.env, ...env, ...nodeOptions },
+  });
+  if (result.code !== 0)
+    throw new Error(`profiled command failed (${result.code}): ${result.stderr.slice(-500)}`);
+  const files = readdirSync(dir).filter((name) => name.endsWith(".cpuprofile"));
+  if (files.length === 0) throw new Error("no .cpuprofile written");
+  const summaries = files.map((file) =>
+    summarise(JSON.parse(readFileSync(join(dir, file), "utf8")), top),
+  );
+  summaries.sort((a, b) => b.totalMs - a.totalMs);
+  const [main, ...others] = summaries;
+  return { ...main, others };
+}
+
+function packageOf(url) {
+  if (!url) return "(native / runtime)";
+  if (url.startsWith("node:")) return "node (built-in modules)";
+  const path = url.replace(/^file:\/\//, "");
+  const nm = path.lastIndexOf("/node_modules/");
+  if (nm >= 0) {
+    const rest = path.slice(nm + "/node_modules/".length).split("/");
+    return rest[0]?.startsWith("@") ? `${rest[0]}/${rest[1]}` : (rest[0] ?? path);
+  }
+  const ws = /\/(packages|apps)\/([^/]+)\//.exec(path);
+  if (ws) return ws[1] === "apps" ? `apps/${ws[2]}` : `@awr/${ws[2]}`;
+  return path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
+}
+
+function summarise(profile, top) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    self.set(
+      profile.samples[i],
+      (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0),
+    );
+  }
+  const fns = new Map();
+  const pkgs = new Map();
+  let total = 0;
+  for (const [id, micros] of self) {
+    const frame = byId.get(id)?.callFrame ?? {};
+    const name = frame.functionName || "(anonymous)";
+    if (name === "(idle)") continue;
+    total += micros;
+    const where = frame.url
+      ? `${packageOf(frame.url)} ${frame.url.split("/").pop()}:${frame.lineNumber + 1}`
+      : "";
+    const key = `${name} ${where}`.trim();
+    fns.set(key, (fns.get(key) ?? 0) + micros);
+    const pkg = name.startsWith("(") ? name : packageOf(frame.url);
+    pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + micros);
+  }
+  const rank = (map) =>
+    [...map.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, micros]) => ({ name, ms: micros / 1000, share: total ? micros / total : 0 }));
+  // Which of our packages ran in this process: tells the processes of a tree apart.
+  const ours = [...pkgs.entries()]
+    .filter(([name]) => name.startsWith("@awr/") || name.startsWith("apps/"))
+    .sort((a, b) => b[1] - a[1])
+    .map(([name]) => name);
+  return { totalMs: total / 1000, topFunctions: rank(fns), topPackages: rank(pkgs), ours };
+}
+
+/** Markdown lines for one profile. */
+export function profileMarkdown(title, command, summary) {
+  const lines = [
+    `#### ${title}`,
+    "",
+    `Profiled: \`${command}\` (${summary.totalMs.toFixed(0)} ms of samples, idle excluded${summary.others?.length ? `; the busiest process, running ${summary.ours.join(", ") || "no workspace code"}` : ""}).`,
+    "",
+  ];
+  lines.push("Self time by package:", "", "| package | self ms | share |", "|---|---:|---:|");
+  for (const p of summary.topPackages)
+    lines.push(`| ${p.name} | ${p.ms.toFixed(1)} | ${(p.share * 100).toFixed(1)}% |`);
+  lines.push(
+    "",
+    "Top functions by self time:",
+    "",
+    "| function | self ms | share |",
+    "|---|---:|---:|",
+  );
+  for (const f of summary.topFunctions)
+    lines.push(
+      `| \`${f.name.replaceAll("|", "\\|")}\` | ${f.ms.toFixed(1)} | ${(f.share * 100).toFixed(1)}% |`,
+    );
+  lines.push("");
+  if (summary.others?.length) {
+    lines.push("Other processes of the same run (CPU ms, top packages by self time):", "");
+    for (const other of summary.others.slice(0, 6)) {
+      const pkgs = other.topPackages
+        .slice(0, 4)
+        .map((p) => `${p.name} ${(p.share * 100).toFixed(0)}%`)
+        .join(", ");
+      lines.push(
+        `- ${other.totalMs.toFixed(0)} ms (running ${other.ours.join(", ") || "no workspace code"}): ${pkgs}`,
+      );
+    }
+    lines.push("");
+  }
+  return lines;
+}
+
+/** Runs a workload with AWR_BENCH_SQL_PROFILE=1; resolves with its top statements by time. */
+export async function sqlProfile(args, { cwd = ROOT } = {}) {
+  const result = await run(process.execPath, args, {
+    cwd,
+    env: { ...process.env, AWR_BENCH_SQL_PROFILE: "1" },
+  });
+  if (result.code !== 0)
+    throw new Error(`SQL-profiled command failed (${result.code}): ${result.stderr.slice(-500)}`);
+  const line = result.stdout.split("\n").find((l) => l.startsWith("SQLPROFILE "));
+  if (!line) throw new Error("no SQLPROFILE line");
+  return JSON.parse(line.slice("SQLPROFILE ".length));
+}
+
+export function sqlProfileMarkdown(statements, calls) {
+  const lines = [
+    `Time inside SQLite by statement (same workload, ${calls} calls; statements timed one by one):`,
+    "",
+  ];
+  lines.push("| statement | calls | total ms | ms per call |", "|---|---:|---:|---:|");
+  for (const [sqlText, { ms, calls: n }] of statements) {
+    lines.push(
+      `| \`${sqlText.replaceAll("|", "\\|")}\` | ${n} | ${ms.toFixed(1)} | ${(ms / n).toFixed(2)} |`,
+    );
+  }
+  lines.push("");
+  return lines;
+}
