@@ -40,6 +40,21 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
     expect(hits.results[0]?.snippet).toMatch(/\[rollout\]/i);
   });
 
+  it("sees an event recorded after an identical search, and hands out independent hits", async () => {
+    p = await openFixtureProject("basic", backend);
+    const [first] = await appendNotes(["canary release one"]);
+    const before = await p.ledger.search({ query: "canary" }, caller);
+    expect(before.results.map((h) => h.ref)).toEqual([first]);
+    const hit = before.results[0];
+    if (hit !== undefined) hit.title = "changed by a caller";
+    const again = await p.ledger.search({ query: "canary" }, caller);
+    expect(again.results[0]?.title).toBe("note.added");
+    const [second] = await appendNotes(["canary release two"]);
+    const after = await p.ledger.search({ query: "canary" }, caller);
+    expect(after.results.map((h) => h.ref).sort()).toEqual([first, second].sort());
+    expect(after.project_revision).toBeGreaterThan(before.project_revision);
+  });
+
   it("ranks records and events together, best score first, and every hit matches all terms", async () => {
     p = await openFixtureProject("basic", backend);
     await appendNotes(["hosted page smoke test passed", "unrelated hosted note"]);
@@ -60,7 +75,7 @@ describe("the event search migration on SQLite", () => {
     t = undefined;
   });
 
-  it("keeps events recorded before it searchable and out of the record index", async () => {
+  it("keeps events and records indexed before it searchable, each in its own index", async () => {
     t = await freshDatabase("sqlite");
     await migrateToLatest(t.db, "sqlite", MIGRATIONS.slice(0, 4));
     await t.db
@@ -73,6 +88,23 @@ describe("the event search migration on SQLite", () => {
         created_at: "now",
       })
       .execute();
+    const entity = (key: string, title: string) => ({
+      id: key,
+      kind: "work",
+      key,
+      title,
+      status: "ready",
+      raw_status: null,
+      summary: null,
+      body: "",
+      attributes: "{}",
+      source_path: "work.md",
+      line_start: 1,
+      line_end: 1,
+      ordinal: 0,
+      indexed_revision: 0,
+    });
+    await t.db.insertInto("entities").values(entity("W-1", "Webhook retries")).execute();
     const store = new LedgerStore(t.db, "sqlite", "P1");
     const before = await store.write(async (tx) =>
       appendEvent(tx, {
@@ -93,8 +125,31 @@ describe("the event search migration on SQLite", () => {
       SELECT ref FROM event_search_fts WHERE event_search_fts MATCH 'webhook'
       ORDER BY rowid DESC`.execute(t.db);
     expect(events.rows.map((r) => r.ref)).toEqual([after.id, before.id]);
+    await t.db.insertInto("entities").values(entity("W-2", "Webhook signing")).execute();
+    const records = await sql<{ ref: string }>`
+      SELECT ref FROM search_fts WHERE search_fts MATCH 'webhook' ORDER BY ref`.execute(t.db);
+    expect(records.rows.map((r) => r.ref)).toEqual(["W-1", "W-2"]);
     const leftover = await sql<{ n: number }>`
       SELECT count(*) AS n FROM search_fts WHERE doc_kind = 'event'`.execute(t.db);
     expect(Number(leftover.rows[0]?.n)).toBe(0);
+  });
+
+  it("still finds an event older than the recent-events window when the page has room", async () => {
+    const p = await openFixtureProject("basic", "sqlite");
+    try {
+      const old = await p.ledger.store.write(async (tx) =>
+        appendEvent(tx, {
+          type: "note.added",
+          revision: await spendRevision(tx),
+          summary: "archived quokka migration",
+        }),
+      );
+      // As if newer events had pushed it out of the window.
+      await sql`DELETE FROM event_search_recent WHERE ref = ${old.id}`.execute(p.db.db);
+      const hits = await p.ledger.search({ query: "quokka" }, caller);
+      expect(hits.results.map((h) => [h.kind, h.ref])).toEqual([["event", old.id]]);
+    } finally {
+      await p.close();
+    }
   });
 });

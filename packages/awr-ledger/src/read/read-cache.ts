@@ -23,6 +23,13 @@ interface Slot {
 
 const slots = new WeakMap<object, Slot>();
 
+/**
+ * Bound on values kept for one revision: keys can come from callers (search queries), so a
+ * read-only service that never changes revision must not grow without limit. The oldest
+ * entry goes first.
+ */
+export const MAX_VALUES_PER_REVISION = 512;
+
 export function memoAt<T>(
   db: Kysely<LedgerSchema>,
   revision: number,
@@ -42,6 +49,10 @@ export function memoAt<T>(
   const values = slot.values;
   const pending = load();
   values.set(key, pending);
+  if (values.size > MAX_VALUES_PER_REVISION) {
+    const oldest = values.keys().next().value;
+    if (oldest !== undefined) values.delete(oldest);
+  }
   // A failed load is not remembered: the next call retries.
   pending.catch(() => {
     if (values.get(key) === pending) values.delete(key);

@@ -1,8 +1,10 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { sql } from "../internal/kysely.js";
 import type { Backend } from "../storage/migration.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { memoAt } from "./read-cache.js";
+import { searchPostgres } from "./search-postgres.js";
+import { searchSqlite } from "./search-sqlite.js";
 
 export interface SearchInput {
   query: string;
@@ -36,6 +38,11 @@ export function queryTerms(query: string): string[] {
  * Full-text search over work, goals, plans, rules, decisions, milestones, recorded evidence and
  * event types/summaries (never event payloads): FTS5 with bm25 on SQLite, tsvector with
  * ts_rank_cd on PostgreSQL. Every term must match, as a prefix.
+ *
+ * Bounded at scale: only the first SEARCH_CANDIDATES matching records (and, of events, the
+ * newest `limit` matches) are ranked, and snippets are made only for the returned hits, so a
+ * common word on a large ledger costs about as much as on a small one. While the matches fit in
+ * the candidate set the result is the full ranking.
  */
 export async function search(
   db: Kysely<LedgerSchema>,
@@ -51,65 +58,11 @@ export async function search(
     );
   }
   const limit = input.limit ?? 20;
-  const results =
-    backend === "sqlite"
-      ? await searchSqlite(db, terms, limit)
-      : await searchPostgres(db, terms, limit);
-  return { project_revision: revision, query: input.query, results };
-}
-
-async function searchSqlite(
-  db: Kysely<LedgerSchema>,
-  terms: string[],
-  limit: number,
-): Promise<SearchHit[]> {
-  const match = terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
-  const { rows } = await sql<{
-    kind: string;
-    ref: string;
-    title: string;
-    snippet: string;
-    score: number;
-  }>`
-    SELECT doc_kind AS kind, ref, title,
-           snippet(search_fts, 3, '[', ']', '…', 16) AS snippet,
-           -bm25(search_fts, 0, 0, 4.0, 1.0) AS score
-    FROM search_fts WHERE search_fts MATCH ${match}
-    ORDER BY bm25(search_fts, 0, 0, 4.0, 1.0), ref LIMIT ${limit}`.execute(db);
-  return rows.map((r) => ({
-    ...r,
-    snippet: r.snippet === "" ? r.title : r.snippet,
-    score: Number(r.score),
-  }));
-}
-
-async function searchPostgres(
-  db: Kysely<LedgerSchema>,
-  terms: string[],
-  limit: number,
-): Promise<SearchHit[]> {
-  // to_tsquery input built only from word characters, each term as a prefix.
-  const tsquery = terms.map((t) => `${t}:*`).join(" & ");
-  const opts = "StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2";
-  const { rows } = await sql<SearchHit>`
-    WITH q AS (SELECT to_tsquery('english', ${tsquery}) AS query)
-    SELECT kind, ref, title, snippet, score FROM (
-      SELECT e.kind, e.key AS ref, e.title,
-             ts_headline('english', coalesce(e.summary, '') || ' ' || e.body, q.query, ${opts}) AS snippet,
-             ts_rank_cd(e.search_tsv, q.query) AS score
-        FROM entities e, q WHERE e.search_tsv @@ q.query
-      UNION ALL
-      SELECT 'evidence', v.external_key, v.external_key,
-             ts_headline('english', v.summary, q.query, ${opts}), ts_rank_cd(v.search_tsv, q.query)
-        FROM evidence v, q WHERE v.search_tsv @@ q.query
-      UNION ALL
-      SELECT 'event', ev.id, ev.type,
-             ts_headline('english', coalesce(ev.summary, ''), q.query, ${opts}), ts_rank_cd(ev.search_tsv, q.query)
-        FROM events ev, q WHERE ev.search_tsv @@ q.query
-    ) hits ORDER BY score DESC, ref LIMIT ${limit}`.execute(db);
-  return rows.map((r) => ({
-    ...r,
-    snippet: r.snippet === "" ? r.title : r.snippet,
-    score: Number(r.score),
-  }));
+  // Memoised per revision like the other reads (read-cache.ts): records, evidence and events
+  // change only in writes that spend a revision. Entries live until the next revision; each
+  // holds at most `limit` hits. Callers get their own copies of the hits.
+  const hits = await memoAt(db, revision, `search:${limit}:${terms.join("\u0000")}`, () =>
+    backend === "sqlite" ? searchSqlite(db, terms, limit) : searchPostgres(db, terms, limit),
+  );
+  return { project_revision: revision, query: input.query, results: hits.map((h) => ({ ...h })) };
 }

@@ -3,6 +3,7 @@ import { migration001Base } from "./001-base.js";
 import { migration002Runtime } from "./002-runtime.js";
 import { migration003LockHolder } from "./003-lock-holder.js";
 import { migration004ReadIndexes } from "./004-read-indexes.js";
+import { migration005EventSearch } from "./005-event-search.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration002Runtime,
   migration003LockHolder,
   migration004ReadIndexes,
+  migration005EventSearch,
 ];
