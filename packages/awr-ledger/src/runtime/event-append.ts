@@ -1,9 +1,8 @@
-import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { canonicalJson } from "../journal/fingerprint.js";
 import { TERMINAL_PAYLOAD_KEY } from "../journal/operation-scope.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import type { LedgerSchema } from "../storage/schema.js";
+import type { WriteReceipt } from "../journal/run-write.js";
+import { runCheckedWrite } from "./checked-write.js";
 import { FREE_EVENT_TYPE_PATTERN, isReservedEventType } from "./event-types.js";
 import { asFields, optObject, optText, text } from "./input/fields.js";
 import {
@@ -13,7 +12,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireWork, resolveSession } from "./runtime-lookup.js";
+import { resolveLinks } from "./runtime-lookup.js";
 
 export interface EventAppendInput {
   type: string;
@@ -95,43 +94,24 @@ export async function eventAppend(
     );
   }
   const ref = readSessionRef(fields);
-  const hasSession = ref.session !== undefined || ref.conversation !== undefined;
-  const check = async (db: Kysely<LedgerSchema>) => {
-    const work = workRef === undefined ? undefined : await requireWork(db, workRef);
-    const session = hasSession ? await resolveSession(db, caller, ref) : undefined;
-    return { work: work?.key ?? session?.work ?? null, session: session?.id ?? null };
-  };
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_event_append",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
+      check: (db) => resolveLinks(db, caller, workRef, ref),
+      apply: async (unit, linked) => {
+        const event = {
+          type,
+          work: linked.work,
+          session: linked.session,
+          summary: summary ?? null,
+          payload,
+        };
+        return { result: { event: { ...event, revision: unit.revision, time: unit.time } }, event };
       },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const linked = await check(unit.tx);
-          const result = {
-            event: {
-              type,
-              work: linked.work,
-              session: linked.session,
-              summary: summary ?? null,
-              payload,
-              revision: unit.revision,
-              time: unit.time,
-            },
-          };
-          await unit.terminal(
-            { type, work: linked.work, session: linked.session, summary: summary ?? null, payload },
-            result,
-          );
-          return result;
-        }),
     },
     options,
   );

@@ -1,8 +1,8 @@
-import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import type { EvidenceTable, LedgerSchema } from "../storage/schema.js";
+import type { WriteReceipt } from "../journal/run-write.js";
+import type { EvidenceTable } from "../storage/schema.js";
+import { runCheckedWrite } from "./checked-write.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { EVIDENCE_LEVELS, type EvidenceLevel } from "./evidence-levels.js";
 import { asFields, choice, optText, optTextList, text } from "./input/fields.js";
@@ -13,7 +13,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireWork, resolveSession } from "./runtime-lookup.js";
+import { resolveLinks } from "./runtime-lookup.js";
 
 export interface EvidenceRecordInput {
   external_key: string;
@@ -121,73 +121,59 @@ export async function evidenceRecord(
     });
   }
   const ref = readSessionRef(fields);
-  const hasSession = ref.session !== undefined || ref.conversation !== undefined;
 
-  const check = async (db: Kysely<LedgerSchema>) => {
-    const work = workRef === undefined ? undefined : await requireWork(db, workRef);
-    const session = hasSession ? await resolveSession(db, caller, ref) : undefined;
-    return { work: work?.key ?? session?.work ?? null, session: session?.id ?? null };
-  };
-
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_evidence_record",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const linked = await check(unit.tx);
-          const existing = await unit.tx
-            .selectFrom("evidence")
-            .select("id")
-            .where("external_key", "=", externalKey)
-            .executeTakeFirst();
-          const row: EvidenceTable = {
-            id: existing?.id ?? ulid(),
-            external_key: externalKey,
-            evidence_type: evidenceType,
-            level,
-            summary,
-            locator: locator ?? null,
-            scope: JSON.stringify(scope),
-            sha256: sha256?.toLowerCase() ?? null,
-            command: command ?? null,
-            verified_at: verifiedAt ?? null,
+      check: (db) => resolveLinks(db, caller, workRef, ref),
+      apply: async (unit, linked) => {
+        const existing = await unit.tx
+          .selectFrom("evidence")
+          .select("id")
+          .where("external_key", "=", externalKey)
+          .executeTakeFirst();
+        const row: EvidenceTable = {
+          id: existing?.id ?? ulid(),
+          external_key: externalKey,
+          evidence_type: evidenceType,
+          level,
+          summary,
+          locator: locator ?? null,
+          scope: JSON.stringify(scope),
+          sha256: sha256?.toLowerCase() ?? null,
+          command: command ?? null,
+          verified_at: verifiedAt ?? null,
+          work: linked.work,
+          session: linked.session,
+          client: caller.client,
+          revision: unit.revision,
+          recorded_at: unit.time,
+        };
+        if (existing === undefined) {
+          await unit.tx.insertInto("evidence").values(row).execute();
+        } else {
+          const { id: _id, ...changes } = row;
+          await unit.tx
+            .updateTable("evidence")
+            .set(changes)
+            .where("id", "=", existing.id)
+            .execute();
+        }
+        return {
+          result: { evidence: evidenceView(row), replaced: existing !== undefined },
+          event: {
+            type: DOMAIN_EVENT_TYPES.evidenceRecorded,
             work: linked.work,
             session: linked.session,
-            client: caller.client,
-            revision: unit.revision,
-            recorded_at: unit.time,
-          };
-          if (existing === undefined) {
-            await unit.tx.insertInto("evidence").values(row).execute();
-          } else {
-            const { id: _id, ...changes } = row;
-            await unit.tx
-              .updateTable("evidence")
-              .set(changes)
-              .where("id", "=", existing.id)
-              .execute();
-          }
-          const result = { evidence: evidenceView(row), replaced: existing !== undefined };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.evidenceRecorded,
-              work: linked.work,
-              session: linked.session,
-              summary: `${externalKey} (${level}): ${summary.slice(0, 160)}`,
-              payload: { external_key: externalKey, level, evidence_type: evidenceType },
-            },
-            result,
-          );
-          return result;
-        }),
+            summary: `${externalKey} (${level}): ${summary.slice(0, 160)}`,
+            payload: { external_key: externalKey, level, evidence_type: evidenceType },
+          },
+        };
+      },
     },
     options,
   );

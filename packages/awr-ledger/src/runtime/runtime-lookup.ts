@@ -125,3 +125,31 @@ export function requireActive(session: SessionTable, what: string): void {
     );
   }
 }
+
+/** The caller's session, refused unless it is active (`what` names the refused step). */
+export async function resolveActiveSession(
+  db: Db,
+  caller: RuntimeCaller,
+  ref: SessionRef,
+  what: string,
+): Promise<SessionTable> {
+  const session = await resolveSession(db, caller, ref);
+  requireActive(session, what);
+  return session;
+}
+
+/**
+ * What a recorded entry links to: the named work (which must exist) and the referenced session
+ * (when one is referenced); without a named work, the session's work.
+ */
+export async function resolveLinks(
+  db: Db,
+  caller: RuntimeCaller,
+  workRef: string | undefined,
+  ref: SessionRef,
+): Promise<{ work: string | null; session: string | null }> {
+  const hasSession = ref.session !== undefined || ref.conversation !== undefined;
+  const work = workRef === undefined ? undefined : await requireWork(db, workRef);
+  const session = hasSession ? await resolveSession(db, caller, ref) : undefined;
+  return { work: work?.key ?? session?.work ?? null, session: session?.id ?? null };
+}

@@ -1,23 +1,9 @@
 import type { CheckpointTable, ClaimTable, SessionTable, WaitTable } from "./runtime-tables.js";
 
-/** Runtime rows as tools return them (JSON arrays parsed, numbers normalised). */
-export interface SessionView {
-  id: string;
-  conversation: string;
-  work: string | null;
-  agent: string;
-  provider: string;
-  model: string;
-  status: string;
-  predecessor: string | null;
-  successor: string | null;
-  summary: string | null;
-  last_checkpoint: string | null;
-  start_revision: number;
-  end_revision: number | null;
-  started_at: string;
-  ended_at: string | null;
-}
+// Runtime rows as tools return them (JSON arrays parsed, numbers normalised).
+
+/** A session row as tools return it: everything but the owning client. */
+export type SessionView = Omit<SessionTable, "client">;
 
 export function sessionView(row: SessionTable): SessionView {
   return {
@@ -90,16 +76,8 @@ export function checkpointView(row: CheckpointTable): CheckpointView {
   };
 }
 
-export interface WaitView {
-  id: string;
-  session: string;
-  checkpoint: string | null;
-  question: string;
-  status: string;
-  answer: string | null;
-  created_revision: number;
-  replied_revision: number | null;
-}
+/** A wait row as tools return it: everything but its timestamps. */
+export type WaitView = Omit<WaitTable, "created_at" | "replied_at">;
 
 export function waitView(row: WaitTable): WaitView {
   return {

@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import type { LedgerSchema } from "../storage/schema.js";
+import type { WriteReceipt } from "../journal/run-write.js";
+import { runCheckedWrite } from "./checked-write.js";
 import {
   CHECKPOINT_FIELDS,
   type CheckpointFields,
@@ -15,7 +14,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireActive, resolveSession } from "./runtime-lookup.js";
+import { resolveActiveSession } from "./runtime-lookup.js";
 import { type CheckpointView, checkpointView } from "./runtime-views.js";
 
 export interface SessionCheckpointInput extends CheckpointFields {
@@ -41,30 +40,18 @@ export async function sessionCheckpoint(
   const write = readWriteFields(fields);
   const ref = readSessionRef(fields);
   const checkpoint = readCheckpointFields(fields);
-  const check = async (db: Kysely<LedgerSchema>) => {
-    const session = await resolveSession(db, caller, ref);
-    requireActive(session, "a checkpoint");
-    return session;
-  };
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_checkpoint",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
+      check: (db) => resolveActiveSession(db, caller, ref, "a checkpoint"),
+      apply: async (unit, session) => {
+        const { row, event } = await insertCheckpoint(unit, session, checkpoint);
+        return { result: { session: session.id, checkpoint: checkpointView(row) }, event };
       },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const session = await check(unit.tx);
-          const { row, event } = await insertCheckpoint(unit, session, checkpoint);
-          const result = { session: session.id, checkpoint: checkpointView(row) };
-          await unit.terminal(event, result);
-          return result;
-        }),
     },
     options,
   );

@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { type CheckedChange, runCheckedWrite } from "./checked-write.js";
 import {
   acquireClaim,
   claimConflict,
@@ -18,7 +19,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireActive, requireWork, resolveSession } from "./runtime-lookup.js";
+import { requireWork, resolveActiveSession } from "./runtime-lookup.js";
 import { type ClaimView, claimView } from "./runtime-views.js";
 import { MAX_TTL_MS } from "./session-start.js";
 
@@ -69,8 +70,7 @@ export async function sessionClaim(
   }
 
   const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
-    const session = await resolveSession(db, caller, ref);
-    requireActive(session, `claim ${action}`);
+    const session = await resolveActiveSession(db, caller, ref, `claim ${action}`);
     const target = workRef ?? session.work;
     if (target === null) {
       throw new LedgerError("InvalidInput", "the session has no work: name the work to claim", {
@@ -106,51 +106,42 @@ export async function sessionClaim(
     return { session, item };
   };
 
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_claim",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db, ctx.now());
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const { session, item } = await check(unit.tx, unit.nowMs);
-          if (action === "acquire") {
-            const { claim, renewed } = await acquireClaim(unit, session, item.key, ttlMs);
-            const result = { action, claim: claimView(claim), renewed };
-            await unit.terminal(
-              {
-                type: DOMAIN_EVENT_TYPES.workClaimed,
-                work: item.key,
-                session: session.id,
-                summary: `session ${session.id} ${renewed ? "renewed its claim on" : "claimed"} ${item.key}`,
-                payload: { claim: claim.id, ttl_ms: ttlMs ?? null, renewed },
-              },
-              result,
-            );
-            return result;
-          }
-          const held = await settleWorkClaim(unit, item.key);
-          if (held === undefined) throw new Error("internal: claim vanished under the lock");
-          const released = await markReleased(unit, held);
-          const result = { action, claim: claimView(released), renewed: false };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.claimReleased,
+      check,
+      apply: async (unit, { session, item }): Promise<CheckedChange<SessionClaimResult>> => {
+        if (action === "acquire") {
+          const { claim, renewed } = await acquireClaim(unit, session, item.key, ttlMs);
+          return {
+            result: { action, claim: claimView(claim), renewed },
+            event: {
+              type: DOMAIN_EVENT_TYPES.workClaimed,
               work: item.key,
               session: session.id,
-              summary: `claim on ${item.key} released by session ${session.id}`,
-              payload: { claim: held.id, reason: "release" },
+              summary: `session ${session.id} ${renewed ? "renewed its claim on" : "claimed"} ${item.key}`,
+              payload: { claim: claim.id, ttl_ms: ttlMs ?? null, renewed },
             },
-            result,
-          );
-          return result;
-        }),
+          };
+        }
+        const held = await settleWorkClaim(unit, item.key);
+        if (held === undefined) throw new Error("internal: claim vanished under the lock");
+        const released = await markReleased(unit, held);
+        return {
+          result: { action, claim: claimView(released), renewed: false },
+          event: {
+            type: DOMAIN_EVENT_TYPES.claimReleased,
+            work: item.key,
+            session: session.id,
+            summary: `claim on ${item.key} released by session ${session.id}`,
+            payload: { claim: held.id, reason: "release" },
+          },
+        };
+      },
     },
     options,
   );

@@ -1,6 +1,5 @@
-import type { Kysely } from "kysely";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import type { LedgerSchema } from "../storage/schema.js";
+import type { WriteReceipt } from "../journal/run-write.js";
+import { runCheckedWrite } from "./checked-write.js";
 import { releaseSessionClaims } from "./claims.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, choice, optText } from "./input/fields.js";
@@ -11,7 +10,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireActive, resolveSession } from "./runtime-lookup.js";
+import { resolveActiveSession } from "./runtime-lookup.js";
 import { SESSION_END_STATUSES, type SessionEndStatus } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
@@ -45,56 +44,44 @@ export async function sessionEnd(
   const ref = readSessionRef(fields);
   const status = choice(fields, "status", SESSION_END_STATUSES);
   const summary = optText(fields, "summary", { max: 65_536 });
-  const check = async (db: Kysely<LedgerSchema>) => {
-    const session = await resolveSession(db, caller, ref);
-    requireActive(session, "ending a session");
-    return session;
-  };
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_end",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const session = await check(unit.tx);
-          const released = await releaseSessionClaims(unit, session.id, `session ${status}`);
-          const ended = {
-            ...session,
+      check: (db) => resolveActiveSession(db, caller, ref, "ending a session"),
+      apply: async (unit, session) => {
+        const released = await releaseSessionClaims(unit, session.id, `session ${status}`);
+        const ended = {
+          ...session,
+          status,
+          summary: summary ?? session.summary,
+          end_revision: unit.revision,
+          ended_at: unit.time,
+        };
+        await unit.tx
+          .updateTable("sessions")
+          .set({
             status,
-            summary: summary ?? session.summary,
+            summary: ended.summary,
             end_revision: unit.revision,
             ended_at: unit.time,
-          };
-          await unit.tx
-            .updateTable("sessions")
-            .set({
-              status,
-              summary: ended.summary,
-              end_revision: unit.revision,
-              ended_at: unit.time,
-            })
-            .where("id", "=", session.id)
-            .execute();
-          const result = { session: sessionView(ended), released_claims: released.map(claimView) };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.sessionEnded,
-              work: session.work,
-              session: session.id,
-              summary: summary ?? `session ${status}`,
-              payload: { status, released_claims: released.map((c) => c.id) },
-            },
-            result,
-          );
-          return result;
-        }),
+          })
+          .where("id", "=", session.id)
+          .execute();
+        return {
+          result: { session: sessionView(ended), released_claims: released.map(claimView) },
+          event: {
+            type: DOMAIN_EVENT_TYPES.sessionEnded,
+            work: session.work,
+            session: session.id,
+            summary: summary ?? `session ${status}`,
+            payload: { status, released_claims: released.map((c) => c.id) },
+          },
+        };
+      },
     },
     options,
   );

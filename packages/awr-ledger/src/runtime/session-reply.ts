@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { runCheckedWrite } from "./checked-write.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optBool, optText } from "./input/fields.js";
 import {
@@ -81,51 +82,44 @@ export async function sessionReply(
     }
     return { session, wait };
   };
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_reply",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const { session, wait } = await check(unit.tx);
-          const status = cancel ? "cancelled" : "answered";
-          const replied = {
-            ...wait,
+      check,
+      apply: async (unit, { session, wait }) => {
+        const status = cancel ? "cancelled" : "answered";
+        const replied = {
+          ...wait,
+          status,
+          answer: answer ?? null,
+          replied_revision: unit.revision,
+          replied_at: unit.time,
+        };
+        await unit.tx
+          .updateTable("waits")
+          .set({
             status,
-            answer: answer ?? null,
+            answer: replied.answer,
             replied_revision: unit.revision,
             replied_at: unit.time,
-          };
-          await unit.tx
-            .updateTable("waits")
-            .set({
-              status,
-              answer: replied.answer,
-              replied_revision: unit.revision,
-              replied_at: unit.time,
-            })
-            .where("id", "=", wait.id)
-            .execute();
-          const result = { wait: waitView(replied) };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.waitReplied,
-              work: session.work,
-              session: session.id,
-              summary: `wait ${wait.id} ${status}`,
-              payload: { wait: wait.id, status },
-            },
-            result,
-          );
-          return result;
-        }),
+          })
+          .where("id", "=", wait.id)
+          .execute();
+        return {
+          result: { wait: waitView(replied) },
+          event: {
+            type: DOMAIN_EVENT_TYPES.waitReplied,
+            work: session.work,
+            session: session.id,
+            summary: `wait ${wait.id} ${status}`,
+            payload: { wait: wait.id, status },
+          },
+        };
+      },
     },
     options,
   );

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { runCheckedWrite } from "./checked-write.js";
 import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optText } from "./input/fields.js";
 import {
@@ -93,81 +94,74 @@ export async function sessionResume(
     return { predecessor, conversation, inheritance };
   };
 
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_resume",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db, ctx.now());
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const { predecessor, conversation, inheritance } = await check(unit.tx, unit.nowMs);
-          const successor: SessionTable = {
-            id: ulid(),
-            client: caller.client,
-            conversation,
-            work: predecessor.work,
-            agent: agent ?? predecessor.agent,
-            provider: provider ?? predecessor.provider,
-            model: model ?? predecessor.model,
-            status: "active",
-            predecessor: predecessor.id,
-            successor: null,
-            summary: null,
-            last_checkpoint: predecessor.last_checkpoint,
-            start_revision: unit.revision,
-            end_revision: null,
-            started_at: unit.time,
-            ended_at: null,
-          };
-          const wasActive = predecessor.status === "active";
-          const closed: SessionTable = {
-            ...predecessor,
+      check,
+      apply: async (unit, { predecessor, conversation, inheritance }) => {
+        const successor: SessionTable = {
+          id: ulid(),
+          client: caller.client,
+          conversation,
+          work: predecessor.work,
+          agent: agent ?? predecessor.agent,
+          provider: provider ?? predecessor.provider,
+          model: model ?? predecessor.model,
+          status: "active",
+          predecessor: predecessor.id,
+          successor: null,
+          summary: null,
+          last_checkpoint: predecessor.last_checkpoint,
+          start_revision: unit.revision,
+          end_revision: null,
+          started_at: unit.time,
+          ended_at: null,
+        };
+        const wasActive = predecessor.status === "active";
+        const closed: SessionTable = {
+          ...predecessor,
+          successor: successor.id,
+          ...(wasActive
+            ? { status: "interrupted", end_revision: unit.revision, ended_at: unit.time }
+            : {}),
+        };
+        // The predecessor leaves the binding before the successor takes it.
+        await unit.tx
+          .updateTable("sessions")
+          .set({
             successor: successor.id,
-            ...(wasActive
-              ? { status: "interrupted", end_revision: unit.revision, ended_at: unit.time }
-              : {}),
-          };
-          // The predecessor leaves the binding before the successor takes it.
-          await unit.tx
-            .updateTable("sessions")
-            .set({
-              successor: successor.id,
-              status: closed.status,
-              end_revision: closed.end_revision,
-              ended_at: closed.ended_at,
-            })
-            .where("id", "=", predecessor.id)
-            .execute();
-          await unit.tx.insertInto("sessions").values(successor).execute();
-          const inherited = await inheritClaims(unit, predecessor, successor, inheritance);
-          const result = {
+            status: closed.status,
+            end_revision: closed.end_revision,
+            ended_at: closed.ended_at,
+          })
+          .where("id", "=", predecessor.id)
+          .execute();
+        await unit.tx.insertInto("sessions").values(successor).execute();
+        const inherited = await inheritClaims(unit, predecessor, successor, inheritance);
+        return {
+          result: {
             session: sessionView(successor),
             predecessor: sessionView(closed),
             claims: inherited.map(claimView),
-          };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.sessionResumed,
-              work: successor.work,
-              session: successor.id,
-              summary: `session ${successor.id} resumes ${predecessor.id}`,
-              payload: {
-                predecessor: predecessor.id,
-                checkpoint: successor.last_checkpoint,
-                conversation,
-                claims: inherited.map((c) => c.id),
-              },
+          },
+          event: {
+            type: DOMAIN_EVENT_TYPES.sessionResumed,
+            work: successor.work,
+            session: successor.id,
+            summary: `session ${successor.id} resumes ${predecessor.id}`,
+            payload: {
+              predecessor: predecessor.id,
+              checkpoint: successor.last_checkpoint,
+              conversation,
+              claims: inherited.map((c) => c.id),
             },
-            result,
-          );
-          return result;
-        }),
+          },
+        };
+      },
     },
     options,
   );

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
-import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { runCheckedWrite } from "./checked-write.js";
 import {
   CHECKPOINT_FIELDS,
   type CheckpointFields,
@@ -18,7 +19,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { pendingWait, requireActive, resolveSession } from "./runtime-lookup.js";
+import { pendingWait, resolveActiveSession } from "./runtime-lookup.js";
 import type { WaitTable } from "./runtime-tables.js";
 import { type CheckpointView, checkpointView, type WaitView, waitView } from "./runtime-views.js";
 
@@ -53,8 +54,7 @@ export async function sessionWait(
   const question = text(fields, "question", { max: 65_536 });
   const checkpoint = readCheckpointFields(fields);
   const check = async (db: Kysely<LedgerSchema>) => {
-    const session = await resolveSession(db, caller, ref);
-    requireActive(session, "a wait");
+    const session = await resolveActiveSession(db, caller, ref, "a wait");
     const pending = await pendingWait(db, session.id);
     if (pending !== undefined) {
       throw new LedgerError(
@@ -65,48 +65,41 @@ export async function sessionWait(
     }
     return session;
   };
-  return runJournaledWrite(
+  return runCheckedWrite(
     ctx,
     {
       tool: "awr_session_wait",
       input: fields,
       write,
       caller,
-      precheck: async (db) => {
-        await check(db);
-        return undefined;
-      },
-      domain: (op) =>
-        op.commit(async (unit) => {
-          const session = await check(unit.tx);
-          const created = await insertCheckpoint(unit, session, checkpoint);
-          await unit.event(created.event);
-          const wait: WaitTable = {
-            id: ulid(),
+      check,
+      apply: async (unit, session) => {
+        const created = await insertCheckpoint(unit, session, checkpoint);
+        await unit.event(created.event);
+        const wait: WaitTable = {
+          id: ulid(),
+          session: session.id,
+          checkpoint: created.row.id,
+          question,
+          status: "waiting_user",
+          answer: null,
+          created_revision: unit.revision,
+          replied_revision: null,
+          created_at: unit.time,
+          replied_at: null,
+        };
+        await unit.tx.insertInto("waits").values(wait).execute();
+        return {
+          result: { wait: waitView(wait), checkpoint: checkpointView(created.row) },
+          event: {
+            type: DOMAIN_EVENT_TYPES.waitCreated,
+            work: session.work,
             session: session.id,
-            checkpoint: created.row.id,
-            question,
-            status: "waiting_user",
-            answer: null,
-            created_revision: unit.revision,
-            replied_revision: null,
-            created_at: unit.time,
-            replied_at: null,
-          };
-          await unit.tx.insertInto("waits").values(wait).execute();
-          const result = { wait: waitView(wait), checkpoint: checkpointView(created.row) };
-          await unit.terminal(
-            {
-              type: DOMAIN_EVENT_TYPES.waitCreated,
-              work: session.work,
-              session: session.id,
-              summary: question.slice(0, 200),
-              payload: { wait: wait.id, checkpoint: created.row.id },
-            },
-            result,
-          );
-          return result;
-        }),
+            summary: question.slice(0, 200),
+            payload: { wait: wait.id, checkpoint: created.row.id },
+          },
+        };
+      },
     },
     options,
   );

@@ -1,3 +1,9 @@
+import {
+  EVIDENCE_LEVELS as LEDGER_EVIDENCE_LEVELS,
+  SESSION_END_STATUSES,
+  SESSION_STATUSES,
+  WORK_ACTIONS,
+} from "@awr/awr-ledger";
 import { z } from "zod";
 
 /**
@@ -57,25 +63,8 @@ export const sessionAddress = {
   ).optional(),
 };
 
-export const EVIDENCE_LEVELS = [
-  "designed",
-  "implemented",
-  "locally_verified",
-  "real_environment_validated",
-  "release_candidate",
-  "released",
-  "unknown",
-] as const;
+/** The ledger's levels plus `unknown`, which a caller may record but which satisfies nothing. */
+export const EVIDENCE_LEVELS = [...LEDGER_EVIDENCE_LEVELS, "unknown"] as const;
 
-export const WORK_ACTIONS = [
-  "progress",
-  "block",
-  "unblock",
-  "cancel",
-  "reopen",
-  "complete",
-] as const;
-
-export const SESSION_END_STATUSES = ["ended", "interrupted", "incomplete"] as const;
-
-export const SESSION_STATUSES = ["active", "ended", "interrupted", "incomplete"] as const;
+// The ledger's own code tables, so the schemas can never drift from what it accepts.
+export { SESSION_END_STATUSES, SESSION_STATUSES, WORK_ACTIONS };
