@@ -3,6 +3,7 @@ import {
   CALLER,
   ledgerFailure,
   openHarness,
+  openWait,
   type RuntimeHarness,
   startSession,
 } from "./fixtures/runtime/harness.js";
@@ -158,10 +159,7 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
 
   it("still refuses to resume while a wait is pending, whatever the claim", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-    const w = await h.runtime.sessionWait(
-      { session: s.session.id, question: "Q?", digest: "d", expected_revision: await h.revision() },
-      CALLER,
-    );
+    const w = await openWait(h, s.session.id, { question: "Q?", digest: "d" });
     await end(s.session.id, "interrupted");
     const error = await ledgerFailure(resume(s.session.id));
     expect(error.code).toBe("InvalidTransition");

@@ -9,6 +9,7 @@ import {
   CALLER,
   ledgerFailure,
   openHarness,
+  openWait,
   type RuntimeHarness,
   startSession,
 } from "./fixtures/runtime/harness.js";
@@ -235,27 +236,11 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
   describe("waits", () => {
     it("allows one pending question per session and blocks resume naming the wait", async () => {
       const s = await startSession(h, { work: "W-1", conversation: "conv-1" });
-      const w = await h.runtime.sessionWait(
-        {
-          session: s.session.id,
-          question: "Which API?",
-          digest: "stuck",
-          expected_revision: await h.revision(),
-        },
-        CALLER,
-      );
+      const w = await openWait(h, s.session.id, { question: "Which API?", digest: "stuck" });
       expect(w.wait.status).toBe("waiting_user");
       expect(w.checkpoint.digest).toBe("stuck");
       const second = await ledgerFailure(
-        h.runtime.sessionWait(
-          {
-            session: s.session.id,
-            question: "Again?",
-            digest: "d",
-            expected_revision: await h.revision(),
-          },
-          CALLER,
-        ),
+        openWait(h, s.session.id, { question: "Again?", digest: "d" }),
       );
       expect(second.code).toBe("InvalidTransition");
       const resume = await ledgerFailure(
@@ -271,15 +256,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
     it("lifts the block on reply and changes nothing else", async () => {
       const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-      const w = await h.runtime.sessionWait(
-        {
-          session: s.session.id,
-          question: "Which API?",
-          digest: "stuck",
-          expected_revision: await h.revision(),
-        },
-        CALLER,
-      );
+      const w = await openWait(h, s.session.id, { question: "Which API?", digest: "stuck" });
       const before = await h.runtime.sessionGet({ session: s.session.id }, CALLER);
       const replied = await h.runtime.sessionReply(
         { session: s.session.id, answer: "REST", expected_revision: await h.revision() },
@@ -301,15 +278,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
     it("cancels a wait, and refuses a reply with both or neither of answer and cancel", async () => {
       const s = await startSession(h, { work: "W-1", conversation: "conv-1" });
-      await h.runtime.sessionWait(
-        {
-          session: s.session.id,
-          question: "Q?",
-          digest: "d",
-          expected_revision: await h.revision(),
-        },
-        CALLER,
-      );
+      await openWait(h, s.session.id, { question: "Q?", digest: "d" });
       const both = await ledgerFailure(
         h.runtime.sessionReply(
           {

@@ -7,6 +7,7 @@ import {
   CALLER,
   ledgerFailure,
   openHarness,
+  openWait,
   type RuntimeHarness,
   startSession,
 } from "./fixtures/runtime/harness.js";
@@ -269,15 +270,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
 
   it("refuses transitions of a session's work while its wait is pending, naming the wait", async () => {
     const s = await startSession(h, { work: "W-OPT", conversation: "c", claim: true });
-    const w = await h.runtime.sessionWait(
-      {
-        session: s.session.id,
-        question: "Go on?",
-        digest: "d",
-        expected_revision: await h.revision(),
-      },
-      CALLER,
-    );
+    const w = await openWait(h, s.session.id, { question: "Go on?", digest: "d" });
     const own = await ledgerFailure(
       transition({ work: "W-OPT", action: "progress", session: s.session.id }),
     );
