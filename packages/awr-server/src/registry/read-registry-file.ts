@@ -16,7 +16,7 @@ function kindOf(info: Stats): string {
   if (info.isFIFO()) return "a FIFO (named pipe)";
   if (info.isSocket()) return "a socket";
   if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
-  return "not a regular file";
+  return "a special file";
 }
 
 const notRegular = (info: Stats) =>
