@@ -1,18 +1,41 @@
-// Smoke test of the Quick start (run by .ci/quickstart-smoke): starts ./quickstart.sh on a free
-// port, waits until the service listens, connects with the official MCP SDK client over
-// Streamable HTTP with the generated bearer token, checks the 21 tools and one status call,
-// then stops it with SIGINT and expects exit code 0. Bounded to about two minutes in total.
-import { spawn } from "node:child_process";
+// Smoke test of the Quick start (run by .ci/quickstart-smoke), as a new user meets it: starts
+// ./quickstart.sh on a free port with its stdout and stderr in one stream (as on a terminal) and
+// checks, once the connection summary is printed:
+//   - no installer or compiler output reached the screen, and at most 15 lines came before the
+//     summary;
+//   - the printed Claude Code and Cursor .mcp.json parse as JSON and the Codex config.toml as
+//     TOML, each pointing at the service and naming the AWR_DEMO_TOKEN variable, and the token
+//     itself appears nowhere on screen;
+//   - the printed `export` line and `awr` command, run in a fresh shell, work;
+//   - the official MCP SDK client, sending the header of the Claude Code config with the variable
+//     expanded, connects, sees 21 tools and the "bookshop" project;
+// then stops it like Ctrl-C (SIGINT to its process group) and expects exit code 0.
+import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const TOTAL_MS = 120_000;
+// smol-toml is the registry's TOML parser; it is resolved from the package that depends on it.
+const { parse: parseToml } = createRequire(`${repo}packages/awr-server/package.json`)("smol-toml");
+const TOTAL_MS = 175_000;
+const MAX_LINES_BEFORE_SUMMARY = 15;
+const SUMMARY_START = /^AWR demo service is running at /;
+const SUMMARY_END = /^ {5}pnpm exec awr /;
+const TOKEN_ENV = "AWR_DEMO_TOKEN";
+/** What installers, compilers and build tools print; none of it may reach the screen. */
+const NOISE =
+  /gyp|prebuild|node-pre-gyp|make\[|g\+\+|\bcc1plus\b|warning:|npm (warn|notice)|WARN|ENOTFOUND|turbo|tsc -p|Progress: resolved|Lockfile|Update available|\+{10}/;
+
 const deadline = Date.now() + TOTAL_MS;
 const remaining = () => Math.max(0, deadline - Date.now());
+const timeout = (ms, what) =>
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms).unref());
+const run = promisify(execFile);
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -25,60 +48,127 @@ function freePort() {
   });
 }
 
-function fail(message) {
-  throw new Error(message);
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** The indented block after the line matching `label`, up to the next line indented less. */
+function blockAfter(lines, label) {
+  const at = lines.findIndex((line) => label.test(line));
+  check(at >= 0, `the summary has no line matching ${label}`);
+  const block = [];
+  for (const line of lines.slice(at + 1)) {
+    if (!/^ {5}/.test(line)) break;
+    block.push(line.slice(5));
+  }
+  return block.join("\n");
 }
 
 const port = await freePort();
 const url = `http://127.0.0.1:${port}/mcp`;
 console.log(`quickstart-smoke: starting ./quickstart.sh on port ${port}`);
-const child = spawn("./quickstart.sh", [], {
+// One pipe for both streams, so lines keep the order a terminal would show.
+const child = spawn("bash", ["-c", "exec ./quickstart.sh 2>&1"], {
   cwd: repo,
   env: { ...process.env, AWR_DEMO_PORT: String(port) },
-  stdio: ["ignore", "inherit", "pipe"],
+  stdio: ["ignore", "pipe", "inherit"],
   detached: true,
 });
-let log = "";
+let screen = "";
 const exited = new Promise((resolve) =>
   child.once("exit", (code, signal) => resolve({ code, signal })),
 );
-const listening = new Promise((resolve) => {
-  child.stderr.on("data", (chunk) => {
-    process.stderr.write(chunk);
-    log += chunk.toString();
-    if (/listening on http:\/\//.test(log)) resolve(true);
+const summarised = new Promise((resolve) => {
+  child.stdout.on("data", (chunk) => {
+    process.stdout.write(chunk);
+    screen += chunk.toString();
+    if (screen.split("\n").some((line) => SUMMARY_END.test(line))) resolve();
   });
 });
-const timeout = (ms, what) =>
-  new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms).unref());
 
 let status = 0;
 try {
   await Promise.race([
-    listening,
-    exited.then(({ code, signal }) =>
-      fail(`quickstart.sh exited early (code ${code}, signal ${signal})`),
-    ),
-    timeout(remaining() - 15_000, "the service did not start listening"),
+    summarised,
+    exited.then(({ code, signal }) => {
+      throw new Error(`quickstart.sh exited early (code ${code}, signal ${signal})`);
+    }),
+    timeout(remaining() - 15_000, "no connection summary"),
   ]);
+  const lines = screen.split("\n");
+  const start = lines.findIndex((line) => SUMMARY_START.test(line));
+  const before = lines.slice(0, start).filter((line) => line.trim() !== "");
+  console.log(`quickstart-smoke: ${before.length} lines before the summary`);
+  check(
+    before.length <= MAX_LINES_BEFORE_SUMMARY,
+    `${before.length} lines before the summary, over ${MAX_LINES_BEFORE_SUMMARY}`,
+  );
+  const noisy = lines.filter((line) => NOISE.test(line));
+  check(noisy.length === 0, `installer or compiler output on screen:\n${noisy.join("\n")}`);
+  check(!/quickstart\.log/.test(screen), "the log file is named although nothing failed");
+
   const token = readFileSync(`${repo}.awr-demo/token`, "utf8").trim();
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  check(!screen.includes(token), "the token itself is printed");
+
+  const claude = JSON.parse(blockAfter(lines, /^ {3}Claude Code, \.mcp\.json/));
+  const cursor = JSON.parse(blockAfter(lines, /^ {3}Cursor, \.cursor\/mcp\.json/));
+  const codex = parseToml(blockAfter(lines, /^ {3}Codex, ~\/\.codex\/config\.toml/));
+  check(
+    claude.mcpServers.awr.type === "http" && claude.mcpServers.awr.url === url,
+    `Claude Code config: ${JSON.stringify(claude)}`,
+  );
+  check(
+    claude.mcpServers.awr.headers.Authorization === `Bearer \${${TOKEN_ENV}}`,
+    `Claude Code config does not read ${TOKEN_ENV}: ${JSON.stringify(claude)}`,
+  );
+  check(
+    cursor.mcpServers.awr.url === url &&
+      cursor.mcpServers.awr.headers.Authorization === `Bearer \${env:${TOKEN_ENV}}`,
+    `Cursor config: ${JSON.stringify(cursor)}`,
+  );
+  check(
+    codex.mcp_servers.awr.url === url && codex.mcp_servers.awr.bearer_token_env_var === TOKEN_ENV,
+    `Codex config: ${JSON.stringify(codex)}`,
+  );
+  console.log("quickstart-smoke: the three host configs parse and read AWR_DEMO_TOKEN");
+
+  // The printed commands, as printed, in a fresh shell without the variable.
+  const exportLine = lines.find((line) => line.startsWith(`     export ${TOKEN_ENV}=`))?.trim();
+  const awrLine = lines.find((line) => SUMMARY_END.test(line))?.trim();
+  check(exportLine && awrLine, "the summary lacks the export line or the awr command");
+  const { [TOKEN_ENV]: _unset, ...cleanEnv } = process.env;
+  const { stdout } = await run("bash", ["-c", `${exportLine} && ${awrLine}`], {
+    cwd: repo,
+    env: cleanEnv,
+    timeout: 30_000,
   });
+  check(/^bookshop\s/.test(stdout), `the printed awr command answered:\n${stdout}`);
+  console.log(`quickstart-smoke: printed awr command -> ${stdout.split("\n")[0]}`);
+
+  // The SDK client with the Claude Code header, ${AWR_DEMO_TOKEN} expanded as the host does.
+  const headers = {
+    Authorization: claude.mcpServers.awr.headers.Authorization.replace(`\${${TOKEN_ENV}}`, token),
+  };
   const client = new Client({ name: "quickstart-smoke", version: "1.0.0" });
-  await Promise.race([client.connect(transport), timeout(15_000, "connect")]);
+  await Promise.race([
+    client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })),
+    timeout(15_000, "connect"),
+  ]);
   const { tools } = await client.listTools();
-  console.log(`quickstart-smoke: ${tools.length} tools`);
-  if (tools.length !== 21)
-    fail(`expected 21 tools, got ${tools.length}: ${tools.map((t) => t.name).join(", ")}`);
+  check(tools.length === 21, `expected 21 tools, got ${tools.length}`);
   const listed = await client.callTool({ name: "awr_projects_list", arguments: {} });
-  const key = listed.structuredContent?.projects?.[0]?.key ?? "demo";
-  const result = await client.callTool({ name: "awr_project_status", arguments: { project: key } });
-  const projectId = result.structuredContent?.project_id;
-  if (result.isError || typeof projectId !== "string" || projectId === "") {
-    fail(`awr_project_status gave no project_id: ${JSON.stringify(result)}`);
-  }
-  console.log(`quickstart-smoke: awr_project_status -> project_id ${projectId}`);
+  const keys = listed.structuredContent?.projects?.map((p) => p.key);
+  check(JSON.stringify(keys) === '["bookshop"]', `projects: ${JSON.stringify(listed)}`);
+  const result = await client.callTool({
+    name: "awr_project_status",
+    arguments: { project: "bookshop" },
+  });
+  const { project_id, project_name } = result.structuredContent ?? {};
+  check(
+    !result.isError && typeof project_id === "string" && project_name === "bookshop",
+    `awr_project_status: ${JSON.stringify(result)}`,
+  );
+  console.log(`quickstart-smoke: SDK client: 21 tools, project bookshop (${project_id})`);
   await client.close();
 } catch (error) {
   console.error(`quickstart-smoke: FAILED: ${error.message}`);
@@ -86,15 +176,13 @@ try {
 }
 
 if (child.exitCode === null && child.signalCode === null) {
-  process.kill(child.pid, "SIGINT");
+  // Ctrl-C on a terminal signals the whole foreground process group.
+  process.kill(-child.pid, "SIGINT");
   const outcome = await Promise.race([
     exited,
     timeout(Math.max(remaining(), 5_000), "exit after SIGINT"),
   ]).catch((error) => {
     console.error(`quickstart-smoke: FAILED: ${error.message}; killing it`);
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {}
     return { code: null, signal: "SIGKILL" };
   });
   if (outcome.code !== 0) {

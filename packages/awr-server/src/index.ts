@@ -8,7 +8,15 @@ export {
   MAX_BODY_BYTES,
   startHttpService,
 } from "./http/http-service.js";
-export { authenticate, guardRequest, hostAllowed, LOOPBACK_HOSTS } from "./http/request-guard.js";
+export {
+  authenticate,
+  type GuardedRequest,
+  guardRequest,
+  hostAllowed,
+  LOOPBACK_HOSTS,
+  repeatedHeader,
+  SINGLE_VALUE_HEADERS,
+} from "./http/request-guard.js";
 export { CallLimiter } from "./internal/call-limiter.js";
 export type { LedgerBackend } from "./ledger-backend.js";
 export type { LedgerCall, LedgerCaller, LedgerOpener, LedgerPort } from "./ledger-port.js";
@@ -19,6 +27,7 @@ export {
   REGISTRY_MAX_BYTES,
   type RegistryCheck,
   RegistryError,
+  TOKEN_MAX_LENGTH,
   TOKEN_MIN_LENGTH,
   tokenDigest,
 } from "./registry/check-registry.js";

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 async function write(name: string, text: string): Promise<string> {
   const file = join(dir, name);
-  await writeFile(file, text);
+  await writeFile(file, text, { mode: 0o600 });
   return file;
 }
 
@@ -197,6 +197,20 @@ authority_version = 1
     expect((error as RegistryError).problems).toEqual([
       "clients[1].workstreams[0].authority_version: must be a positive integer",
       'clients[1].workstreams[0].project: unknown project "nowhere"',
+    ]);
+  });
+
+  it("refuses a token over 4096 characters and one outside visible ASCII", async () => {
+    const file = await write("tokens.toml", valid());
+    const result = await checkRegistry(
+      file,
+      { AWR_ENGINEERING_TOKEN: "a".repeat(4097), AWR_REVIEWER_TOKEN: `${TOKEN_B}\u00e9` },
+      { readIdentity },
+    );
+    const rule = "tokens are 32 to 4096 visible ASCII characters (try `awr token new`)";
+    expect(result.ok ? [] : result.problems).toEqual([
+      `clients[0].token_env: the token in AWR_ENGINEERING_TOKEN has 4097 characters; ${rule}`,
+      `clients[1].token_env: the token in AWR_REVIEWER_TOKEN contains a space, line break or other character outside visible ASCII; ${rule}`,
     ]);
   });
 

@@ -88,6 +88,7 @@ export async function writeRegistry(
     lines.push("");
   }
   const file = join(dir, "service.toml");
-  await writeFile(file, `${lines.join("\n")}${extra}`);
+  // Mode 600 whatever the umask: the service refuses a registry others could write.
+  await writeFile(file, `${lines.join("\n")}${extra}`, { mode: 0o600 });
   return { file, env };
 }

@@ -72,11 +72,14 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
         Connection: "close",
       });
     }
-    const guard = guardRequest(req.headers, registry);
-    if (!guard.ok) return sendError(res, guard.status, guard.message, guard.headers);
+    // Unknown paths are 404 for everyone, before any credential is looked at: the answer is the
+    // same with or without a token (so it says nothing about one), and a host probing for OAuth
+    // metadata (/.well-known/...) learns that there is none instead of being asked to log in.
     // The common case needs no URL parsing; anything else (a query, odd forms) is parsed.
     const path = req.url === "/mcp" ? "/mcp" : new URL(req.url ?? "/", "http://localhost").pathname;
     if (path !== "/mcp") return sendError(res, 404, "Not found: the MCP endpoint is /mcp.");
+    const guard = guardRequest(req, registry);
+    if (!guard.ok) return sendError(res, guard.status, guard.message, guard.headers);
     if (req.method !== "POST") {
       return sendError(res, 405, "Method not allowed: this stateless endpoint accepts POST only.", {
         Allow: "POST",

@@ -1,18 +1,47 @@
 import { timingSafeEqual } from "node:crypto";
-import type { IncomingHttpHeaders } from "node:http";
+import type { IncomingMessage } from "node:http";
 import { tokenDigest } from "../registry/check-registry.js";
 import type { Registry, RegistryClient } from "../registry/registry-types.js";
 
 /** Host names accepted when the registry lists no allowed_hosts: loopback, any port. */
 export const LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"] as const;
 
+/**
+ * Headers the guard decides on, which a request must therefore carry at most once. Node's parser
+ * keeps only the first Host or Authorization and joins repeated Origins, so a second copy (which
+ * a proxy in front may read instead) would otherwise pass unseen.
+ */
+export const SINGLE_VALUE_HEADERS = ["Host", "Authorization", "Origin"] as const;
+
+/** What the guard reads from a request: parsed headers, and the raw list to count repeats. */
+export type GuardedRequest = Pick<IncomingMessage, "headers" | "rawHeaders">;
+
 export type GuardResult =
   | { ok: true; client: RegistryClient }
-  | { ok: false; status: 401 | 403; message: string; headers?: Record<string, string> };
+  | { ok: false; status: 400 | 401 | 403; message: string; headers?: Record<string, string> };
 
-/** Splits a Host header into a lower-case name and an optional port. */
+/**
+ * The first of SINGLE_VALUE_HEADERS that occurs more than once in `rawHeaders` (name/value
+ * pairs as received), compared case-insensitively; undefined when each occurs at most once.
+ */
+export function repeatedHeader(
+  rawHeaders: readonly string[],
+): (typeof SINGLE_VALUE_HEADERS)[number] | undefined {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return SINGLE_VALUE_HEADERS.find((name) => (counts.get(name.toLowerCase()) ?? 0) > 1);
+}
+
+/**
+ * Splits a Host header into a lower-case name and an optional port. Nothing is trimmed: the HTTP
+ * parser has already removed the optional spaces and tabs around the value, so anything else
+ * around it (a no-break space, say) makes it a different, refused, host.
+ */
 function splitHost(value: string): { name: string; port?: string } | undefined {
-  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.trim().toLowerCase());
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(value.toLowerCase());
   if (!match?.[1]) return undefined;
   return match[2] === undefined ? { name: match[1] } : { name: match[1], port: match[2] };
 }
@@ -53,10 +82,20 @@ export function authenticate(
 }
 
 /**
- * The per-request checks, in the order AWR defines: Origin (403), bearer token (401 with
+ * The per-request checks: a repeated Host, Authorization or Origin (400), then in the order AWR
+ * defines, Origin (403; compared exactly with the listed origins), bearer token (401 with
  * `WWW-Authenticate: Bearer`), Host (403).
  */
-export function guardRequest(headers: IncomingHttpHeaders, registry: Registry): GuardResult {
+export function guardRequest(request: GuardedRequest, registry: Registry): GuardResult {
+  const repeated = repeatedHeader(request.rawHeaders);
+  if (repeated !== undefined) {
+    return {
+      ok: false,
+      status: 400,
+      message: `The request carries more than one ${repeated} header; send exactly one.`,
+    };
+  }
+  const { headers } = request;
   const origin = headers.origin;
   if (origin !== undefined && !registry.allowed_origins.includes(origin)) {
     return {

@@ -1,16 +1,20 @@
 import { createHash } from "node:crypto";
-import { readFile, realpath, stat } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { parse, TomlError } from "smol-toml";
 
 import { defaultBackend } from "../default-backend.js";
+import { readRegistryFile } from "./read-registry-file.js";
 import { checkRegistryShape } from "./registry-shape.js";
 import type { IdentityReader, Registry, RegistryClient } from "./registry-types.js";
 
-/** A registry file larger than this is refused before parsing. */
-export const REGISTRY_MAX_BYTES = 1024 * 1024;
+export { REGISTRY_MAX_BYTES } from "./read-registry-file.js";
 /** Bearer tokens shorter than this are refused. */
 export const TOKEN_MIN_LENGTH = 32;
+/** Bearer tokens longer than this are refused. */
+export const TOKEN_MAX_LENGTH = 4096;
+/** What a token may consist of: visible ASCII, so no space, line break or look-alike. */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
 
 /** The registry is unusable; `problems` lists every reason, one human-readable line each. */
 export class RegistryError extends Error {
@@ -65,19 +69,13 @@ export async function checkRegistry(
   const problems: string[] = [];
   const fail = () => ({ ok: false as const, file, problems });
 
-  let text: string;
-  try {
-    const info = await stat(file);
-    if (info.size > REGISTRY_MAX_BYTES) {
-      problems.push(`file is ${info.size} bytes; the limit is ${REGISTRY_MAX_BYTES} (1 MiB)`);
-      return fail();
-    }
-    text = await readFile(file, { encoding: "utf8", signal });
-  } catch (error) {
-    signal?.throwIfAborted();
-    problems.push(`cannot read the file: ${(error as Error).message}`);
+  const read = await readRegistryFile(file, { signal });
+  signal?.throwIfAborted();
+  if (!read.ok) {
+    problems.push(read.problem);
     return fail();
   }
+  const { text } = read;
 
   let doc: Record<string, unknown>;
   try {
@@ -147,12 +145,22 @@ export async function checkRegistry(
     const token = client.token_env === "" ? undefined : env[client.token_env];
     let digest: Buffer = Buffer.alloc(32);
     if (client.token_env !== "") {
+      const from = `the token in ${client.token_env}`;
+      const fix = `tokens are ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} visible ASCII characters (try \`awr token new\`)`;
       if (token === undefined || token === "") {
         problems.push(`${at}.token_env: environment variable ${client.token_env} is not set`);
+      } else if (token.trim() === "") {
+        problems.push(`${at}.token_env: ${from} is blank (only whitespace); ${fix}`);
+      } else if (!TOKEN_PATTERN.test(token)) {
+        problems.push(
+          `${at}.token_env: ${from} contains a space, line break or other character outside visible ASCII; ${fix}`,
+        );
       } else if (token.length < TOKEN_MIN_LENGTH) {
         problems.push(
-          `${at}.token_env: the token in ${client.token_env} has ${token.length} characters; at least ${TOKEN_MIN_LENGTH} are required (try \`awr token new\`)`,
+          `${at}.token_env: ${from} has ${token.length} characters; at least ${TOKEN_MIN_LENGTH} are required (try \`awr token new\`)`,
         );
+      } else if (token.length > TOKEN_MAX_LENGTH) {
+        problems.push(`${at}.token_env: ${from} has ${token.length} characters; ${fix}`);
       } else {
         digest = tokenDigest(token);
         const hex = digest.toString("hex");

@@ -66,6 +66,7 @@ token_env = "T_REV"
 read = ["billing"]
 ${options.extra ?? ""}
 `,
+    { mode: 0o600 },
   );
   const registry = await loadRegistry(
     file,
