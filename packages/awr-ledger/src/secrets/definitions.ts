@@ -1,4 +1,4 @@
-import { parse as parseYaml } from "yaml";
+import { yamlModule } from "../internal/lazy-dependencies.js";
 import { hasStructuredValue } from "./values.js";
 
 /**
@@ -108,7 +108,11 @@ export function isPublicDefinition(value: unknown, clean: TextCheck, depth = 0):
 function parsesToDefinition(source: string, clean: TextCheck): boolean {
   let parsed: unknown;
   try {
-    parsed = parseYaml(source, { uniqueKeys: true, maxAliasCount: 0, prettyErrors: false });
+    parsed = yamlModule().parse(source, {
+      uniqueKeys: true,
+      maxAliasCount: 0,
+      prettyErrors: false,
+    });
   } catch {
     return false;
   }
