@@ -23,6 +23,7 @@ const BENCHMARKS = {
   writes: "./bench/writes.mjs",
   scale: "./bench/scale.mjs",
   memory: "./bench/memory.mjs",
+  secrets: "./bench/secrets.mjs",
 };
 
 const argv = process.argv.slice(2);

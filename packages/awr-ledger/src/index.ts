@@ -55,6 +55,18 @@ export type {
 export type { ReadyItem, WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
 // --- part 2 (runtime, journal) exports go below this line ---
 export * from "./runtime/public.js";
+export {
+  assertNoSecret,
+  findSecret,
+  findSecretInValue,
+  findSecretsInSource,
+  REDACTED,
+  SECRET_POLICY_VERSION,
+  type SecretCategory,
+  type SecretFinding,
+  type SourceSecretFinding,
+  type ValueSecretFinding,
+} from "./secrets/index.js";
 export type {
   AdapterResult,
   ParsedDependency,
