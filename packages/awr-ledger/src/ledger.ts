@@ -295,7 +295,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
           });
           return;
         }
-        await stale.assertFresh(store, root);
+        await stale.assertFresh(store, root, loaded.manifest);
       },
     };
     return new Ledger(context, opened.close);

@@ -1,12 +1,13 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import type { SourceIssue } from "../sources/adapters/index.js";
+import { yieldToEventLoop } from "../internal/yield.js";
+import type { AdapterResult, SourceIssue } from "../sources/adapters/index.js";
 import {
   type LoadedManifest,
   MANIFEST_PATH,
   parseSource,
   type ReadSource,
-  readSource,
+  readManifestSources,
 } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -45,12 +46,56 @@ export interface ReindexPlan {
   /** Nothing to do: every source and the manifest are as indexed (and no `force`). */
   unchanged: boolean;
   changes: ReindexChanges;
-  parsed: { read: ReadSource; result: ReturnType<typeof parseSource> }[];
+  parsed: { read: ReadSource; result: AdapterResult }[];
 }
 
-/** Reads (and hashes) every source of the manifest, as it is on disk now. */
-export function readManifestSources(root: string, loaded: LoadedManifest): ReadSource[] {
-  return loaded.manifest.sources.map((source) => readSource(root, source));
+export { readManifestSources };
+
+/**
+ * Parses of one reindex, by unit and content: a plan made twice in one call (a journaled
+ * reindex's precheck and commit, or a parse done before the write transaction) parses a file
+ * once. Keyed by path, fingerprint, adapter and options.
+ */
+export type ParseCache = Map<string, Promise<AdapterResult>>;
+
+/** A unit's parse, from `cache` when the same content was parsed in this call already. */
+export function parseCached(
+  read: ReadSource,
+  cache: ParseCache | undefined,
+  signal?: AbortSignal,
+): Promise<AdapterResult> {
+  const key = [read.path, read.snapshot.fingerprint, read.source.adapter, JSON.stringify(read.source.options)].join("\u0000");
+  let parsed = cache?.get(key);
+  if (parsed === undefined) {
+    parsed = parseSource(read, signal);
+    cache?.set(key, parsed);
+    parsed.catch(() => cache?.delete(key));
+  }
+  return parsed;
+}
+
+/** The units a reindex would parse now (reads the projection only; no parsing). */
+export async function changedUnits(
+  db: Kysely<LedgerSchema>,
+  loaded: LoadedManifest,
+  reads: readonly ReadSource[],
+  force = false,
+): Promise<ReadSource[]> {
+  const { state, rows } = await readRecorded(db);
+  return compareRecorded(loaded, reads, state, rows, force).changed;
+}
+
+/**
+ * Parses `units` into `cache` (outside any transaction, so a large parse holds no lock); a
+ * failure is left for the plan to report.
+ */
+export async function preparse(
+  units: readonly ReadSource[],
+  cache: ParseCache,
+  signal?: AbortSignal,
+): Promise<void> {
+  for (const read of units) await parseCached(read, cache, signal).catch(() => undefined);
+  if (signal?.aborted) throw signal.reason;
 }
 
 type RecordedSource = Awaited<ReturnType<typeof readRecorded>>["rows"][number];
@@ -86,7 +131,8 @@ function compareRecorded(
       row === undefined ||
       row.fingerprint !== read.snapshot.fingerprint ||
       row.adapter !== read.source.adapter ||
-      row.domain !== read.source.domain
+      row.domain !== read.source.domain ||
+      row.kind !== read.kind
     );
   });
   const listed = new Set(reads.map((r) => r.path));
@@ -115,7 +161,11 @@ export async function planReindex(
   db: Kysely<LedgerSchema>,
   loaded: LoadedManifest,
   reads: readonly ReadSource[],
-  options: { force?: boolean | undefined } = {},
+  options: {
+    force?: boolean | undefined;
+    cache?: ParseCache | undefined;
+    signal?: AbortSignal | undefined;
+  } = {},
 ): Promise<ReindexPlan> {
   const { state, rows } = await readRecorded(db);
   const recorded = new Map(rows.map((row) => [row.path, row]));
@@ -163,7 +213,10 @@ export async function planReindex(
     };
   }
 
-  const parsed = changed.map((read) => ({ read, result: parseSource(read) }));
+  const parsed: ReindexPlan["parsed"] = [];
+  for (const read of changed) {
+    parsed.push({ read, result: await parseCached(read, options.cache, options.signal) });
+  }
   const issues = parsed.flatMap((p) => p.result.issues);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
@@ -213,6 +266,32 @@ function keyClash(
 }
 
 /**
+ * The first key the parsed units define twice, as an error issue naming both places and the
+ * fix; `kept` holds the keys of units left as they are.
+ */
+export function findKeyClash(
+  parsed: ReindexPlan["parsed"],
+  kept: ReadonlyMap<string, { path: string; line: number }> = new Map(),
+): SourceIssue | undefined {
+  const seen = new Map(kept);
+  for (const { read, result } of parsed) {
+    for (const entity of result.entities) {
+      const first = seen.get(entity.key);
+      if (first !== undefined) {
+        return {
+          path: read.path,
+          line: entity.line_start,
+          severity: "error",
+          message: `key ${entity.key} is already defined at ${first.path}:${first.line}; give one of them another key`,
+        };
+      }
+      seen.set(entity.key, { path: read.path, line: entity.line_start });
+    }
+  }
+  return undefined;
+}
+
+/**
  * Refuses a key that the parsed sources define twice, or that a source left as it is already
  * defines. Checked before writing, so the refusal changes nothing (and is not journaled).
  */
@@ -226,15 +305,16 @@ async function refuseKeyClashes(
     .select(["key", "source_path", "line_start"])
     .where("source_path", "not in", touched.length > 0 ? [...touched] : [""])
     .execute();
-  const seen = new Map(
-    kept.map((row) => [row.key, { path: row.source_path, line: Number(row.line_start) }]),
+  const clash = findKeyClash(
+    parsed,
+    new Map(kept.map((row) => [row.key, { path: row.source_path, line: Number(row.line_start) }])),
   );
-  for (const { read, result } of parsed) {
-    for (const entity of result.entities) {
-      const first = seen.get(entity.key);
-      if (first !== undefined) throw keyClash(read.path, entity.line_start, entity.key, first);
-      seen.set(entity.key, { path: read.path, line: entity.line_start });
-    }
+  if (clash !== undefined) {
+    throw new LedgerError(
+      "InvalidInput",
+      `Cannot index ${clash.path}:${clash.line}: ${clash.message}, and reindex; the previous projection is unchanged.`,
+      { issues: [clash] },
+    );
   }
 }
 
@@ -252,7 +332,7 @@ export async function applyReindex(
   const removed = changes.removed_paths;
   for (const path of [...removed, ...plan.parsed.map((p) => p.read.path)]) {
     await tx.deleteFrom("dependencies").where("source_path", "=", path).execute();
-    await tx.deleteFrom("entities").where("source_path", "=", path).execute();
+    await deleteEntitiesOf(tx, path);
   }
   await tx
     .deleteFrom("sources")
@@ -267,47 +347,73 @@ export async function applyReindex(
     .execute();
 }
 
+/** A unit's entities, deleted a batch at a time with yields between (see writeSource). */
+async function deleteEntitiesOf(tx: LedgerTx, path: string): Promise<void> {
+  const keys = (
+    await tx.selectFrom("entities").select("key").where("source_path", "=", path).execute()
+  ).map((r) => r.key);
+  for (let i = 0; i < keys.length; i += INSERT_BATCH * BATCHES_PER_YIELD) {
+    await tx
+      .deleteFrom("entities")
+      .where("key", "in", keys.slice(i, i + INSERT_BATCH * BATCHES_PER_YIELD))
+      .execute();
+    await yieldToEventLoop();
+  }
+}
+
+/** Rows per INSERT statement, and statements between yields to the event loop. */
+const INSERT_BATCH = 100;
+const BATCHES_PER_YIELD = 4;
+
+/**
+ * Writes one unit's entities, dependencies and source row. Entities go in multi-row INSERTs,
+ * and the loop yields to the event loop every few batches, so a source with many entities
+ * never holds the thread long enough to stall another project's reads in the same process.
+ */
 async function writeSource(
   tx: LedgerTx,
   projectId: string,
   read: ReadSource,
-  result: ReturnType<typeof parseSource>,
+  result: AdapterResult,
   revision: number,
 ): Promise<void> {
-  for (const [ordinal, entity] of result.entities.entries()) {
+  const keys = result.entities.map((e) => e.key);
+  for (let i = 0; i < keys.length; i += 500) {
     // planReindex refused clashes already; this guards the transaction all the same.
     const clash = await tx
       .selectFrom("entities")
-      .select(["source_path", "line_start"])
-      .where("key", "=", entity.key)
+      .select(["key", "source_path", "line_start"])
+      .where("key", "in", keys.slice(i, i + 500))
       .executeTakeFirst();
     if (clash !== undefined) {
-      throw keyClash(read.path, entity.line_start, entity.key, {
+      const entity = result.entities.find((e) => e.key === clash.key);
+      throw keyClash(read.path, entity?.line_start ?? 0, clash.key, {
         path: clash.source_path,
         line: Number(clash.line_start),
       });
     }
-    await tx
-      .insertInto("entities")
-      .values({
-        id: entityId(projectId, entity.key),
-        kind: entity.kind,
-        key: entity.key,
-        title: entity.title,
-        status: entity.status,
-        raw_status: entity.raw_status,
-        summary: entity.summary,
-        body: entity.body,
-        attributes: JSON.stringify(entity.attributes),
-        source_path: read.path,
-        line_start: entity.line_start,
-        line_end: entity.line_end,
-        ordinal,
-        indexed_revision: revision,
-      })
-      .execute();
   }
-  for (const dep of result.dependencies) {
+  for (let i = 0; i < result.entities.length; i += INSERT_BATCH) {
+    const rows = result.entities.slice(i, i + INSERT_BATCH).map((entity, offset) => ({
+      id: entityId(projectId, entity.key),
+      kind: entity.kind,
+      key: entity.key,
+      title: entity.title,
+      status: entity.status,
+      raw_status: entity.raw_status,
+      summary: entity.summary,
+      body: entity.body,
+      attributes: JSON.stringify(entity.attributes),
+      source_path: read.path,
+      line_start: entity.line_start,
+      line_end: entity.line_end,
+      ordinal: i + offset,
+      indexed_revision: revision,
+    }));
+    await tx.insertInto("entities").values(rows).execute();
+    if ((i / INSERT_BATCH) % BATCHES_PER_YIELD === BATCHES_PER_YIELD - 1) await yieldToEventLoop();
+  }
+  for (const [index, dep] of result.dependencies.entries()) {
     await tx
       .insertInto("dependencies")
       .values({
@@ -320,31 +426,23 @@ async function writeSource(
         oc.columns(["work_key", "depends_on"]).doUpdateSet({ required: dep.required ? 1 : 0 }),
       )
       .execute();
+    if (index % (INSERT_BATCH * BATCHES_PER_YIELD) === 0) await yieldToEventLoop();
   }
+  const row = {
+    domain: read.source.domain,
+    role: read.source.role,
+    adapter: read.source.adapter,
+    fingerprint: read.snapshot.fingerprint,
+    size: read.snapshot.size,
+    mtime_ms: read.snapshot.mtime_ms,
+    indexed_revision: revision,
+    entity_count: result.entities.length,
+    kind: read.kind,
+    note: result.note === undefined ? null : JSON.stringify(result.note),
+  };
   await tx
     .insertInto("sources")
-    .values({
-      path: read.path,
-      domain: read.source.domain,
-      role: read.source.role,
-      adapter: read.source.adapter,
-      fingerprint: read.snapshot.fingerprint,
-      size: read.snapshot.size,
-      mtime_ms: read.snapshot.mtime_ms,
-      indexed_revision: revision,
-      entity_count: result.entities.length,
-    })
-    .onConflict((oc) =>
-      oc.column("path").doUpdateSet({
-        domain: read.source.domain,
-        role: read.source.role,
-        adapter: read.source.adapter,
-        fingerprint: read.snapshot.fingerprint,
-        size: read.snapshot.size,
-        mtime_ms: read.snapshot.mtime_ms,
-        indexed_revision: revision,
-        entity_count: result.entities.length,
-      }),
-    )
+    .values({ path: read.path, ...row })
+    .onConflict((oc) => oc.column("path").doUpdateSet(row))
     .execute();
 }
