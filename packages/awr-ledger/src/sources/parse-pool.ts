@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { LedgerError } from "../errors.js";
@@ -28,18 +30,25 @@ let nextId = 1;
 const queue: Pending[] = [];
 let running: (Pending & { id: number; entities: ParsedEntity[] }) | undefined;
 
-/** The worker module next to this one; from TypeScript sources (tests), loaded through tsx. */
-function startWorker(): Worker {
+/**
+ * The worker module next to this one. When this code runs from its TypeScript sources (the
+ * package's own tests), the worker first registers tsx's loader (a dev dependency) and then
+ * imports the .ts module; the built package starts parse-worker.js directly.
+ */
+function workerEntry(): URL {
   const here = import.meta.url;
-  const fromSource = here.endsWith(".ts");
-  const url = new URL(fromSource ? "./parse-worker.ts" : "./parse-worker.js", here);
-  const execArgv = fromSource
-    ? ["--import", pathToFileURL(createRequire(here).resolve("tsx")).href]
-    : undefined;
-  const made = new Worker(url, {
-    ...(execArgv === undefined ? {} : { execArgv }),
-    resourceLimits: { maxOldGenerationSizeMb: 1536 },
-  });
+  if (!here.endsWith(".ts")) return new URL("./parse-worker.js", here);
+  // tsx's ESM API as its package exports name it (`tsx/esm/api`, import condition).
+  const manifest = createRequire(here).resolve("tsx/package.json");
+  const exports = JSON.parse(readFileSync(manifest, "utf8")).exports["./esm/api"].import.default;
+  const tsx = pathToFileURL(join(dirname(manifest), exports)).href;
+  const entry = new URL("./parse-worker.ts", here).href;
+  const code = `const { register } = await import(${JSON.stringify(tsx)}); register(); await import(${JSON.stringify(entry)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`);
+}
+
+function startWorker(): Worker {
+  const made = new Worker(workerEntry(), { resourceLimits: { maxOldGenerationSizeMb: 1536 } });
   made.on("message", (message) => void onMessage(made, message));
   made.on("error", (error) => fail(made, error));
   made.on("exit", (code) => {
