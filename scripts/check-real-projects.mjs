@@ -11,7 +11,15 @@
 // Needs `pnpm build` first. A missing DIR is skipped with a message (exit 0).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -46,7 +54,13 @@ function fileHashes(root) {
     for (const entry of readdirSync(join(root, sub), { withFileTypes: true })) {
       const rel = sub === "" ? entry.name : `${sub}/${entry.name}`;
       if (entry.isDirectory()) walk(rel);
-      else if (entry.isFile()) out.set(rel, createHash("sha256").update(readFileSync(join(root, rel))).digest("hex"));
+      else if (entry.isFile())
+        out.set(
+          rel,
+          createHash("sha256")
+            .update(readFileSync(join(root, rel)))
+            .digest("hex"),
+        );
     }
   };
   walk("");
@@ -55,9 +69,15 @@ function fileHashes(root) {
 
 function awr(root, args) {
   try {
-    return JSON.parse(execFileSync(process.execPath, [CLI, "--project", root, "--json", ...args], { encoding: "utf8" }));
+    return JSON.parse(
+      execFileSync(process.execPath, [CLI, "--project", root, "--json", ...args], {
+        encoding: "utf8",
+      }),
+    );
   } catch (error) {
-    throw new Error(`awr ${args.join(" ")} failed (exit ${error.status}):\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+    throw new Error(
+      `awr ${args.join(" ")} failed (exit ${error.status}):\n${error.stdout ?? ""}${error.stderr ?? ""}`,
+    );
   }
 }
 
@@ -86,7 +106,11 @@ async function checkProject(source) {
     execFileSync("chmod", ["-R", "u+w", root]);
     const before = fileHashes(root);
     const ownManifest = existsSync(join(root, ".awr/project.toml"));
-    const init = awr(root, ["init", "--accept", ...(ownManifest ? [] : ["--manifest", join(root, "project.toml")])]);
+    const init = awr(root, [
+      "init",
+      "--accept",
+      ...(ownManifest ? [] : ["--manifest", join(root, "project.toml")]),
+    ]);
     const errors = init.issues.filter((i) => i.severity === "error");
     if (errors.length > 0) throw new Error(`init reported errors: ${JSON.stringify(errors)}`);
     const status = awr(root, ["status"]);
@@ -95,16 +119,24 @@ async function checkProject(source) {
     let work;
     let titles;
     try {
-      const rows = await ledger.store.db.selectFrom("entities").select(["kind", "key", "title"]).orderBy("ordinal").execute();
+      const rows = await ledger.store.db
+        .selectFrom("entities")
+        .select(["kind", "key", "title"])
+        .orderBy("ordinal")
+        .execute();
       work = rows.filter((r) => r.kind === "work").map((r) => r.key);
       titles = rows.map((r) => r.title);
     } finally {
       await ledger.close();
     }
-    if (work.length !== status.total_work) throw new Error(`status counts ${status.total_work} work items, the ledger has ${work.length}`);
+    if (work.length !== status.total_work)
+      throw new Error(
+        `status counts ${status.total_work} work items, the ledger has ${work.length}`,
+      );
     for (const key of work) {
       const shown = awr(root, ["work", "show", key]);
-      if (shown.work?.work !== key) throw new Error(`work show ${key} returned ${JSON.stringify(shown.work?.work)}`);
+      if (shown.work?.work !== key)
+        throw new Error(`work show ${key} returned ${JSON.stringify(shown.work?.work)}`);
     }
     const probe = middleWord(titles);
     if (probe !== undefined) {
@@ -115,14 +147,17 @@ async function checkProject(source) {
     }
     const after = fileHashes(root);
     for (const [path, hash] of before) {
-      if (after.get(path) !== hash) throw new Error(`${path} changed (or vanished) during the check`);
+      if (after.get(path) !== hash)
+        throw new Error(`${path} changed (or vanished) during the check`);
     }
     for (const path of after.keys()) {
       if (!before.has(path) && !path.startsWith(".awr/") && path !== ".gitignore") {
         throw new Error(`${path} was created outside .awr/`);
       }
     }
-    console.log(`ok    ${name}: ${work.length} work item(s) shown, ${Object.values(status.entity_counts).reduce((a, b) => a + b, 0)} entities${probe === undefined ? "" : `, search "${probe.word}" found "${probe.title}"`}`);
+    console.log(
+      `ok    ${name}: ${work.length} work item(s) shown, ${Object.values(status.entity_counts).reduce((a, b) => a + b, 0)} entities${probe === undefined ? "" : `, search "${probe.word}" found "${probe.title}"`}`,
+    );
     return true;
   } catch (error) {
     console.error(`FAIL  ${name}: ${error.message}`);
@@ -135,9 +170,13 @@ async function checkProject(source) {
 const projects = readdirSync(dir)
   .map((entry) => join(dir, entry))
   .filter((path) => statSync(path).isDirectory())
-  .filter((path) => existsSync(join(path, ".awr/project.toml")) || existsSync(join(path, "project.toml")));
+  .filter(
+    (path) => existsSync(join(path, ".awr/project.toml")) || existsSync(join(path, "project.toml")),
+  );
 if (projects.length === 0) {
-  console.error(`no AWR projects under ${dir} (a directory with .awr/project.toml or project.toml)`);
+  console.error(
+    `no AWR projects under ${dir} (a directory with .awr/project.toml or project.toml)`,
+  );
   process.exit(1);
 }
 let failed = 0;

@@ -49,11 +49,20 @@ describe("awr-mcp over stdio, SIGTERM in the middle of a large reindex", () => {
     const temp = await tempDir("awr-service-sigterm-");
     cleanup = temp.cleanup;
     const { root } = await makeProject(temp.dir, "large", { manifest: MANIFEST });
-    const sections = Array.from({ length: HEADINGS }, (_, i) => `## Goal ${i} {#g${i}}\n\nSection ${i} of a large plan.\n`);
+    const sections = Array.from(
+      { length: HEADINGS },
+      (_, i) => `## Goal ${i} {#g${i}}\n\nSection ${i} of a large plan.\n`,
+    );
     await writeFile(join(root, "GOALS.md"), sections.join("\n"));
 
     const { command, args } = serviceCommand(["--project", root]);
-    const transport = new StdioClientTransport({ command, args, cwd: SERVICE_DIR, stderr: "pipe", env: process.env as Record<string, string> });
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      cwd: SERVICE_DIR,
+      stderr: "pipe",
+      env: process.env as Record<string, string>,
+    });
     let stderr = "";
     transport.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();

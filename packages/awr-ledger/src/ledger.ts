@@ -319,7 +319,10 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     };
     return new Ledger(context, async () => {
       lifetime.abort(
-        new LedgerError("Unsupported", `The ledger of ${root} was closed; open it again to continue.`),
+        new LedgerError(
+          "Unsupported",
+          `The ledger of ${root} was closed; open it again to continue.`,
+        ),
       );
       await opened.close();
     });

@@ -10,8 +10,12 @@ function snapshot(root: string, sub = ""): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of readdirSync(join(root, sub))) {
     const rel = sub === "" ? name : `${sub}/${name}`;
-    if (statSync(join(root, rel)).isDirectory()) Object.assign(out, { [rel]: "dir" }, snapshot(root, rel));
-    else out[rel] = createHash("sha256").update(readFileSync(join(root, rel))).digest("hex");
+    if (statSync(join(root, rel)).isDirectory())
+      Object.assign(out, { [rel]: "dir" }, snapshot(root, rel));
+    else
+      out[rel] = createHash("sha256")
+        .update(readFileSync(join(root, rel)))
+        .digest("hex");
   }
   return out;
 }
@@ -25,7 +29,10 @@ function project(manifestHead: string, goals: string) {
   const t = tempRoot();
   mkdirSync(join(t.root, ".awr"));
   writeFileSync(join(t.root, ".awr/project.toml"), `${manifestHead}\n${SOURCES}`);
-  writeFileSync(join(t.root, "w.yaml"), "goals:\n  - id: goal#ship\n    title: Ship\nwork_items: []\n");
+  writeFileSync(
+    join(t.root, "w.yaml"),
+    "goals:\n  - id: goal#ship\n    title: Ship\nwork_items: []\n",
+  );
   writeFileSync(join(t.root, "GOALS.md"), goals);
   writeFileSync(join(t.root, ".gitignore"), "node_modules\r\n");
   return t;
@@ -38,7 +45,10 @@ describe("a refused init leaves the project exactly as it was", () => {
       const before = snapshot(p.root);
       const preview = await initProject({ root: p.root });
       expect(preview.issues).toContainEqual(
-        expect.objectContaining({ severity: "error", message: expect.stringMatching(/key goal#ship is already defined at w\.yaml:2/) }),
+        expect.objectContaining({
+          severity: "error",
+          message: expect.stringMatching(/key goal#ship is already defined at w\.yaml:2/),
+        }),
       );
       const error = await initProject({ root: p.root, accept: true }).catch((e: unknown) => e);
       expect(isLedgerError(error, "InvalidInput")).toBe(true);
@@ -50,7 +60,10 @@ describe("a refused init leaves the project exactly as it was", () => {
   });
 
   it("when the ledger cannot be created after writing began: every write is rolled back", async () => {
-    const p = project('[project]\nname = "p"\n[storage]\nbackend = "postgres"\nurl_env = "AWR_TEST_UNREACHABLE"', "## Other {#other}\n");
+    const p = project(
+      '[project]\nname = "p"\n[storage]\nbackend = "postgres"\nurl_env = "AWR_TEST_UNREACHABLE"',
+      "## Other {#other}\n",
+    );
     try {
       const before = snapshot(p.root);
       const error = await initProject({
@@ -70,7 +83,9 @@ describe("a refused init leaves the project exactly as it was", () => {
     try {
       const result = await initProject({ root: p.root, accept: true });
       expect(result.created).toEqual([".awr/state.db", ".gitignore"]);
-      expect(readFileSync(join(p.root, ".gitignore"), "utf8")).toMatch(/^node_modules\r\n# AWR runtime state/);
+      expect(readFileSync(join(p.root, ".gitignore"), "utf8")).toMatch(
+        /^node_modules\r\n# AWR runtime state/,
+      );
     } finally {
       p.remove();
     }

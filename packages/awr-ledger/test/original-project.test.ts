@@ -53,27 +53,69 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("keys all-Chinese headings by their own characters, a repeat with -2", async () => {
     const { ledger } = await open();
-    const keys = (await ledger.store.db.selectFrom("entities").select("key").where("kind", "=", "goal").orderBy("ordinal").execute()).map((r) => r.key);
-    expect(keys).toEqual(["goal#地块巡检", "goal#采摘安排", "goal#注意事项", "goal#注意事项-2", "goal#成功条件全部复核"]);
-    const rule = await ledger.store.db.selectFrom("entities").selectAll().where("key", "=", "rule#pesticide").executeTakeFirstOrThrow();
-    expect(JSON.parse(rule.attributes)).toMatchObject({ severity: "hard", scope: ["records/pesticide/**"] });
-    const truth = await ledger.store.db.selectFrom("entities").select("attributes").where("key", "=", "rule#truth").executeTakeFirstOrThrow();
+    const keys = (
+      await ledger.store.db
+        .selectFrom("entities")
+        .select("key")
+        .where("kind", "=", "goal")
+        .orderBy("ordinal")
+        .execute()
+    ).map((r) => r.key);
+    expect(keys).toEqual([
+      "goal#地块巡检",
+      "goal#采摘安排",
+      "goal#注意事项",
+      "goal#注意事项-2",
+      "goal#成功条件全部复核",
+    ]);
+    const rule = await ledger.store.db
+      .selectFrom("entities")
+      .selectAll()
+      .where("key", "=", "rule#pesticide")
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(rule.attributes)).toMatchObject({
+      severity: "hard",
+      scope: ["records/pesticide/**"],
+    });
+    const truth = await ledger.store.db
+      .selectFrom("entities")
+      .select("attributes")
+      .where("key", "=", "rule#truth")
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(truth.attributes)).toMatchObject({ scope: ["global"] });
   });
 
   it("reads one decision per ADR file: front matter, header fields, Chinese statuses", async () => {
     const { ledger } = await open();
-    const rows = await ledger.store.db.selectFrom("entities").selectAll().where("kind", "=", "decision").orderBy("key").execute();
+    const rows = await ledger.store.db
+      .selectFrom("entities")
+      .selectAll()
+      .where("kind", "=", "decision")
+      .orderBy("key")
+      .execute();
     expect(rows.map((r) => [r.key, r.title, r.status, r.raw_status])).toEqual([
       ["ADR-0002", "保留纸质备份", "accepted", "已采纳"],
-      ["docs/decisions/ADR-0001-plot-numbering.md", "ADR-0001：地块编号采用片区加序号", "accepted", null],
-      ["docs/decisions/sub/RFC-0003-drone-survey.md", "RFC-0003: Drone survey of the east slope", "proposed", null],
+      [
+        "docs/decisions/ADR-0001-plot-numbering.md",
+        "ADR-0001：地块编号采用片区加序号",
+        "accepted",
+        null,
+      ],
+      [
+        "docs/decisions/sub/RFC-0003-drone-survey.md",
+        "RFC-0003: Drone survey of the east slope",
+        "proposed",
+        null,
+      ],
     ]);
     const first = rows[1];
     expect(first?.body).toContain("地块编号写作片区字母加两位序号");
     expect(first?.body).toContain("更容易记住短编号");
     expect(first?.body).not.toContain("affected_keys");
-    expect(JSON.parse(first?.attributes ?? "{}")).toMatchObject({ affected_keys: ["TG-1", "TG-2"], date: "2026-03-01" });
+    expect(JSON.parse(first?.attributes ?? "{}")).toMatchObject({
+      affected_keys: ["TG-1", "TG-2"],
+      date: "2026-03-01",
+    });
     const work = await ledger.workGet({ work: "TG-2" }, caller);
     expect(work.decisions.map((d) => d.key)).toContain("docs/decisions/ADR-0001-plot-numbering.md");
   });
@@ -92,14 +134,21 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       },
     });
     expect(got.evidence.source).toEqual([
-      expect.objectContaining({ locator: "records/plots-review.md", evidence_type: "source_reference", level: "unknown" }),
+      expect.objectContaining({
+        locator: "records/plots-review.md",
+        evidence_type: "source_reference",
+        level: "unknown",
+      }),
     ]);
     const second = await ledger.workGet({ work: "TG-2" }, caller);
     expect(second.dependencies.map((d) => [d.work, d.required])).toEqual([
       ["TG-1", true],
       ["TG-9", false],
     ]);
-    expect(second.evidence.source[0]).toMatchObject({ locator: "records/training-sign-in.md", summary: "培训签到表" });
+    expect(second.evidence.source[0]).toMatchObject({
+      locator: "records/training-sign-in.md",
+      summary: "培训签到表",
+    });
     expect(second.milestone).toMatchObject({ key: "TG-M1", title: "上线巡检表" });
   });
 
@@ -134,7 +183,12 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     expect(filtered.hits.length).toBeGreaterThan(0);
     expect(new Set(filtered.hits.map((h) => h.kind))).toEqual(new Set(["rule"]));
     const listed = await ledger.search({ kind: "plan" }, caller);
-    expect(listed.hits.map((h) => h.external_key).sort()).toEqual(["TG-M0", "TG-M1", "plan#第一阶段", "plan#第二阶段"]);
+    expect(listed.hits.map((h) => h.external_key).sort()).toEqual([
+      "TG-M0",
+      "TG-M1",
+      "plan#第一阶段",
+      "plan#第二阶段",
+    ]);
     const done = await ledger.search({ kind: "work", status: "completed" }, caller);
     expect(done.hits.map((h) => h.external_key)).toEqual(["TG-1"]);
     const one = await ledger.search({ text: "巡检", limit: 1 }, caller);
@@ -144,22 +198,37 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
   it("notices ADR files added, changed and removed, and reindexes them", async () => {
     const { root, ledger } = await open();
     const dir = join(root, "docs/decisions");
-    writeFileSync(join(dir, "ADR-0004-new.md"), "# ADR-0004：新增雨量计\n\nStatus: proposed\n\n在东坡加装一台雨量计。\n");
+    writeFileSync(
+      join(dir, "ADR-0004-new.md"),
+      "# ADR-0004：新增雨量计\n\nStatus: proposed\n\n在东坡加装一台雨量计。\n",
+    );
     const first = join(dir, "ADR-0001-plot-numbering.md");
-    writeFileSync(first, readFileSync(first, "utf8").replace("Status: accepted", "Status: superseded"));
+    writeFileSync(
+      first,
+      readFileSync(first, "utf8").replace("Status: accepted", "Status: superseded"),
+    );
     rmSync(join(dir, "sub/RFC-0003-drone-survey.md"));
     const stale = await ledger.projectStatus({}, caller).catch((e: unknown) => e);
     expect(stale).toMatchObject({ code: "SourceStale" });
     const result = await ledger.sourceReindex({ expected_revision: 1 }, caller);
     expect(result.added_paths).toEqual(["docs/decisions/ADR-0004-new.md"]);
     expect(result.removed_paths).toEqual(["docs/decisions/sub/RFC-0003-drone-survey.md"]);
-    expect(result.changed_paths).toEqual(expect.arrayContaining(["docs/decisions", "docs/decisions/ADR-0001-plot-numbering.md"]));
-    const decisions = await ledger.store.db.selectFrom("entities").select(["key", "status"]).where("kind", "=", "decision").orderBy("key").execute();
+    expect(result.changed_paths).toEqual(
+      expect.arrayContaining(["docs/decisions", "docs/decisions/ADR-0001-plot-numbering.md"]),
+    );
+    const decisions = await ledger.store.db
+      .selectFrom("entities")
+      .select(["key", "status"])
+      .where("kind", "=", "decision")
+      .orderBy("key")
+      .execute();
     expect(decisions).toEqual([
       { key: "ADR-0002", status: "accepted" },
       { key: "docs/decisions/ADR-0001-plot-numbering.md", status: "superseded" },
       { key: "docs/decisions/ADR-0004-new.md", status: "proposed" },
     ]);
-    expect((await ledger.search({ text: "雨量计" }, caller)).hits[0]?.external_key).toBe("docs/decisions/ADR-0004-new.md");
+    expect((await ledger.search({ text: "雨量计" }, caller)).hits[0]?.external_key).toBe(
+      "docs/decisions/ADR-0004-new.md",
+    );
   });
 });

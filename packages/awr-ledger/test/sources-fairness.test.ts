@@ -14,7 +14,8 @@ function largeProject(): { root: string; remove(): void } {
   const { root, remove } = tempRoot();
   const sections = Array.from(
     { length: HEADINGS },
-    (_, i) => `## Goal number ${i} {#g${i}}\n\nKeep section ${i} of the large plan readable and searchable.\n`,
+    (_, i) =>
+      `## Goal number ${i} {#g${i}}\n\nKeep section ${i} of the large plan readable and searchable.\n`,
   );
   writeFileSync(join(root, "GOALS.md"), sections.join("\n"));
   writeFileSync(join(root, "work-ledger.yaml"), "work_items: []\n");
@@ -40,7 +41,11 @@ describe("one process, two projects", () => {
     const large = largeProject();
     const small = await openFixtureProject("basic", "sqlite");
     try {
-      const indexing = initProject({ root: large.root, manifest: join(large.root, "project.toml"), accept: true });
+      const indexing = initProject({
+        root: large.root,
+        manifest: join(large.root, "project.toml"),
+        accept: true,
+      });
       let done = false;
       void indexing.finally(() => {
         done = true;

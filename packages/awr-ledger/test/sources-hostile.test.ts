@@ -10,7 +10,10 @@ const caller = { client: "stdio" };
 /** A small project whose GOALS.md the test replaces with something hostile. */
 function project(): { root: string; goals: string; remove(): void } {
   const { root, remove } = tempRoot();
-  writeFileSync(join(root, "work-ledger.yaml"), "work_items:\n  - id: W-1\n    title: t\n    status: ready\n");
+  writeFileSync(
+    join(root, "work-ledger.yaml"),
+    "work_items:\n  - id: W-1\n    title: t\n    status: ready\n",
+  );
   writeFileSync(join(root, "GOALS.md"), "## Ship {#ship}\n\nThe goal.\n");
   writeFileSync(
     join(root, "project.toml"),
@@ -20,7 +23,11 @@ function project(): { root: string; goals: string; remove(): void } {
 }
 
 async function refused(root: string): Promise<Error & { code: string }> {
-  const error = await initProject({ root, manifest: join(root, "project.toml"), accept: true }).catch((e: unknown) => e);
+  const error = await initProject({
+    root,
+    manifest: join(root, "project.toml"),
+    accept: true,
+  }).catch((e: unknown) => e);
   if (!isLedgerError(error)) throw new Error(`expected a LedgerError, got ${String(error)}`);
   return error;
 }
@@ -50,7 +57,9 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
       execFileSync("mkfifo", [p.goals]);
       const stale = await ledger.projectStatus({}, caller).catch((e: unknown) => e);
       expect(isLedgerError(stale, "SourceStale")).toBe(true);
-      const reindex = await ledger.sourceReindex({ expected_revision: 1 }, caller).catch((e: unknown) => e);
+      const reindex = await ledger
+        .sourceReindex({ expected_revision: 1 }, caller)
+        .catch((e: unknown) => e);
       expect(isLedgerError(reindex, "InvalidInput")).toBe(true);
       expect((reindex as Error).message).toMatch(/GOALS\.md is a FIFO/);
     } finally {
@@ -81,14 +90,18 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
     writeFileSync(p.goals, "#\n".repeat(1_000_000));
     const error = await refused(p.root);
     expect(error.code).toBe("InvalidInput");
-    expect(error.message).toMatch(/about 1000000 headings, over its cap of 20000 entities.*max_entities/);
+    expect(error.message).toMatch(
+      /about 1000000 headings, over its cap of 20000 entities.*max_entities/,
+    );
   });
 
   it("a file over its byte cap: refused naming the size and the option that raises it", async () => {
     p = project();
     writeFileSync(p.goals, `## Big\n\n${"x".repeat(3 * 1024 * 1024)}\n`);
     const error = await refused(p.root);
-    expect(error.message).toMatch(/GOALS\.md is \d+ bytes, over its cap of 2097152 bytes.*max_bytes/);
+    expect(error.message).toMatch(
+      /GOALS\.md is \d+ bytes, over its cap of 2097152 bytes.*max_bytes/,
+    );
   });
 
   it("leaves the project as it was after each refusal: no .awr/, no .gitignore", async () => {
@@ -96,7 +109,10 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
     rmSync(p.goals);
     mkdirSync(p.goals);
     await refused(p.root);
-    const listing = execFileSync("ls", ["-A", p.root], { encoding: "utf8" }).split("\n").filter(Boolean).sort();
+    const listing = execFileSync("ls", ["-A", p.root], { encoding: "utf8" })
+      .split("\n")
+      .filter(Boolean)
+      .sort();
     expect(listing).toEqual(["GOALS.md", "project.toml", "work-ledger.yaml"]);
   });
 });
@@ -105,22 +121,49 @@ describe("hostile content is an error of the source, not of the process", () => 
   it("a YAML alias bomb", () => {
     const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
     for (let i = 1; i < 9; i++) {
-      levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(", ")}]`);
+      levels.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(", ")}]`,
+      );
     }
     const text = `${levels.join("\n")}\nwork_items:\n  - id: W-1\n    title: *i\n`;
-    const result = SOURCE_ADAPTERS["yaml-ledger-v1"](text, { path: "w.yaml", domain: "ledger", options: {} });
+    const result = SOURCE_ADAPTERS["yaml-ledger-v1"](text, {
+      path: "w.yaml",
+      domain: "ledger",
+      options: {},
+    });
     expect(result.entities).toEqual([]);
-    expect(result.issues[0]).toMatchObject({ severity: "error", message: expect.stringMatching(/aliases expand to too much data/) });
+    expect(result.issues[0]).toMatchObject({
+      severity: "error",
+      message: expect.stringMatching(/aliases expand to too much data/),
+    });
   });
 
   it("invalid UTF-8: indexed, with a warning naming the line", async () => {
     const p = project();
     try {
-      writeFileSync(p.goals, Buffer.concat([Buffer.from("## Ship {#ship}\n\nFirst line.\n"), Buffer.from([0xff, 0xfe]), Buffer.from(" bad bytes\n")]));
-      const result = await initProject({ root: p.root, manifest: join(p.root, "project.toml"), accept: true });
+      writeFileSync(
+        p.goals,
+        Buffer.concat([
+          Buffer.from("## Ship {#ship}\n\nFirst line.\n"),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(" bad bytes\n"),
+        ]),
+      );
+      const result = await initProject({
+        root: p.root,
+        manifest: join(p.root, "project.toml"),
+        accept: true,
+      });
       expect(result.sources.find((s) => s.path === "GOALS.md")?.entity_count).toBe(1);
       expect(result.issues).toContainEqual(
-        expect.objectContaining({ path: "GOALS.md", line: 4, severity: "warning", message: expect.stringMatching(/not valid UTF-8 at byte 29/) }),
+        expect.objectContaining({
+          path: "GOALS.md",
+          line: 4,
+          severity: "warning",
+          message: expect.stringMatching(/not valid UTF-8 at byte 29/),
+        }),
       );
     } finally {
       p.remove();

@@ -71,12 +71,20 @@ describe("yaml-ledger-v1 in the original's shapes", () => {
   });
 
   it("maps statuses through status_map and names fields through field_map", () => {
-    const { entities, issues } = ledger("work_items:\n  - key: W-1\n    state: Done\n    next: ship\n", {
-      field_map: { id: "key", status: "state", next_action: "next" },
-      status_map: { Done: "completed" },
-    });
+    const { entities, issues } = ledger(
+      "work_items:\n  - key: W-1\n    state: Done\n    next: ship\n",
+      {
+        field_map: { id: "key", status: "state", next_action: "next" },
+        status_map: { Done: "completed" },
+      },
+    );
     expect(issues).toEqual([]);
-    expect(entities[0]).toMatchObject({ key: "W-1", status: "completed", raw_status: "Done", attributes: { next_action: "ship" } });
+    expect(entities[0]).toMatchObject({
+      key: "W-1",
+      status: "completed",
+      raw_status: "Done",
+      attributes: { next_action: "ship" },
+    });
   });
 
   it("projects a missing status as unknown, never ready", () => {
@@ -88,9 +96,17 @@ describe("yaml-ledger-v1 in the original's shapes", () => {
 
 describe("markdown headings in every script", () => {
   it("keys headings without Latin letters by their own characters, repeats with -2, -3", () => {
-    const { entities, issues } = headings("## 交付 范围\n\n## 交付 范围\n\n## 交付 范围\n\n## ！？\n\n## Ünïcode Straße\n");
+    const { entities, issues } = headings(
+      "## 交付 范围\n\n## 交付 范围\n\n## 交付 范围\n\n## ！？\n\n## Ünïcode Straße\n",
+    );
     expect(issues).toEqual([]);
-    expect(entities.map((e) => e.key)).toEqual(["goal#交付-范围", "goal#交付-范围-2", "goal#交付-范围-3", "goal#section", "goal#ünïcode-straße"]);
+    expect(entities.map((e) => e.key)).toEqual([
+      "goal#交付-范围",
+      "goal#交付-范围-2",
+      "goal#交付-范围-3",
+      "goal#section",
+      "goal#ünïcode-straße",
+    ]);
   });
 
   it("reports a repeated explicit key with both lines and the fix", () => {
@@ -100,13 +116,16 @@ describe("markdown headings in every script", () => {
         path: "G.md",
         line: 3,
         severity: "error",
-        message: "duplicate key goal#same (also at G.md:1); give one of the two headings another {#key}",
+        message:
+          "duplicate key goal#same (also at G.md:1); give one of the two headings another {#key}",
       },
     ]);
   });
 
   it("never reads YAML front matter as a heading, and keeps a lone # heading with a key", () => {
-    const { entities } = headings("---\ntitle: x\nstatus: draft\n---\n\n# Only goal {#only}\n\nText.\n");
+    const { entities } = headings(
+      "---\ntitle: x\nstatus: draft\n---\n\n# Only goal {#only}\n\nText.\n",
+    );
     expect(entities.map((e) => [e.key, e.line_start])).toEqual([["goal#only", 6]]);
   });
 
@@ -118,10 +137,16 @@ describe("markdown headings in every script", () => {
 
 describe("markdown-directory-v1, one decision file", () => {
   const decision = (text: string) =>
-    SOURCE_ADAPTERS["markdown-directory-v1"](text, { path: "docs/adr/0001-x.md", domain: "decisions", options: {} });
+    SOURCE_ADAPTERS["markdown-directory-v1"](text, {
+      path: "docs/adr/0001-x.md",
+      domain: "decisions",
+      options: {},
+    });
 
   it("takes bold header fields and a flat ADR's prose as the decision", () => {
-    const { entities } = decision("# Use queues\n\n- **Status:** Rejected\n- **Date**: 2026-01-02\n\nWe keep the cron job.\n");
+    const { entities } = decision(
+      "# Use queues\n\n- **Status:** Rejected\n- **Date**: 2026-01-02\n\nWe keep the cron job.\n",
+    );
     expect(entities[0]).toMatchObject({
       key: "docs/adr/0001-x.md",
       title: "Use queues",
@@ -132,7 +157,11 @@ describe("markdown-directory-v1, one decision file", () => {
   });
 
   it("refuses conflicting status declarations and an unterminated front matter", () => {
-    expect(decision("---\nstatus: accepted\n---\n# X\n\nStatus: rejected\n").issues[0]?.message).toMatch(/status is declared twice/);
-    expect(decision("---\nstatus: accepted\n# X\n").issues[0]?.message).toMatch(/no closing --- line/);
+    expect(
+      decision("---\nstatus: accepted\n---\n# X\n\nStatus: rejected\n").issues[0]?.message,
+    ).toMatch(/status is declared twice/);
+    expect(decision("---\nstatus: accepted\n# X\n").issues[0]?.message).toMatch(
+      /no closing --- line/,
+    );
   });
 });

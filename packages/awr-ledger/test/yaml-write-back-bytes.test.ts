@@ -29,10 +29,17 @@ describe("byte-exact YAML write-back", () => {
   it("keeps invalid UTF-8, a BOM and CRLF outside the edited value byte for byte", () => {
     const head = Buffer.from("\uFEFF# notes: ", "utf8");
     const invalid = Buffer.from([0xff, 0xfe, 0x80]);
-    const rest = Buffer.from("\r\nwork_items:\r\n  - id: A-1\r\n    title: 甲\r\n    status: ready\r\n  - id: B-2\n    status: planned\n", "utf8");
+    const rest = Buffer.from(
+      "\r\nwork_items:\r\n  - id: A-1\r\n    title: 甲\r\n    status: ready\r\n  - id: B-2\n    status: planned\n",
+      "utf8",
+    );
     write(Buffer.concat([head, invalid, rest]));
     const after = back("A-1", { status: "in_progress" });
-    const expected = Buffer.concat([head, invalid, Buffer.from(rest.toString("utf8").replace("status: ready", "status: in_progress"), "utf8")]);
+    const expected = Buffer.concat([
+      head,
+      invalid,
+      Buffer.from(rest.toString("utf8").replace("status: ready", "status: in_progress"), "utf8"),
+    ]);
     expect(after.equals(expected)).toBe(true);
   });
 
@@ -45,11 +52,15 @@ describe("byte-exact YAML write-back", () => {
   });
 
   it("finds an item in a map keyed by the external key, or by external_key", () => {
-    write("work_items:\n  A-1:\n    title: keyed\n    status: ready\n  B-2: {external_key: B-2, status: planned}\n");
+    write(
+      "work_items:\n  A-1:\n    title: keyed\n    status: ready\n  B-2: {external_key: B-2, status: planned}\n",
+    );
     expect(back("A-1", { status: "blocked", blocker: "waiting" }).toString("utf8")).toContain(
       "  A-1:\n    title: keyed\n    status: blocked\n    blocker: waiting\n",
     );
-    expect(back("B-2", { status: "ready" }).toString("utf8")).toContain("B-2: {external_key: B-2, status: ready}");
+    expect(back("B-2", { status: "ready" }).toString("utf8")).toContain(
+      "B-2: {external_key: B-2, status: ready}",
+    );
   });
 
   it("writes through the source's field_map and keeps its status_map spelling", () => {
@@ -64,15 +75,29 @@ describe("byte-exact YAML write-back", () => {
   });
 
   it.each([
-    ["a block scalar", "work_items:\n  - id: A-1\n    status: ready\n    next_action: |\n      line one\n      line two\n", /block scalar/],
-    ["an alias", "step: &s old\nwork_items:\n  - id: A-1\n    status: ready\n    next_action: *s\n", /not a plain value/],
+    [
+      "a block scalar",
+      "work_items:\n  - id: A-1\n    status: ready\n    next_action: |\n      line one\n      line two\n",
+      /block scalar/,
+    ],
+    [
+      "an alias",
+      "step: &s old\nwork_items:\n  - id: A-1\n    status: ready\n    next_action: *s\n",
+      /not a plain value/,
+    ],
     ["a tagged value", "work_items:\n  - id: A-1\n    status: !custom ready\n", /anchor or tag/],
   ])("refuses to edit %s with SourceConflict before writing anything", (_what, text, message) => {
     const file = write(text);
     const before = readFileSync(file);
     let error: unknown;
     try {
-      writeBackWorkItem(root, "work-ledger.yaml", "A-1", { status: "blocked", next_action: "x" }, fingerprintBytes(before));
+      writeBackWorkItem(
+        root,
+        "work-ledger.yaml",
+        "A-1",
+        { status: "blocked", next_action: "x" },
+        fingerprintBytes(before),
+      );
     } catch (e) {
       error = e;
     }

@@ -75,11 +75,18 @@ function normalise(text: string): string {
 }
 
 /** The manifest text init uses, where it came from, and whether a starter ledger is needed. */
-function chooseManifest(root: string, options: InitProjectOptions, existingText: string | undefined) {
+function chooseManifest(
+  root: string,
+  options: InitProjectOptions,
+  existingText: string | undefined,
+) {
   if (options.manifest !== undefined) {
     const given = resolve(options.manifest);
     if (!existsSync(given)) {
-      throw new LedgerError("NotFound", `Manifest file ${given} does not exist; check the --manifest path.`);
+      throw new LedgerError(
+        "NotFound",
+        `Manifest file ${given} does not exist; check the --manifest path.`,
+      );
     }
     const { text } = readManifestFile(given, given);
     if (existingText !== undefined && normalise(existingText) !== normalise(text)) {
@@ -91,7 +98,8 @@ function chooseManifest(root: string, options: InitProjectOptions, existingText:
     }
     return { text, origin: "file" as const, starter: false };
   }
-  if (existingText !== undefined) return { text: existingText, origin: "existing" as const, starter: false };
+  if (existingText !== undefined)
+    return { text: existingText, origin: "existing" as const, starter: false };
   const discovery = discoverManifest(root, options.create_starter !== false);
   return {
     text: renderManifest(discovery.manifest),
@@ -122,7 +130,11 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
   const manifestFile = join(root, MANIFEST_PATH);
   const existingText = existsSync(manifestFile) ? loadManifest(root).text : undefined;
   const { text, origin, starter } = chooseManifest(root, options, existingText);
-  const loaded: LoadedManifest = { manifest: parseManifest(text), text, fingerprint: fingerprintBytes(text) };
+  const loaded: LoadedManifest = {
+    manifest: parseManifest(text),
+    text,
+    fingerprint: fingerprintBytes(text),
+  };
   const { manifest } = loaded;
 
   const reads = await readManifestSources(root, loaded);
@@ -132,7 +144,9 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
   const units: { read: ReadSource; fingerprint: string; entities: number }[] = [];
   for (const read of reads) {
     const isStarter = starter && read.path === STARTER_LEDGER_PATH;
-    const result = isStarter ? { entities: [], dependencies: [], issues: [] } : await parseCached(read, cache, options.signal);
+    const result = isStarter
+      ? { entities: [], dependencies: [], issues: [] }
+      : await parseCached(read, cache, options.signal);
     issues.push(...result.issues);
     parsed.push({ read, result });
     units.push({
@@ -151,15 +165,27 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       role: source.role,
       path: head.read.path,
       adapter: source.adapter,
-      exists: head.read.snapshot.fingerprint !== MISSING_FINGERPRINT || (starter && head.read.path === STARTER_LEDGER_PATH),
+      exists:
+        head.read.snapshot.fingerprint !== MISSING_FINGERPRINT ||
+        (starter && head.read.path === STARTER_LEDGER_PATH),
       fingerprint: head.fingerprint,
       entity_count: own.reduce((n, u) => n + u.entities, 0),
     };
   });
   const preview_fingerprint = fingerprintBytes(
-    [fingerprintBytes(text), ...units.map((u) => `${u.read.path}\u0000${u.fingerprint}`)].join("\n"),
+    [fingerprintBytes(text), ...units.map((u) => `${u.read.path}\u0000${u.fingerprint}`)].join(
+      "\n",
+    ),
   );
-  const base = { root, manifest_origin: origin, manifest, manifest_toml: text, sources, issues, preview_fingerprint };
+  const base = {
+    root,
+    manifest_origin: origin,
+    manifest,
+    manifest_toml: text,
+    sources,
+    issues,
+    preview_fingerprint,
+  };
 
   if (options.accept !== true) {
     const known = existingText === undefined ? null : await readIdentity(root, manifest, options);

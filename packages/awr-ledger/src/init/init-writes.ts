@@ -20,7 +20,8 @@ export class InitWrites {
   /** Creates a directory (and missing parents); each one created is removed on rollback. */
   directory(relative: string): void {
     const missing: string[] = [];
-    for (let dir = join(this.#root, relative); !existsSync(dir); dir = dirname(dir)) missing.push(dir);
+    for (let dir = join(this.#root, relative); !existsSync(dir); dir = dirname(dir))
+      missing.push(dir);
     mkdirSync(join(this.#root, relative), { recursive: true });
     for (const dir of missing) this.#undo.push(() => rmSync(dir, { recursive: true, force: true }));
   }
@@ -40,7 +41,8 @@ export class InitWrites {
     if (existsSync(path)) return;
     this.created.push(relative);
     this.#undo.push(() => {
-      for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+      for (const suffix of ["", "-wal", "-shm", "-journal"])
+        rmSync(`${path}${suffix}`, { force: true });
     });
   }
 
@@ -55,7 +57,9 @@ export class InitWrites {
     const prefix = current === "" || current.endsWith("\n") ? current : `${current}\n`;
     writeFileSync(path, `${prefix}# AWR runtime state (awr init)\n${missing.join("\n")}\n`);
     this.created.push(".gitignore");
-    this.#undo.push(() => (before === undefined ? rmSync(path, { force: true }) : writeFileSync(path, before)));
+    this.#undo.push(() =>
+      before === undefined ? rmSync(path, { force: true }) : writeFileSync(path, before),
+    );
   }
 
   /** Undoes every write, newest first; a step that fails does not stop the others. */

@@ -64,7 +64,12 @@ export function parseCached(
   cache: ParseCache | undefined,
   signal?: AbortSignal,
 ): Promise<AdapterResult> {
-  const key = [read.path, read.snapshot.fingerprint, read.source.adapter, JSON.stringify(read.source.options)].join("\u0000");
+  const key = [
+    read.path,
+    read.snapshot.fingerprint,
+    read.source.adapter,
+    JSON.stringify(read.source.options),
+  ].join("\u0000");
   let parsed = cache?.get(key);
   if (parsed === undefined) {
     parsed = parseSource(read, signal);

@@ -39,7 +39,10 @@ export class StaleChecker {
     ]);
     const changed: string[] = [];
     const manifestFile = join(root, MANIFEST_PATH);
-    const manifestPrint = statFile(manifestFile) === undefined ? null : await this.#fingerprint(manifestFile, 64 * 1024);
+    const manifestPrint =
+      statFile(manifestFile) === undefined
+        ? null
+        : await this.#fingerprint(manifestFile, 64 * 1024);
     if (manifestPrint !== (state?.manifest_fingerprint ?? null)) changed.push(MANIFEST_PATH);
     for (const row of rows) {
       const absolute = resolve(root, row.path);
@@ -80,7 +83,8 @@ export class StaleChecker {
       return seen.fingerprint;
     let fingerprint: string;
     try {
-      fingerprint = (await readSourceFile(absolute, absolute, maxBytes))?.fingerprint ?? MISSING_FINGERPRINT;
+      fingerprint =
+        (await readSourceFile(absolute, absolute, maxBytes))?.fingerprint ?? MISSING_FINGERPRINT;
     } catch {
       return UNREADABLE;
     }
@@ -92,11 +96,17 @@ export class StaleChecker {
 /** The manifest source a recorded unit belongs to (a directory's files belong to it). */
 function owningSource(manifest: Manifest, path: string): ManifestSource | undefined {
   return manifest.sources.find(
-    (s) => s.path.replace(/\/+$/, "") === path || (s.adapter === "markdown-directory-v1" && path.startsWith(`${s.path.replace(/\/+$/, "")}/`)),
+    (s) =>
+      s.path.replace(/\/+$/, "") === path ||
+      (s.adapter === "markdown-directory-v1" && path.startsWith(`${s.path.replace(/\/+$/, "")}/`)),
   );
 }
 
-function directoryPrint(absolute: string, recorded: string, source: ManifestSource | undefined): string {
+function directoryPrint(
+  absolute: string,
+  recorded: string,
+  source: ManifestSource | undefined,
+): string {
   try {
     const listing = listDecisionDirectory(absolute, recorded, recorded, {
       recursive: source?.options["recursive"] !== false,

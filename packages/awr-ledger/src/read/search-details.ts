@@ -40,14 +40,22 @@ export async function keyMatches(
     .limit(50)
     .execute();
   const evidence = wanted(filter, "evidence")
-    ? await db.selectFrom("evidence").select(["external_key", "work"]).where("external_key", "=", q).execute()
+    ? await db
+        .selectFrom("evidence")
+        .select(["external_key", "work"])
+        .where("external_key", "=", q)
+        .execute()
     : [];
-  const segment = new RegExp(`(?:^|[#/:])${lower.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:$|[^\\p{L}\\p{N}])`, "u");
+  const segment = new RegExp(
+    `(?:^|[#/:])${lower.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?:$|[^\\p{L}\\p{N}])`,
+    "u",
+  );
   const out: Candidate[] = [];
   for (const e of entities) {
     if (!wanted(filter, e.kind) || (filter.work !== null && e.key !== filter.work)) continue;
     const key = e.key.toLowerCase();
-    const score = key === lower || key.endsWith(`#${lower}`) ? EXACT_KEY : segment.test(key) ? KEY_SEGMENT : 0;
+    const score =
+      key === lower || key.endsWith(`#${lower}`) ? EXACT_KEY : segment.test(key) ? KEY_SEGMENT : 0;
     if (score > 0) out.push({ doc_kind: e.kind, ref: e.key, score, snippet: null });
   }
   for (const v of evidence) {
@@ -68,7 +76,9 @@ export async function structuredCandidates(
   if (kinds !== null) entities = entities.where("kind", "in", kinds);
   if (filter.work !== null) entities = entities.where("key", "=", filter.work);
   const [e, v, ev] = await Promise.all([
-    kinds?.length === 0 ? [] : entities.orderBy("kind").orderBy("key").limit(SEARCH_CANDIDATES).execute(),
+    kinds?.length === 0
+      ? []
+      : entities.orderBy("kind").orderBy("key").limit(SEARCH_CANDIDATES).execute(),
     wanted(filter, "evidence")
       ? (filter.work === null
           ? db.selectFrom("evidence").select("external_key")
@@ -114,16 +124,26 @@ export async function searchDetails(
   candidates: readonly Candidate[],
   status: string | null,
 ): Promise<SearchHit[]> {
-  const keys = (kind: (k: string) => boolean) => [...new Set(candidates.filter((c) => kind(c.doc_kind)).map((c) => c.ref))];
+  const keys = (kind: (k: string) => boolean) => [
+    ...new Set(candidates.filter((c) => kind(c.doc_kind)).map((c) => c.ref)),
+  ];
   const entityKeys = keys((k) => k !== "evidence" && k !== "event");
   const evidenceKeys = keys((k) => k === "evidence");
   const eventIds = keys((k) => k === "event");
   const [entities, evidence, events] = await Promise.all([
-    entityKeys.length === 0 ? [] : db.selectFrom("entities").selectAll().where("key", "in", entityKeys).execute(),
-    evidenceKeys.length === 0 ? [] : db.selectFrom("evidence").selectAll().where("external_key", "in", evidenceKeys).execute(),
+    entityKeys.length === 0
+      ? []
+      : db.selectFrom("entities").selectAll().where("key", "in", entityKeys).execute(),
+    evidenceKeys.length === 0
+      ? []
+      : db.selectFrom("evidence").selectAll().where("external_key", "in", evidenceKeys).execute(),
     eventIds.length === 0
       ? []
-      : db.selectFrom("events").select(["id", "type", "summary", "payload", "work", "revision"]).where("id", "in", eventIds).execute(),
+      : db
+          .selectFrom("events")
+          .select(["id", "type", "summary", "payload", "work", "revision"])
+          .where("id", "in", eventIds)
+          .execute(),
   ]);
   const byEntity = new Map(entities.map((r) => [`${r.kind}\u0000${r.key}`, r]));
   const byEvidence = new Map(evidence.map((r) => [r.external_key, r]));
@@ -135,20 +155,51 @@ export async function searchDetails(
       const r = byEvent.get(c.ref);
       if (r !== undefined) {
         const summary = line(r.summary ?? r.type);
-        hit = { id: r.id, kind: "event", external_key: r.id, title: r.type, summary, snippet: c.snippet ?? summary, status: eventStatus(r.type, r.payload), work_item_key: r.work, source_ref: null, source_freshness: null, origin: "runtime", revision: Number(r.revision), rank: -c.score };
+        hit = {
+          id: r.id,
+          kind: "event",
+          external_key: r.id,
+          title: r.type,
+          summary,
+          snippet: c.snippet ?? summary,
+          status: eventStatus(r.type, r.payload),
+          work_item_key: r.work,
+          source_ref: null,
+          source_freshness: null,
+          origin: "runtime",
+          revision: Number(r.revision),
+          rank: -c.score,
+        };
       }
     } else if (c.doc_kind === "evidence") {
       const r = byEvidence.get(c.ref);
       if (r !== undefined) {
         const summary = line(r.summary);
-        hit = { id: r.id, kind: "evidence", external_key: r.external_key, title: r.external_key, summary, snippet: c.snippet ?? summary, status: r.level, work_item_key: r.work, source_ref: null, source_freshness: null, origin: "runtime", revision: Number(r.revision), rank: -c.score };
+        hit = {
+          id: r.id,
+          kind: "evidence",
+          external_key: r.external_key,
+          title: r.external_key,
+          summary,
+          snippet: c.snippet ?? summary,
+          status: r.level,
+          work_item_key: r.work,
+          source_ref: null,
+          source_freshness: null,
+          origin: "runtime",
+          revision: Number(r.revision),
+          rank: -c.score,
+        };
       }
     } else {
       const r = byEntity.get(`${c.doc_kind}\u0000${c.ref}`);
       if (r !== undefined) {
         const attributes = JSON.parse(r.attributes) as Record<string, unknown>;
         const summary = line(r.summary ?? r.title);
-        const status = r.kind === "rule" && typeof attributes["severity"] === "string" ? attributes["severity"] : r.status;
+        const status =
+          r.kind === "rule" && typeof attributes["severity"] === "string"
+            ? attributes["severity"]
+            : r.status;
         hit = {
           id: r.id,
           kind: HIT_KIND[r.kind] ?? r.kind,
@@ -158,7 +209,11 @@ export async function searchDetails(
           snippet: c.snippet ?? summary,
           status,
           work_item_key: r.kind === "work" ? r.key : null,
-          source_ref: { path: r.source_path, line_start: Number(r.line_start), line_end: Number(r.line_end) },
+          source_ref: {
+            path: r.source_path,
+            line_start: Number(r.line_start),
+            line_end: Number(r.line_end),
+          },
           source_freshness: "fresh",
           origin: "source",
           revision: Number(r.indexed_revision),

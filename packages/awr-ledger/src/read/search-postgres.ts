@@ -31,13 +31,22 @@ export async function postgresCandidates(
 ): Promise<FoundCandidates> {
   const wants = (kind: string) => filter.docKinds === null || filter.docKinds.includes(kind);
   const entityKinds = filter.docKinds?.filter((k) => k !== "evidence" && k !== "event") ?? null;
-  const words = terms.words.map((t) => `${t.replace(/[^\p{L}\p{N}_]/gu, "")}:*`).filter((t) => t !== ":*");
+  const words = terms.words
+    .map((t) => `${t.replace(/[^\p{L}\p{N}_]/gu, "")}:*`)
+    .filter((t) => t !== ":*");
   const wordQuery = words.length === 0 ? null : words.join(" & ");
   const phrases = terms.cjk.filter((t) => [...t].length >= 2);
   const cjkQuery =
     phrases.length === 0
       ? null
-      : phrases.map((t) => `(${bigrams(t).map((b) => `'${b}'`).join(" <-> ")})`).join(" & ");
+      : phrases
+          .map(
+            (t) =>
+              `(${bigrams(t)
+                .map((b) => `'${b}'`)
+                .join(" <-> ")})`,
+          )
+          .join(" & ");
   const singles = terms.cjk.filter((t) => [...t].length < 2);
   const substring = terms.cjk.length > 0;
 
@@ -50,8 +59,12 @@ export async function postgresCandidates(
   const rank = (tsv: string, cjk: string) =>
     sql.join(
       [
-        wordQuery === null ? sql`0` : sql`ts_rank_cd(${sql.ref(tsv)}, to_tsquery('english', ${wordQuery}))`,
-        cjkQuery === null ? sql`0` : sql`ts_rank_cd(${sql.ref(cjk)}, to_tsquery('simple', ${cjkQuery}))`,
+        wordQuery === null
+          ? sql`0`
+          : sql`ts_rank_cd(${sql.ref(tsv)}, to_tsquery('english', ${wordQuery}))`,
+        cjkQuery === null
+          ? sql`0`
+          : sql`ts_rank_cd(${sql.ref(cjk)}, to_tsquery('simple', ${cjkQuery}))`,
       ],
       sql` + `,
     );
@@ -59,7 +72,11 @@ export async function postgresCandidates(
   const entityText = sql`coalesce(e.summary, '') || ' ' || e.body || ' ' || coalesce(e.attributes::jsonb ->> 'next_action', '')`;
   const entityWhere = all([
     matches("e.search_tsv", "e.search_cjk", sql`(e.title || ' ' || ${entityText})`),
-    entityKinds === null ? TRUE : entityKinds.length === 0 ? FALSE : sql`e.kind IN (${sql.join(entityKinds)})`,
+    entityKinds === null
+      ? TRUE
+      : entityKinds.length === 0
+        ? FALSE
+        : sql`e.kind IN (${sql.join(entityKinds)})`,
     filter.work === null ? TRUE : sql`e.key = ${filter.work}`,
   ]);
   const evidenceWhere = all([
@@ -67,7 +84,13 @@ export async function postgresCandidates(
     wants("evidence") ? TRUE : FALSE,
     filter.work === null ? TRUE : sql`v.work = ${filter.work}`,
   ]);
-  const { rows: records } = await sql<{ doc_kind: string; ref: string; title: string; text: string; score: number }>`
+  const { rows: records } = await sql<{
+    doc_kind: string;
+    ref: string;
+    title: string;
+    text: string;
+    score: number;
+  }>`
     (SELECT e.kind AS doc_kind, e.key AS ref, e.title, ${entityText} AS text,
             ${rank("e.search_tsv", "e.search_cjk")} AS score
        FROM entities e WHERE ${entityWhere} LIMIT ${SEARCH_CANDIDATES})
@@ -78,7 +101,11 @@ export async function postgresCandidates(
 
   const eventWhere = all([
     substring
-      ? all(terms.all.map((t) => sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`))
+      ? all(
+          terms.all.map(
+            (t) => sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`,
+          ),
+        )
       : sql`ev.search_tsv @@ to_tsquery('english', ${wordQuery ?? ""})`,
     filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
   ]);
@@ -114,7 +141,9 @@ export async function postgresCandidates(
       : (
           await sql<{ snippet: string }>`
             SELECT ts_headline('english', t.text, to_tsquery('english', ${wordQuery ?? ""}), ${opts}) AS snippet
-              FROM unnest(${top.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(text, n) ORDER BY t.n`.execute(db)
+              FROM unnest(${top.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(text, n) ORDER BY t.n`.execute(
+            db,
+          )
         ).rows;
   const candidates = top.map((r, i) => ({
     doc_kind: r.doc_kind,

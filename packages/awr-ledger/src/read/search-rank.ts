@@ -39,7 +39,8 @@ export function substringScore(title: string, body: string, terms: readonly stri
   for (const term of terms.map((x) => x.toLowerCase())) {
     if (t.includes(term)) score += 4;
     let count = 0;
-    for (let at = b.indexOf(term); at >= 0 && count < 5; at = b.indexOf(term, at + term.length)) count++;
+    for (let at = b.indexOf(term); at >= 0 && count < 5; at = b.indexOf(term, at + term.length))
+      count++;
     score += count;
   }
   return score;

@@ -49,7 +49,11 @@ export async function sqliteCandidates(
 
 /** The records whose work item is `work`: the item itself and its recorded evidence. */
 async function workRefs(db: Kysely<LedgerSchema>, work: string): Promise<string[]> {
-  const evidence = await db.selectFrom("evidence").select("external_key").where("work", "=", work).execute();
+  const evidence = await db
+    .selectFrom("evidence")
+    .select("external_key")
+    .where("work", "=", work)
+    .execute();
   return [work, ...evidence.map((e) => e.external_key)];
 }
 
@@ -57,8 +61,12 @@ function recordFilter(filter: CandidateFilter, refs: string[] | null) {
   const kinds = filter.docKinds?.filter((k) => k !== "event") ?? null;
   return sql.join(
     [
-      kinds === null ? sql`1 = 1` : sql`doc_kind IN (SELECT value FROM json_each(${JSON.stringify(kinds)}))`,
-      refs === null ? sql`1 = 1` : sql`ref IN (SELECT value FROM json_each(${JSON.stringify(refs)}))`,
+      kinds === null
+        ? sql`1 = 1`
+        : sql`doc_kind IN (SELECT value FROM json_each(${JSON.stringify(kinds)}))`,
+      refs === null
+        ? sql`1 = 1`
+        : sql`ref IN (SELECT value FROM json_each(${JSON.stringify(refs)}))`,
     ],
     sql` AND `,
   );
@@ -136,7 +144,8 @@ async function wordEvents(
 ): Promise<Candidate[]> {
   const match = terms.all.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
   const t = sql.table(recent && work === null ? "event_search_recent" : "event_search_fts");
-  const byWork = work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
+  const byWork =
+    work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
   const { rows } = await sql<{ ref: string; snippet: string; score: number }>`
     SELECT ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet, -bm25(${t}, 0, 4.0, 1.0) AS score
       FROM ${t} WHERE ${t} MATCH ${match} AND ${byWork}
@@ -161,7 +170,9 @@ async function likeEvents(
       (t) => sql`(coalesce(summary, '') || ' ' || type) LIKE ${containsPattern(t)} ESCAPE '\\'`,
     ),
     work === null ? sql`1 = 1` : sql`work = ${work}`,
-    recent ? sql`seq > (SELECT coalesce(max(seq), 0) FROM events) - ${RECENT_EVENT_WINDOW}` : sql`1 = 1`,
+    recent
+      ? sql`seq > (SELECT coalesce(max(seq), 0) FROM events) - ${RECENT_EVENT_WINDOW}`
+      : sql`1 = 1`,
   ];
   const { rows } = await sql<{ id: string; type: string; summary: string | null }>`
     SELECT id, type, summary FROM events WHERE ${sql.join(conditions, sql` AND `)}

@@ -4,8 +4,10 @@
  * such characters is one term that must appear somewhere inside a text, so a two-character word
  * in the middle of a Chinese title is found.
  */
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u{20000}-\u{3134f}]/u;
-const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u{20000}-\u{3134f}]+/gu;
+const CJK =
+  /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u{20000}-\u{3134f}]/u;
+const CJK_RUN =
+  /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u{20000}-\u{3134f}]+/gu;
 
 export interface SearchTerms {
   /** Every term, in query order (at most 16). */

@@ -4,8 +4,8 @@ import type { Backend } from "../storage/migration.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SourceRef } from "./entity-view.js";
 import { memoAt } from "./read-cache.js";
-import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
 import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
+import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
 import { postgresCandidates } from "./search-postgres.js";
 import { byScoreThenRef, type Candidate } from "./search-rank.js";
 import { sqliteCandidates } from "./search-sqlite.js";
@@ -58,7 +58,13 @@ export interface SearchResult {
   hits: SearchHit[];
   /** True when more hits matched than `limit`. */
   truncated: boolean;
-  query: { text: string | null; kind: string | null; status: string | null; work: string | null; limit: number };
+  query: {
+    text: string | null;
+    kind: string | null;
+    status: string | null;
+    work: string | null;
+    limit: number;
+  };
   index_policy_version: number;
 }
 
@@ -101,22 +107,37 @@ export async function search(
   revision: number,
 ): Promise<SearchResult> {
   const raw = input.text ?? input.query;
-  if (raw !== undefined && (typeof raw !== "string" || raw.trim() === "" || [...raw].length > 500)) {
-    throw new LedgerError("InvalidInput", "text must contain 1..500 characters, e.g. { text: \"checkout\" }.");
+  if (
+    raw !== undefined &&
+    (typeof raw !== "string" || raw.trim() === "" || [...raw].length > 500)
+  ) {
+    throw new LedgerError(
+      "InvalidInput",
+      'text must contain 1..500 characters, e.g. { text: "checkout" }.',
+    );
   }
   const kind = input.kind ?? null;
   if (kind !== null && !(SEARCH_KINDS as readonly string[]).includes(kind)) {
-    throw new LedgerError("InvalidInput", `kind must be one of ${SEARCH_KINDS.join(", ")}; got ${JSON.stringify(kind)}.`);
+    throw new LedgerError(
+      "InvalidInput",
+      `kind must be one of ${SEARCH_KINDS.join(", ")}; got ${JSON.stringify(kind)}.`,
+    );
   }
   const status = optionalString(input, "status");
   const work = optionalString(input, "work");
   const limit = input.limit ?? 10;
   const terms = raw === undefined ? undefined : searchTerms(raw);
   if (terms !== undefined && terms.all.length === 0) {
-    throw new LedgerError("InvalidInput", "text must contain letters or digits to search for, e.g. { text: \"checkout\" }.");
+    throw new LedgerError(
+      "InvalidInput",
+      'text must contain letters or digits to search for, e.g. { text: "checkout" }.',
+    );
   }
   if (raw === undefined && kind === null && status === null && work === null) {
-    throw new LedgerError("InvalidInput", 'give text to search for, or a kind, status or work filter, e.g. { text: "checkout" }.');
+    throw new LedgerError(
+      "InvalidInput",
+      'give text to search for, or a kind, status or work filter, e.g. { text: "checkout" }.',
+    );
   }
   const filter = { docKinds: kind === null ? null : DOC_KINDS[kind], work };
   const query = { text: raw ?? null, kind, status, work, limit };
@@ -140,12 +161,18 @@ export async function search(
     }
     const hits = await searchDetails(db, candidates, status);
     // Without text every hit ranks 0: in kind, then key order, as the original lists them.
-    if (terms === undefined) hits.sort((a, b) => (a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1));
+    if (terms === undefined)
+      hits.sort((a, b) =>
+        a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1,
+      );
     return { hits: hits.slice(0, limit), truncated: more || hits.length > limit };
   });
   return {
     project_revision: revision,
-    hits: found.hits.map((h) => ({ ...h, source_ref: h.source_ref === null ? null : { ...h.source_ref } })),
+    hits: found.hits.map((h) => ({
+      ...h,
+      source_ref: h.source_ref === null ? null : { ...h.source_ref },
+    })),
     truncated: found.truncated,
     query,
     index_policy_version: SEARCH_INDEX_POLICY_VERSION,

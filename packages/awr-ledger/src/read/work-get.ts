@@ -138,7 +138,10 @@ export async function workGet(
       tags: stringsOf(work, "tags"),
       paths: stringsOf(work, "paths"),
       kind: stringOf(work, "kind"),
-      goals: work.attributes["goals"] === undefined ? [stringOf(work, "goal")].filter((g) => g !== null) : stringsOf(work, "goals"),
+      goals:
+        work.attributes["goals"] === undefined
+          ? [stringOf(work, "goal")].filter((g) => g !== null)
+          : stringsOf(work, "goals"),
       score: work.attributes["score"] ?? null,
       evidence_level: stringOf(work, "evidence_level"),
       extra: { ...((work.attributes["extra"] as Record<string, unknown> | undefined) ?? {}) },

@@ -103,7 +103,12 @@ export function confineSourcePath(
     real = undefined;
   }
   if (real !== undefined && !allowed.some((dir) => within(dir, real))) {
-    refuse(path, root, authorizedRoots, `is a symlink whose real path ${real} leaves the allowed roots`);
+    refuse(
+      path,
+      root,
+      authorizedRoots,
+      `is a symlink whose real path ${real} leaves the allowed roots`,
+    );
   }
   const inRoot = !outside(relative(root, absolute));
   return {

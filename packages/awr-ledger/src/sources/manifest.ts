@@ -76,11 +76,15 @@ const NOT_HONOURED_ADAPTERS: Record<string, string> = {
 
 type Table = Record<string, unknown>;
 
-function bad(where: string, problem: string, code: "InvalidInput" | "Unsupported" = "InvalidInput"): never {
+function bad(
+  where: string,
+  problem: string,
+  code: "InvalidInput" | "Unsupported" = "InvalidInput",
+): never {
   throw new LedgerError(
     code,
-    `Manifest ${where}: ${problem}. Fix .awr/project.toml (or the --manifest file); see ` +
-      "docs/compatibility/sources.md for every field.",
+    `Manifest ${where}: ${problem}. Fix .awr/project.toml (or the --manifest file); see the ` +
+      "manifest section of the @awr/awr-ledger README (every field: docs/compatibility/sources.md).",
     { where },
   );
 }
@@ -147,7 +151,12 @@ function parseProject(project: Table): ManifestProject {
   const profile =
     project["context_profile"] === undefined
       ? undefined
-      : oneOf(str(project, "context_profile", where, false), CONTEXT_PROFILES, where, "context_profile");
+      : oneOf(
+          str(project, "context_profile", where, false),
+          CONTEXT_PROFILES,
+          where,
+          "context_profile",
+        );
   return {
     name,
     ...(externalKey === undefined ? {} : { external_key: externalKey }),
@@ -202,7 +211,10 @@ function sourceLocation(raw: Table, where: string): string {
       bad(where, `locator ${JSON.stringify(value)} is not a valid file:// URL`);
     }
     if (url.search !== "" || url.hash !== "" || (url.host !== "" && url.host !== "localhost")) {
-      bad(where, `file locator ${JSON.stringify(value)} must name a local absolute path (no host, query or fragment)`);
+      bad(
+        where,
+        `file locator ${JSON.stringify(value)} must name a local absolute path (no host, query or fragment)`,
+      );
     }
     return decodeURIComponent(url.pathname);
   }
@@ -227,7 +239,11 @@ function parseSource(raw: unknown, index: number): ManifestSource {
   const adapterName = str(raw, "adapter", where, true) as string;
   const notHonoured = NOT_HONOURED_ADAPTERS[adapterName];
   if (notHonoured !== undefined) {
-    bad(where, `adapter ${adapterName} (${notHonoured}) is not supported by this build`, "Unsupported");
+    bad(
+      where,
+      `adapter ${adapterName} (${notHonoured}) is not supported by this build`,
+      "Unsupported",
+    );
   }
   const adapter = oneOf(adapterName, ADAPTERS, where, "adapter");
   if (!DOMAIN_ADAPTERS[domain].includes(adapter)) {
@@ -266,7 +282,8 @@ export function parseManifest(text: string): Manifest {
   const seen = new Set<string>();
   const sources = rawSources.map((raw, index) => {
     const source = parseSource(raw, index);
-    if (seen.has(source.path)) bad(`[[sources]] #${index + 1}`, `path "${source.path}" is listed twice`);
+    if (seen.has(source.path))
+      bad(`[[sources]] #${index + 1}`, `path "${source.path}" is listed twice`);
     seen.add(source.path);
     return source;
   });

@@ -53,7 +53,8 @@ function startWorker(): Worker {
   made.on("error", (error) => fail(made, error));
   made.on("exit", (code) => {
     if (worker === made) worker = undefined;
-    if (running !== undefined && code !== 0) fail(made, new Error(`the parse worker stopped (exit ${code})`));
+    if (running !== undefined && code !== 0)
+      fail(made, new Error(`the parse worker stopped (exit ${code})`));
   });
   made.unref();
   return made;
@@ -79,7 +80,10 @@ function fail(from: Worker, error: unknown): void {
   next();
 }
 
-async function onMessage(from: Worker, message: { id: number; type: string } & Record<string, unknown>) {
+async function onMessage(
+  from: Worker,
+  message: { id: number; type: string } & Record<string, unknown>,
+) {
   const job = running;
   if (job === undefined || message.id !== job.id) return;
   if (message.type === "entities") {

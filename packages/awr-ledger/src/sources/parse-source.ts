@@ -1,4 +1,4 @@
-import { SOURCE_ADAPTERS, type AdapterResult, type SourceIssue } from "./adapters/index.js";
+import { type AdapterResult, SOURCE_ADAPTERS, type SourceIssue } from "./adapters/index.js";
 import { countHeadingLines } from "./adapters/markdown-sections.js";
 import type { AdapterName } from "./manifest.js";
 import { sourceCaps } from "./source-options.js";

@@ -15,7 +15,11 @@ function sendBatch(): void {
   if (current === undefined) return;
   const { id, result, sent } = current;
   if (sent < result.entities.length) {
-    parentPort?.postMessage({ id, type: "entities", entities: result.entities.slice(sent, sent + ENTITY_BATCH) });
+    parentPort?.postMessage({
+      id,
+      type: "entities",
+      entities: result.entities.slice(sent, sent + ENTITY_BATCH),
+    });
     current.sent += ENTITY_BATCH;
     return;
   }
@@ -29,9 +33,12 @@ function sendBatch(): void {
   current = undefined;
 }
 
-parentPort?.on("message", (message: { type: "parse"; id: number; job: ParseJob } | { type: "more" }) => {
-  if (message.type === "parse") {
-    current = { id: message.id, result: parseSourceBytes(message.job), sent: 0 };
-  }
-  sendBatch();
-});
+parentPort?.on(
+  "message",
+  (message: { type: "parse"; id: number; job: ParseJob } | { type: "more" }) => {
+    if (message.type === "parse") {
+      current = { id: message.id, result: parseSourceBytes(message.job), sent: 0 };
+    }
+    sendBatch();
+  },
+);

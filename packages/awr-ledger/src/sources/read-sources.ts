@@ -24,7 +24,9 @@ export interface LoadedManifest {
 export function readManifestFile(absolute: string, label: string): LoadedManifest {
   const read = readSourceFileSync(absolute, label, MANIFEST_MAX_BYTES);
   if (read === undefined) {
-    throw new LedgerError("NotFound", `Manifest ${label} does not exist; check the path.`, { path: label });
+    throw new LedgerError("NotFound", `Manifest ${label} does not exist; check the path.`, {
+      path: label,
+    });
   }
   const text = read.bytes.toString("utf8");
   return { manifest: parseManifest(text), text, fingerprint: fingerprintBytes(text) };
@@ -56,17 +58,31 @@ export interface ReadSource {
   snapshot: SourceSnapshot;
 }
 
-const MISSING: SourceSnapshot = { fingerprint: MISSING_FINGERPRINT, size: -1, mtime_ms: -1, bytes: null };
+const MISSING: SourceSnapshot = {
+  fingerprint: MISSING_FINGERPRINT,
+  size: -1,
+  mtime_ms: -1,
+  bytes: null,
+};
 
 /** Reads one file, again if it changed while being read (at most three times more). */
-async function snapshotFile(absolute: string, label: string, source: ManifestSource): Promise<SourceSnapshot> {
+async function snapshotFile(
+  absolute: string,
+  label: string,
+  source: ManifestSource,
+): Promise<SourceSnapshot> {
   const { maxBytes } = sourceCaps(source.adapter, source.options);
   for (let attempt = 0; ; attempt++) {
     const read = await readSourceFile(absolute, label, maxBytes, source.adapter);
     if (read === undefined) return MISSING;
     const after = statFile(absolute);
     if ((after?.size === read.size && after.mtime_ms === read.mtime_ms) || attempt >= 3) {
-      return { fingerprint: read.fingerprint, size: read.size, mtime_ms: read.mtime_ms, bytes: read.bytes };
+      return {
+        fingerprint: read.fingerprint,
+        size: read.size,
+        mtime_ms: read.mtime_ms,
+        bytes: read.bytes,
+      };
     }
   }
 }
@@ -79,33 +95,57 @@ export async function readSource(
 ): Promise<ReadSource[]> {
   const { relative, absolute } = confineSourcePath(root, source.path, authorizedRoots);
   if (source.adapter !== "markdown-directory-v1") {
-    return [{ source, kind: "file", path: relative, absolute, snapshot: await snapshotFile(absolute, relative, source) }];
+    return [
+      {
+        source,
+        kind: "file",
+        path: relative,
+        absolute,
+        snapshot: await snapshotFile(absolute, relative, source),
+      },
+    ];
   }
   const listing = listDecisionDirectory(absolute, relative, relative, {
     recursive: source.options["recursive"] !== false,
     maxFiles: sourceCaps(source.adapter, source.options).maxEntities,
   });
-  if (listing === undefined) return [{ source, kind: "directory", path: relative, absolute, snapshot: MISSING }];
+  if (listing === undefined)
+    return [{ source, kind: "directory", path: relative, absolute, snapshot: MISSING }];
   const directory: ReadSource = {
     source,
     kind: "directory",
     path: relative,
     absolute,
-    snapshot: { fingerprint: listing.fingerprint, size: listing.files.length, mtime_ms: -1, bytes: null },
+    snapshot: {
+      fingerprint: listing.fingerprint,
+      size: listing.files.length,
+      mtime_ms: -1,
+      bytes: null,
+    },
   };
   const files: ReadSource[] = [];
   for (const file of listing.files) {
     confineSourcePath(root, file.absolute, authorizedRoots);
-    files.push({ source, kind: "file", path: file.path, absolute: file.absolute, snapshot: await snapshotFile(file.absolute, file.path, source) });
+    files.push({
+      source,
+      kind: "file",
+      path: file.path,
+      absolute: file.absolute,
+      snapshot: await snapshotFile(file.absolute, file.path, source),
+    });
   }
   return [directory, ...files];
 }
 
 /** Reads (and hashes) every source of the manifest, as it is on disk now. */
-export async function readManifestSources(root: string, loaded: LoadedManifest): Promise<ReadSource[]> {
+export async function readManifestSources(
+  root: string,
+  loaded: LoadedManifest,
+): Promise<ReadSource[]> {
   const authorized = resolveAuthorizedRoots(root, loaded.manifest.project.authorized_roots);
   const reads: ReadSource[] = [];
-  for (const source of loaded.manifest.sources) reads.push(...(await readSource(root, source, authorized)));
+  for (const source of loaded.manifest.sources)
+    reads.push(...(await readSource(root, source, authorized)));
   return reads;
 }
 

@@ -42,7 +42,11 @@ export function listDecisionDirectory(
         { path: label },
       );
     }
-    throw notRegular(label, stat.isFIFO() ? "a FIFO (named pipe)" : "not a directory", "markdown-directory-v1");
+    throw notRegular(
+      label,
+      stat.isFIFO() ? "a FIFO (named pipe)" : "not a directory",
+      "markdown-directory-v1",
+    );
   }
   const files: DirectoryFile[] = [];
   const pending: string[] = [""];
@@ -53,7 +57,10 @@ export function listDecisionDirectory(
       const rel = sub === "" ? entry.name : `${sub}/${entry.name}`;
       if (entry.isDirectory() && options.recursive) pending.push(rel);
       else if (entry.isFile() && MARKDOWN.test(entry.name)) {
-        files.push({ path: `${recorded.replace(/\/+$/, "")}/${rel}`, absolute: join(absolute, rel) });
+        files.push({
+          path: `${recorded.replace(/\/+$/, "")}/${rel}`,
+          absolute: join(absolute, rel),
+        });
       }
       if (files.length > options.maxFiles) {
         throw new LedgerError(

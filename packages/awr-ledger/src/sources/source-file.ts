@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { LedgerError } from "../errors.js";
 import { yieldToEventLoop } from "../internal/yield.js";
@@ -23,7 +31,14 @@ export interface SourceFileRead {
   mtime_ms: number;
 }
 
-function kindOf(stat: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSymbolicLink(): boolean }): string {
+function kindOf(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSymbolicLink(): boolean;
+}): string {
   if (stat.isDirectory()) return "a directory";
   if (stat.isFIFO()) return "a FIFO (named pipe)";
   if (stat.isSocket()) return "a socket";
@@ -37,9 +52,13 @@ export function notRegular(label: string, what: string, adapter?: string): Ledge
     what === "a directory" && adapter !== "markdown-directory-v1"
       ? `; a directory of decision files needs adapter = "markdown-directory-v1" (domain "decisions")`
       : "; point the source at a regular file";
-  return new LedgerError("InvalidInput", `Source ${label} is ${what}, not a file it can read${fix}.`, {
-    path: label,
-  });
+  return new LedgerError(
+    "InvalidInput",
+    `Source ${label} is ${what}, not a file it can read${fix}.`,
+    {
+      path: label,
+    },
+  );
 }
 
 export function overCap(label: string, size: number, cap: number): LedgerError {

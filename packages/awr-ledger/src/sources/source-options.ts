@@ -20,7 +20,15 @@ export const DEFAULT_MAX_DIRECTORY_FILES = 4096;
 const CAP_LIMITS = { max_bytes: 1024 * MIB, max_entities: 10_000_000 } as const;
 
 const CAPS = ["max_bytes", "max_entities"] as const;
-const MARKDOWN = ["key_prefix", "status", "priority", "severity", "scope", "value", "title_heading"];
+const MARKDOWN = [
+  "key_prefix",
+  "status",
+  "priority",
+  "severity",
+  "scope",
+  "value",
+  "title_heading",
+];
 const ALLOWED: Record<string, readonly string[]> = {
   "markdown-heading-v1": [...MARKDOWN, ...CAPS],
   "markdown-rules-v1": [...MARKDOWN, ...CAPS],
@@ -72,7 +80,8 @@ export function checkSourceOptions(
     if (STRING_OPTIONS.has(key) && (typeof value !== "string" || value.trim() === "")) {
       return `"${key}" must be a non-empty string`;
     }
-    if (BOOLEAN_OPTIONS.has(key) && typeof value !== "boolean") return `"${key}" must be true or false`;
+    if (BOOLEAN_OPTIONS.has(key) && typeof value !== "boolean")
+      return `"${key}" must be true or false`;
     if (key === "max_bytes" || key === "max_entities") {
       const limit = CAP_LIMITS[key];
       if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > limit) {

@@ -56,7 +56,11 @@ export function decodeSource(bytes: Uint8Array): SourceText {
     i += n === 0 ? 1 : n;
   }
   offsets.push(buffer.length);
-  return { text: parts.join(""), invalid_at: invalidAt, byteOffset: (index) => offsets[index] as number };
+  return {
+    text: parts.join(""),
+    invalid_at: invalidAt,
+    byteOffset: (index) => offsets[index] as number,
+  };
 }
 
 /** 1-based line of a byte offset. */

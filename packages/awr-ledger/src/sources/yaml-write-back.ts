@@ -52,14 +52,22 @@ interface Edit {
 }
 
 function conflict(path: string, message: string, details: Record<string, unknown> = {}): never {
-  throw new LedgerError("SourceConflict", `${message}; edit ${path} by hand and reindex.`, { path, ...details });
+  throw new LedgerError("SourceConflict", `${message}; edit ${path} by hand and reindex.`, {
+    path,
+    ...details,
+  });
 }
 
 /** The source's mapping (field_map, status_map) and authorized roots, from the manifest. */
-function sourceSetup(root: string, sourcePath: string): { mapping: LedgerMapping; authorized: string[] } {
+function sourceSetup(
+  root: string,
+  sourcePath: string,
+): { mapping: LedgerMapping; authorized: string[] } {
   if (!existsSync(join(root, MANIFEST_PATH))) return { mapping: ledgerMapping({}), authorized: [] };
   const { manifest } = loadManifest(root);
-  const source = manifest.sources.find((s) => s.path === sourcePath || s.path.replace(/^\.\//, "") === sourcePath);
+  const source = manifest.sources.find(
+    (s) => s.path === sourcePath || s.path.replace(/^\.\//, "") === sourcePath,
+  );
   return {
     mapping: ledgerMapping(source?.options ?? {}),
     authorized: resolveAuthorizedRoots(root, manifest.project.authorized_roots),
@@ -123,16 +131,24 @@ export function writeBackWorkItem(
   const { isMap, isScalar, isAlias, parseDocument, Scalar } = yamlModule();
   const doc = parseDocument(text);
   if (doc.errors.length > 0 || !isMap(doc.contents)) {
-    throw new LedgerError("InvalidInput", `${relative} is not a readable work ledger; fix it and reindex.`, {
-      path: relative,
-    });
+    throw new LedgerError(
+      "InvalidInput",
+      `${relative} is not a readable work ledger; fix it and reindex.`,
+      {
+        path: relative,
+      },
+    );
   }
   const item = findItem(doc.contents, workKey, mapping);
   if (item === undefined) {
-    throw new LedgerError("NotFound", `Work item ${workKey} is not in ${relative}; reindex and check the id.`, {
-      work: workKey,
-      path: relative,
-    });
+    throw new LedgerError(
+      "NotFound",
+      `Work item ${workKey} is not in ${relative}; reindex and check the id.`,
+      {
+        work: workKey,
+        path: relative,
+      },
+    );
   }
   const edits: Edit[] = [];
   const additions: string[] = [];
@@ -146,11 +162,15 @@ export function writeBackWorkItem(
     const node = pair?.value ?? undefined;
     let value = changes[field] as string | null;
     if (field === "status" && value !== null) {
-      value = mapping.spelling(value, isScalar(node) && typeof node.value === "string" ? node.value : null);
+      value = mapping.spelling(
+        value,
+        isScalar(node) && typeof node.value === "string" ? node.value : null,
+      );
     }
     want[name] = value;
     if (node?.range) {
-      if (isAlias(node) || !isScalar(node)) conflict(relative, `${name} of ${workKey} is not a plain value`, { field: name });
+      if (isAlias(node) || !isScalar(node))
+        conflict(relative, `${name} of ${workKey} is not a plain value`, { field: name });
       if (node.anchor !== undefined || node.tag !== undefined) {
         conflict(relative, `${name} of ${workKey} carries an anchor or tag`, { field: name });
       }
@@ -163,7 +183,11 @@ export function writeBackWorkItem(
         conflict(relative, `${name} of ${workKey} spans several lines`, { field: name });
       }
       const rendered = render(value, node);
-      edits.push({ start, end, text: start === end && text[start - 1] === ":" ? ` ${rendered}` : rendered });
+      edits.push({
+        start,
+        end,
+        text: start === end && text[start - 1] === ":" ? ` ${rendered}` : rendered,
+      });
     } else if (pair?.key.range) {
       // `field:` with no value node at all: write right after the key's colon.
       const colon = text.indexOf(":", pair.key.range[1]);
@@ -176,7 +200,10 @@ export function writeBackWorkItem(
   const next = applyEdits(bytes, decoded.byteOffset, edits);
   verify(next, workKey, want, mapping, relative);
   const mode = statSync(absolute).mode;
-  const temp = join(dirname(absolute), `.${workKey.replace(/[^A-Za-z0-9_-]/g, "_")}.awr-tmp-${process.pid}`);
+  const temp = join(
+    dirname(absolute),
+    `.${workKey.replace(/[^A-Za-z0-9_-]/g, "_")}.awr-tmp-${process.pid}`,
+  );
   writeFileSync(temp, next, { mode });
   renameSync(temp, absolute);
   const stat = statSync(absolute);

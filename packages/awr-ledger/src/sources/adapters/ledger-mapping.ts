@@ -24,7 +24,9 @@ export function ledgerMapping(options: Record<string, unknown>): LedgerMapping {
   for (const [raw, target] of spellings) {
     const key = raw.trim().toLowerCase();
     if (!(WORK_STATUSES as readonly string[]).includes(target)) {
-      throw new Error(`status_map maps "${raw}" to "${target}", which is not a work status (${WORK_STATUSES.join("|")})`);
+      throw new Error(
+        `status_map maps "${raw}" to "${target}", which is not a work status (${WORK_STATUSES.join("|")})`,
+      );
     }
     if ((WORK_STATUSES as readonly string[]).includes(key) && key !== target) {
       throw new Error(`status_map cannot redefine the work status "${raw}"`);
@@ -40,7 +42,9 @@ export function ledgerMapping(options: Record<string, unknown>): LedgerMapping {
       for (const [field, source] of renames) {
         if (source in out) {
           if (field in record) {
-            throw new Error(`work field ${field} is written both as ${field} and as its mapped key ${source}; keep one`);
+            throw new Error(
+              `work field ${field} is written both as ${field} and as its mapped key ${source}; keep one`,
+            );
           }
           out[field] = out[source];
           delete out[source];

@@ -1,7 +1,12 @@
 import { yamlModule } from "../../internal/lazy-dependencies.js";
 import { decisionStatus } from "./decision-status.js";
 import { parseHeadingAttributes, plainHeadingText } from "./heading-attributes.js";
-import { firstParagraph, frontMatter, type MarkdownSection, splitSections } from "./markdown-sections.js";
+import {
+  firstParagraph,
+  frontMatter,
+  type MarkdownSection,
+  splitSections,
+} from "./markdown-sections.js";
 import type { AdapterContext, AdapterResult, SourceIssue } from "./types.js";
 
 /** Metadata names (front matter keys and header fields) as the original AWR reads them. */
@@ -71,7 +76,15 @@ function headerField(line: string): [string, string] | undefined {
   let value = text.slice(colon + 1);
   if (rawKey.startsWith("**") && !rawKey.endsWith("**")) value = value.trim().replace(/^\*\*/, "");
   const key = canonical(rawKey.replace(/^[*_`]+|[*_`]+$/g, ""));
-  return key === undefined ? undefined : [key, value.trim().replace(/^`+|`+$/g, "").trim()];
+  return key === undefined
+    ? undefined
+    : [
+        key,
+        value
+          .trim()
+          .replace(/^`+|`+$/g, "")
+          .trim(),
+      ];
 }
 
 function headerFields(body: string): [string, string][] {
@@ -127,13 +140,16 @@ function list(value: unknown, name: string): string[] {
 function readMetadata(source: string): Record<string, unknown> {
   const metadata: Record<string, unknown> = {};
   const front = frontMatter(source);
-  if (front === "unterminated") throw new DecisionProblem("the front matter has no closing --- line");
+  if (front === "unterminated")
+    throw new DecisionProblem("the front matter has no closing --- line");
   if (front === undefined) return metadata;
   let value: unknown;
   try {
     value = yamlModule().parse(front.yaml, { maxAliasCount: 100 });
   } catch (error) {
-    throw new DecisionProblem(`the front matter is not valid YAML: ${(error as Error).message.split("\n")[0]}`);
+    throw new DecisionProblem(
+      `the front matter is not valid YAML: ${(error as Error).message.split("\n")[0]}`,
+    );
   }
   if (value === null || value === undefined) return metadata;
   if (typeof value !== "object" || Array.isArray(value)) {
@@ -172,7 +188,10 @@ export function markdownDirectoryV1(source: string, context: AdapterContext): Ad
         metadata,
         key,
         LIST_FIELDS.includes(key)
-          ? value.split(/[,，;；]/).map((v) => v.trim()).filter((v) => v !== "")
+          ? value
+              .split(/[,，;；]/)
+              .map((v) => v.trim())
+              .filter((v) => v !== "")
           : value,
       );
     }
@@ -186,23 +205,37 @@ export function markdownDirectoryV1(source: string, context: AdapterContext): Ad
           : `decision status "${rawStatus}" is not proposed|accepted|superseded|rejected; projected as unknown`,
       );
     }
-    const explicit = text(metadata["decision"], "decision") ?? sectionText(sections, DECISION_SECTIONS);
+    const explicit =
+      text(metadata["decision"], "decision") ?? sectionText(sections, DECISION_SECTIONS);
     const decision =
-      explicit.trim() !== "" ? explicit : header === undefined ? "" : withoutHeaderFields(header.body);
+      explicit.trim() !== ""
+        ? explicit
+        : header === undefined
+          ? ""
+          : withoutHeaderFields(header.body);
     if (decision.trim() === "") {
-      issue("warning", "no decision statement found (a Decision section or text after the header); read the file itself");
+      issue(
+        "warning",
+        "no decision statement found (a Decision section or text after the header); read the file itself",
+      );
     }
-    const rationale = text(metadata["rationale"], "rationale") ?? sectionText(sections, RATIONALE_SECTIONS);
+    const rationale =
+      text(metadata["rationale"], "rationale") ?? sectionText(sections, RATIONALE_SECTIONS);
     const affected = list(metadata["affected_keys"], "affected_keys");
     const extra = Object.fromEntries(
-      Object.entries(metadata).filter(([k]) => !["id", "title", "status", "decision", "rationale", "affected_keys", "paths"].includes(k)),
+      Object.entries(metadata).filter(
+        ([k]) =>
+          !["id", "title", "status", "decision", "rationale", "affected_keys", "paths"].includes(k),
+      ),
     );
     return {
       entities: [
         {
           kind: "decision",
           key: text(metadata["id"], "id") ?? context.path,
-          title: text(metadata["title"], "title") ?? (header === undefined ? context.path : titleOf(header)),
+          title:
+            text(metadata["title"], "title") ??
+            (header === undefined ? context.path : titleOf(header)),
           status,
           raw_status: rawStatus === status ? null : rawStatus === "" ? null : rawStatus,
           summary: firstParagraph(decision),

@@ -101,10 +101,14 @@ export function countHeadingLines(text: string): number {
     const line = match[0].replace(/\r?\n$/, "");
     const opener = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence !== undefined) {
-      if (opener !== undefined && opener[0] === fence[0] && opener.length >= fence.length) fence = undefined;
+      if (opener !== undefined && opener[0] === fence[0] && opener.length >= fence.length)
+        fence = undefined;
     } else if (opener !== undefined) {
       fence = opener;
-    } else if (/^ {0,3}#{1,6}(?:[ \t]|$)/.test(line) || (!previousBlank && /^ {0,3}(?:=+|-+)[ \t]*$/.test(line))) {
+    } else if (
+      /^ {0,3}#{1,6}(?:[ \t]|$)/.test(line) ||
+      (!previousBlank && /^ {0,3}(?:=+|-+)[ \t]*$/.test(line))
+    ) {
       count++;
     }
     previousBlank = line.trim() === "";

@@ -1,7 +1,13 @@
 import type { Node, Pair, YAMLMap } from "yaml";
 import { yamlModule } from "../../internal/lazy-dependencies.js";
-import { ledgerMapping, type LedgerMapping } from "./ledger-mapping.js";
-import type { AdapterContext, AdapterResult, ParsedDependency, ParsedEntity, SourceIssue } from "./types.js";
+import { type LedgerMapping, ledgerMapping } from "./ledger-mapping.js";
+import type {
+  AdapterContext,
+  AdapterResult,
+  ParsedDependency,
+  ParsedEntity,
+  SourceIssue,
+} from "./types.js";
 import { workItemEntity } from "./yaml-work-item.js";
 
 export {
@@ -24,7 +30,11 @@ export interface LedgerRecord {
   line_end: number;
 }
 
-export type IssueSink = (line: number | null, severity: SourceIssue["severity"], message: string) => void;
+export type IssueSink = (
+  line: number | null,
+  severity: SourceIssue["severity"],
+  message: string,
+) => void;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -52,14 +62,20 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
   const issue: IssueSink = (line, severity, message) =>
     issues.push({ path: context.path, line, severity, message });
   const result = (note?: Record<string, unknown>): AdapterResult =>
-    note === undefined ? { entities, dependencies, issues } : { entities, dependencies, issues, note };
+    note === undefined
+      ? { entities, dependencies, issues }
+      : { entities, dependencies, issues, note };
   for (const error of doc.errors)
     issue(lineOf(error.pos[0]), "error", error.message.split("\n")[0] ?? "invalid YAML");
   if (doc.errors.length > 0) return result();
   const root = doc.contents;
   if (root === null || (isMap(root) && root.items.length === 0)) return result();
   if (!isMap(root)) {
-    issue(lineOf(root.range?.[0]), "error", "the work ledger must be a mapping with work_items:, milestones: or goals:");
+    issue(
+      lineOf(root.range?.[0]),
+      "error",
+      "the work ledger must be a mapping with work_items:, milestones: or goals:",
+    );
     return result();
   }
   let data: Record<string, unknown>;
@@ -81,7 +97,11 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
     return result();
   }
   if (!LISTS.some((name) => data[name] !== undefined)) {
-    issue(null, "warning", "the ledger has no work_items:, milestones: or goals:; it contributes nothing");
+    issue(
+      null,
+      "warning",
+      "the ledger has no work_items:, milestones: or goals:; it contributes nothing",
+    );
   }
   const seen = new Map<string, number>();
   const records = (name: ListName) =>
@@ -128,10 +148,18 @@ function listRecords(
   } else if (isRecord(value) && isMap(node)) {
     for (const pair of node.items as Pair<Node, Node | null>[]) {
       const fallback = String((pair.key as Node | null)?.toJSON?.() ?? pair.key);
-      entries.push({ fallback, item: value[fallback], at: place(pair.key, pair.value ?? pair.key) });
+      entries.push({
+        fallback,
+        item: value[fallback],
+        at: place(pair.key, pair.value ?? pair.key),
+      });
     }
   } else {
-    issue(lineOf(node?.range?.[0]), "error", `${name} must be a list or a map keyed by the external key`);
+    issue(
+      lineOf(node?.range?.[0]),
+      "error",
+      `${name} must be a list or a map keyed by the external key`,
+    );
     return [];
   }
   const out: LedgerRecord[] = [];
@@ -150,7 +178,11 @@ function listRecords(
     const id = record["id"];
     const external = record["external_key"];
     if (id !== undefined && external !== undefined && String(id) !== String(external)) {
-      issue(at.line_start, "error", `${what}: id ${String(id)} and external_key ${String(external)} differ; keep one`);
+      issue(
+        at.line_start,
+        "error",
+        `${what}: id ${String(id)} and external_key ${String(external)} differ; keep one`,
+      );
       continue;
     }
     const written = external ?? id;
@@ -164,12 +196,20 @@ function listRecords(
       continue;
     }
     if (fallback !== undefined && written !== undefined && fallback !== key) {
-      issue(at.line_start, "error", `${what} under map key ${fallback} has id ${key}; the map key and the id must be the same`);
+      issue(
+        at.line_start,
+        "error",
+        `${what} under map key ${fallback} has id ${key}; the map key and the id must be the same`,
+      );
       continue;
     }
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      issue(at.line_start, "error", `duplicate id ${key} (also at line ${earlier}); give one of them another id`);
+      issue(
+        at.line_start,
+        "error",
+        `duplicate id ${key} (also at line ${earlier}); give one of them another id`,
+      );
       continue;
     }
     seen.set(key, at.line_start);
@@ -193,8 +233,29 @@ function rest(value: Record<string, unknown>, known: readonly string[]): Record<
   return Object.keys(extra).length === 0 ? {} : { extra };
 }
 
-const GOAL_FIELDS = ["id", "external_key", "title", "status", "priority", "summary", "success_criteria", "acceptance"];
-const MILESTONE_FIELDS = ["id", "external_key", "title", "name", "status", "summary", "goal", "due", "scope", "acceptance", "success_criteria"];
+const GOAL_FIELDS = [
+  "id",
+  "external_key",
+  "title",
+  "status",
+  "priority",
+  "summary",
+  "success_criteria",
+  "acceptance",
+];
+const MILESTONE_FIELDS = [
+  "id",
+  "external_key",
+  "title",
+  "name",
+  "status",
+  "summary",
+  "goal",
+  "due",
+  "scope",
+  "acceptance",
+  "success_criteria",
+];
 
 /** A ledger goal: a goal entity, as a Markdown goal would be. */
 function goalEntity(record: LedgerRecord): ParsedEntity {
@@ -209,7 +270,11 @@ function goalEntity(record: LedgerRecord): ParsedEntity {
     raw_status: null,
     summary,
     body: [summary, ...criteria].filter((s) => s !== null).join("\n"),
-    attributes: { priority: v["priority"] ?? null, success_criteria: criteria, ...rest(v, GOAL_FIELDS) },
+    attributes: {
+      priority: v["priority"] ?? null,
+      success_criteria: criteria,
+      ...rest(v, GOAL_FIELDS),
+    },
     line_start: record.line_start,
     line_end: record.line_end,
   };

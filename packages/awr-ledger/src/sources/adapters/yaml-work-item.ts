@@ -152,7 +152,10 @@ function evidenceOf(key: string, value: unknown, report: Report): SourceEvidence
     const record = isRecord(entry) ? entry : {};
     const locator = isRecord(entry) ? (entry["locator"] ?? entry["path"]) : entry;
     if (typeof locator !== "string" || locator.trim() === "") {
-      report("error", `work item ${key}: evidence entries are locator strings or {locator, summary}`);
+      report(
+        "error",
+        `work item ${key}: evidence entries are locator strings or {locator, summary}`,
+      );
       continue;
     }
     if (seen.has(locator)) {
@@ -186,7 +189,10 @@ export function workItemEntity(
   const { key, value: v } = record;
   for (const [a, b] of ALIASES) {
     if (v[a] !== undefined && v[b] !== undefined && JSON.stringify(v[a]) !== JSON.stringify(v[b])) {
-      report("error", `work item ${key}: ${a} and ${b} are two spellings of one field with different values; keep one`);
+      report(
+        "error",
+        `work item ${key}: ${a} and ${b} are two spellings of one field with different values; keep one`,
+      );
       return undefined;
     }
   }
@@ -205,7 +211,9 @@ export function workItemEntity(
   const goals = asArray(v["goal"] ?? v["goals"]).map(String);
   const verification = isRecord(v["verification"]) ? v["verification"] : {};
   const evidenceLevel = str(v["evidence_level"] ?? verification["evidence_level"]);
-  const extra = Object.fromEntries(Object.entries(v).filter(([field]) => !WORK_FIELDS.includes(field)));
+  const extra = Object.fromEntries(
+    Object.entries(v).filter(([field]) => !WORK_FIELDS.includes(field)),
+  );
   const summary = str(v["summary"]);
   const required = v["required"] ?? v["required_for_v1"];
   return {
@@ -220,7 +228,8 @@ export function workItemEntity(
       attributes: {
         goal: goals[0] ?? null,
         ...(goals.length > 1 ? { goals } : {}),
-        milestone: v["milestone"] === undefined || v["milestone"] === null ? null : String(v["milestone"]),
+        milestone:
+          v["milestone"] === undefined || v["milestone"] === null ? null : String(v["milestone"]),
         required: required !== false,
         priority: v["priority"] ?? null,
         owner: str(v["owner"]),

@@ -13,7 +13,8 @@ const common = [
 const entityBody = (row: string) =>
   `coalesce(${row}summary, '') || ' ' || ${row}body || ' ' || coalesce(json_extract(${row}attributes, '$.next_action'), '')`;
 /** An entity's one trigram text: key, title and body. */
-const entityText = (row: string) => `${row}key || char(10) || ${row}title || char(10) || ${entityBody(row)}`;
+const entityText = (row: string) =>
+  `${row}key || char(10) || ${row}title || char(10) || ${entityBody(row)}`;
 
 // SQLite search in any language. search_fts (unicode61 + porter, 005) keeps word search with
 // prefixes and bm25; its entity rows now include the work item's next action. search_trigram
