@@ -3,8 +3,8 @@ import type { LoadedManifest } from "../sources/read-sources.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
+import { applyReindex } from "./apply-reindex.js";
 import {
-  applyReindex,
   changedUnits,
   isUpToDate,
   type ParseCache,

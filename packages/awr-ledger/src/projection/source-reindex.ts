@@ -4,9 +4,9 @@ import { asFields, optBool } from "../runtime/input/fields.js";
 import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
+import { applyReindex } from "./apply-reindex.js";
 import { reindexSummary } from "./index-sources.js";
 import {
-  applyReindex,
   changedUnits,
   type ParseCache,
   planReindex,
