@@ -83,6 +83,7 @@ describe("a refused init leaves the project exactly as it was", () => {
     try {
       const result = await initProject({ root: p.root, accept: true });
       expect(result.created).toEqual([".awr/state.db", ".gitignore"]);
+      expect(result.already_initialised).toBe(false);
       expect(readFileSync(join(p.root, ".gitignore"), "utf8")).toMatch(
         /^node_modules\r\n# AWR runtime state/,
       );

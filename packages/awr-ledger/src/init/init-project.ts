@@ -57,7 +57,10 @@ export interface InitResult {
   /** null in a preview of a project that was never initialised. */
   project_id: string | null;
   project_revision: number;
-  /** True when .awr/project.toml already existed before this call. */
+  /**
+   * True when the project already had its ledger identity before this call (a committed
+   * .awr/project.toml alone, as in a fresh clone, is not yet initialised).
+   */
   already_initialised: boolean;
   manifest_origin: "file" | "existing" | "discovered";
   manifest: Manifest;
@@ -193,7 +196,7 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       mode: "preview",
       project_id: known?.project_id ?? null,
       project_revision: known?.revision ?? 0,
-      already_initialised: existingText !== undefined,
+      already_initialised: known !== null,
       created: [],
       ...base,
     };
@@ -219,12 +222,12 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       writes.database(`${AWR_DIR}/${STATE_DB}`);
     }
     writes.gitignore();
-    const { project_id, indexed } = await createLedger(root, loaded, cache, options);
+    const { project_id, existed, indexed } = await createLedger(root, loaded, cache, options);
     return {
       mode: "accepted",
       project_id,
       project_revision: indexed.project_revision,
-      already_initialised: existingText !== undefined,
+      already_initialised: existed,
       created: writes.created,
       ...base,
       sources: sources.map((s) => ({
@@ -246,11 +249,12 @@ async function createLedger(
   loaded: LoadedManifest,
   cache: ParseCache,
   options: InitProjectOptions,
-): Promise<{ project_id: string; indexed: ReindexResult }> {
+): Promise<{ project_id: string; existed: boolean; indexed: ReindexResult }> {
   const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
     await migrateToLatest(opened.db, opened.backend);
     let state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
+    const existed = state !== undefined;
     if (state === undefined) {
       await opened.db
         .insertInto("project_state")
@@ -266,7 +270,7 @@ async function createLedger(
     }
     const store = new LedgerStore(opened.db, opened.backend, state.project_id);
     const indexed = await indexSources(store, root, loaded, { signal: options.signal, cache });
-    return { project_id: state.project_id, indexed };
+    return { project_id: state.project_id, existed, indexed };
   } finally {
     await opened.close();
   }
