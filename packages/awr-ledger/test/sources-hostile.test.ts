@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { initProject, isLedgerError, openLedger, SOURCE_ADAPTERS } from "@awr/awr-ledger";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,6 +65,20 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
       expect((reindex as Error).message).toMatch(/GOALS\.md is a FIFO/);
     } finally {
       await ledger.close();
+    }
+  });
+
+  it("a socket: InvalidInput naming the source", async () => {
+    p = project();
+    rmSync(p.goals);
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(p?.goals, resolve));
+    try {
+      const error = await refused(p.root);
+      expect(error.code).toBe("InvalidInput");
+      expect(error.message).toMatch(/GOALS\.md is a socket/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 
