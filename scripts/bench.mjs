@@ -9,6 +9,7 @@
 //   pnpm bench --no-write      print only, leave BENCHMARKS.md alone
 //   pnpm bench --no-profile    skip the CPU profiles of missed goals
 //   pnpm bench --build         run `pnpm build` first even if dist exists
+//   pnpm bench --only sources  the 50 MB source fairness run alone (full runs include it)
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -24,6 +25,7 @@ const BENCHMARKS = {
   scale: "./bench/scale.mjs",
   memory: "./bench/memory.mjs",
   secrets: "./bench/secrets.mjs",
+  sources: "./bench/large-source.mjs",
 };
 
 const argv = process.argv.slice(2);

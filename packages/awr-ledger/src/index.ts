@@ -46,6 +46,7 @@ export type { ActiveClaim, DependencyView, EntityView, SourceRef } from "./read/
 export { activeClaims, requireWork } from "./read/entity-view.js";
 export type { OrganisationGap, ProjectStatusResult } from "./read/project-status.js";
 export type { SearchHit, SearchInput, SearchResult } from "./read/search.js";
+export { SEARCH_KINDS, type SearchKind } from "./read/search-kinds.js";
 export type {
   LinkedEntity,
   RecordedEvidence,

@@ -72,6 +72,11 @@ export interface LedgerContext {
   /** The manifest as last loaded; `reload` reads `.awr/project.toml` again first. */
   manifest(reload?: boolean): LoadedManifest;
   /**
+   * Aborted when the ledger is closed: a reindex in progress (a large source being parsed)
+   * stops then, so closing, and a process's shutdown, never wait for a parse to finish.
+   */
+  readonly closing?: AbortSignal | undefined;
+  /**
    * Throws SourceStale unless `refresh`, in which case it reindexes changed sources first
    * (unjournaled: a local convenience of the CLI's reads, see `reindex`).
    */
@@ -210,7 +215,7 @@ export class Ledger extends RuntimeMethods {
       { root: context.root, loadManifest: () => context.manifest(true) },
       input,
       caller,
-      options,
+      { ...options, signal: untilClosed(options?.signal, context.closing) },
     );
   }
 
@@ -220,6 +225,15 @@ export class Ledger extends RuntimeMethods {
     this.#closed = true;
     await this.#close();
   }
+}
+
+/** `signal`, also aborted when the ledger closes. */
+function untilClosed(
+  signal: AbortSignal | undefined,
+  closing: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (closing === undefined) return signal;
+  return signal === undefined ? closing : AbortSignal.any([signal, closing]);
 }
 
 function checkLockLeaseMs(value: number | undefined): void {
@@ -274,6 +288,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       lockLeaseMs: options.lockLeaseMs,
     });
     const stale = new StaleChecker();
+    const lifetime = new AbortController();
     const reloadManifest = () => {
       loaded = loadManifest(root);
       return loaded;
@@ -284,21 +299,33 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       projectId: state.project_id,
       projectName: state.name,
       manifest: (reload) => (reload === true ? reloadManifest() : loaded),
+      closing: lifetime.signal,
       async reindex(o = {}) {
-        return indexSources(store, root, reloadManifest(), o);
+        return indexSources(store, root, reloadManifest(), {
+          ...o,
+          signal: untilClosed(o.signal, lifetime.signal),
+        });
       },
       async ensureFresh(o = {}) {
         if (o.refresh === true) {
           await refreshSources(store, root, reloadManifest(), {
             client: o.client,
-            signal: o.signal,
+            signal: untilClosed(o.signal, lifetime.signal),
           });
           return;
         }
-        await stale.assertFresh(store, root);
+        await stale.assertFresh(store, root, loaded.manifest);
       },
     };
-    return new Ledger(context, opened.close);
+    return new Ledger(context, async () => {
+      lifetime.abort(
+        new LedgerError(
+          "Unsupported",
+          `The ledger of ${root} was closed; open it again to continue.`,
+        ),
+      );
+      await opened.close();
+    });
   } catch (error) {
     await opened.close();
     throw error;

@@ -15,11 +15,11 @@ describe("awr init on the default SQLite ledger", () => {
       expect(preview.project_id).toBeNull();
       expect(preview.manifest_origin).toBe("discovered");
       expect(preview.sources.map((s) => [s.domain, s.path, s.entity_count])).toEqual([
-        ["work", "work-ledger.yaml", 6],
+        ["ledger", "work-ledger.yaml", 6],
         ["goal", "GOALS.md", 4],
         ["plan", "PLAN.md", 2],
-        ["rule", "RULES.md", 4],
-        ["decision", "DECISIONS.md", 2],
+        ["rules", "RULES.md", 4],
+        ["decisions", "DECISIONS.md", 2],
       ]);
       expect(preview.issues.map((i) => i.severity)).toEqual(["warning"]);
       expect(preview.preview_fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);

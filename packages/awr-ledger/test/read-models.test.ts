@@ -137,16 +137,16 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
         payload: { secret: "zebrafish" },
       });
     });
-    const hits = await p.ledger.search({ query: "hosted page" }, caller);
-    expect(hits.results[0]).toMatchObject({ kind: "work", ref: "PAY-2" });
-    expect(hits.results.map((h) => h.ref)).toContain("decision#hosted-page");
-    expect(hits.results[0]?.snippet).toMatch(/\[hosted\]|\[page\]/i);
-    const card = await p.ledger.search({ query: "card" }, caller);
-    expect(card.results.map((h) => h.kind)).toEqual(expect.arrayContaining(["rule", "decision"]));
-    const events = await p.ledger.search({ query: "webhook retries" }, caller);
-    expect(events.results.map((h) => h.kind)).toContain("event");
-    expect((await p.ledger.search({ query: "zebrafish" }, caller)).results).toEqual([]);
-    const bad = await p.ledger.search({ query: "  ?! " }, caller).catch((e: unknown) => e);
+    const hits = await p.ledger.search({ text: "hosted page" }, caller);
+    expect(hits.hits[0]).toMatchObject({ kind: "work_item", external_key: "PAY-2" });
+    expect(hits.hits.map((h) => h.external_key)).toContain("decision#hosted-page");
+    expect(hits.hits[0]?.snippet).toMatch(/\[hosted\]|\[page\]/i);
+    const card = await p.ledger.search({ text: "card" }, caller);
+    expect(card.hits.map((h) => h.kind)).toEqual(expect.arrayContaining(["rule", "decision"]));
+    const events = await p.ledger.search({ text: "webhook retries" }, caller);
+    expect(events.hits.map((h) => h.kind)).toContain("event");
+    expect((await p.ledger.search({ text: "zebrafish" }, caller)).hits).toEqual([]);
+    const bad = await p.ledger.search({ text: "  ?! " }, caller).catch((e: unknown) => e);
     expect(isLedgerError(bad, "InvalidInput")).toBe(true);
   });
 

@@ -59,7 +59,7 @@ describe("source adapters", () => {
     const errors = issues.filter((i) => i.severity === "error").map((i) => [i.line, i.message]);
     expect(errors).toEqual([
       [2, "work item without an id"],
-      [5, "duplicate id A (also at line 3)"],
+      [5, "duplicate id A (also at line 3); give one of them another id"],
       [7, expect.stringContaining('acceptance level "shipped"')],
     ]);
   });

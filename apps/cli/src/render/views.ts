@@ -97,6 +97,15 @@ export function statusLines(result: Result, colors: Colors): string[] {
       ...gaps.map((gap) => `  ${colors.yellow(text(gap["gap"]))} ${text(gap["message"])}`),
     );
   }
+  for (const note of rows(result["ledger_notes"])) {
+    lines.push("", `${colors.bold("ledger note")} ${colors.dim(`(${text(note["label"])})`)}`);
+    const current = note["current"];
+    lines.push(
+      ...(current !== null && typeof current === "object"
+        ? documentLines(current as Row, colors, "  ")
+        : [`  ${text(current)}`]),
+    );
+  }
   return lines;
 }
 
@@ -133,13 +142,14 @@ export function readyLines(result: Result, colors: Colors): string[] {
 }
 
 export function searchLines(result: Result, colors: Colors): string[] {
-  const hits = rows(result["results"]);
-  if (hits.length === 0) return [`no results for "${text(result["query"])}"`];
+  const hits = rows(result["hits"]);
+  const query = result["query"] as Row | undefined;
+  if (hits.length === 0) return [`no results for "${text(query?.["text"])}"`];
   return formatTable(
     hits,
     [
       { header: "kind", value: (r) => text(r["kind"]) },
-      { header: "ref", value: (r) => text(r["ref"]) },
+      { header: "key", value: (r) => text(r["external_key"]) },
       { header: "title", value: (r) => text(r["title"]), max: 40 },
       { header: "match", value: (r) => text(r["snippet"]), max: 60 },
     ],

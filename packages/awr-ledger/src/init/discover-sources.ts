@@ -1,21 +1,24 @@
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Manifest, ManifestSource } from "../sources/manifest.js";
 
 /** Where init looks for planning sources when no manifest is given, first match per domain. */
 export const DISCOVERY_CANDIDATES: readonly Omit<ManifestSource, "options" | "role">[] = [
-  { domain: "work", path: "work-ledger.yaml", adapter: "yaml-ledger-v1" },
-  { domain: "work", path: "work-ledger.yml", adapter: "yaml-ledger-v1" },
-  { domain: "work", path: "docs/work-ledger.yaml", adapter: "yaml-ledger-v1" },
-  { domain: "work", path: ".awr/intake/work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "ledger", path: "work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "ledger", path: "work-ledger.yml", adapter: "yaml-ledger-v1" },
+  { domain: "ledger", path: "ledger/work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "ledger", path: "docs/work-ledger.yaml", adapter: "yaml-ledger-v1" },
+  { domain: "ledger", path: ".awr/intake/work-ledger.yaml", adapter: "yaml-ledger-v1" },
   { domain: "goal", path: "GOALS.md", adapter: "markdown-heading-v1" },
   { domain: "goal", path: "docs/GOALS.md", adapter: "markdown-heading-v1" },
   { domain: "plan", path: "PLAN.md", adapter: "markdown-heading-v1" },
   { domain: "plan", path: "docs/PLAN.md", adapter: "markdown-heading-v1" },
-  { domain: "rule", path: "RULES.md", adapter: "markdown-rules-v1" },
-  { domain: "rule", path: "docs/RULES.md", adapter: "markdown-rules-v1" },
-  { domain: "decision", path: "DECISIONS.md", adapter: "markdown-heading-v1" },
-  { domain: "decision", path: "docs/DECISIONS.md", adapter: "markdown-heading-v1" },
+  { domain: "rules", path: "RULES.md", adapter: "markdown-rules-v1" },
+  { domain: "rules", path: "docs/RULES.md", adapter: "markdown-rules-v1" },
+  { domain: "decisions", path: "docs/decisions", adapter: "markdown-directory-v1" },
+  { domain: "decisions", path: "docs/adr", adapter: "markdown-directory-v1" },
+  { domain: "decisions", path: "DECISIONS.md", adapter: "markdown-heading-v1" },
+  { domain: "decisions", path: "docs/DECISIONS.md", adapter: "markdown-heading-v1" },
 ];
 
 export const STARTER_LEDGER_PATH = ".awr/intake/work-ledger.yaml";
@@ -34,24 +37,31 @@ export interface Discovery {
   starter: boolean;
 }
 
+/** A candidate is present when its file (or, for a directory adapter, its directory) exists. */
+function present(root: string, candidate: { path: string; adapter: string }): boolean {
+  const path = join(root, candidate.path);
+  if (!existsSync(path)) return false;
+  return statSync(path).isDirectory() === (candidate.adapter === "markdown-directory-v1");
+}
+
 /** Builds a default manifest from the files present under `root`. */
 export function discoverManifest(root: string, createStarter: boolean): Discovery {
   const sources: ManifestSource[] = [];
   const domains = new Set<string>();
   for (const candidate of DISCOVERY_CANDIDATES) {
-    if (domains.has(candidate.domain) || !existsSync(join(root, candidate.path))) continue;
+    if (domains.has(candidate.domain) || !present(root, candidate)) continue;
     domains.add(candidate.domain);
     sources.push({
       ...candidate,
-      role: candidate.domain === "work" ? "primary" : "supporting",
+      role: candidate.domain === "ledger" ? "primary" : "supporting",
       options: {},
     });
   }
   let starter = false;
-  if (!domains.has("work") && createStarter) {
+  if (!domains.has("ledger") && createStarter) {
     starter = true;
     sources.unshift({
-      domain: "work",
+      domain: "ledger",
       role: "primary",
       path: STARTER_LEDGER_PATH,
       adapter: "yaml-ledger-v1",

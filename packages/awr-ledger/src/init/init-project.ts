@@ -1,17 +1,32 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
-import { type DatabaseInput, openProjectDatabase } from "../project-storage.js";
-import { indexSources } from "../projection/index-sources.js";
+import { type DatabaseInput, openProjectDatabase, STATE_DB } from "../project-storage.js";
+import { indexSources, type ReindexResult } from "../projection/index-sources.js";
+import {
+  findKeyClash,
+  type ParseCache,
+  parseCached,
+  type ReindexPlan,
+} from "../projection/reindex-plan.js";
 import type { SourceIssue } from "../sources/adapters/index.js";
-import { fingerprintBytes } from "../sources/fingerprint.js";
+import { fingerprintBytes, MISSING_FINGERPRINT } from "../sources/fingerprint.js";
 import { type Manifest, parseManifest, renderManifest } from "../sources/manifest.js";
-import { MANIFEST_PATH, parseSource, readSource } from "../sources/read-sources.js";
+import {
+  AWR_DIR,
+  type LoadedManifest,
+  loadManifest,
+  MANIFEST_PATH,
+  type ReadSource,
+  readManifestFile,
+  readManifestSources,
+} from "../sources/read-sources.js";
 import { LedgerStore } from "../storage/ledger-store.js";
 import { migrateToLatest } from "../storage/migrator.js";
 import { discoverManifest, STARTER_LEDGER, STARTER_LEDGER_PATH } from "./discover-sources.js";
+import { InitWrites } from "./init-writes.js";
 
 export interface InitProjectOptions {
   root: string;
@@ -42,7 +57,10 @@ export interface InitResult {
   /** null in a preview of a project that was never initialised. */
   project_id: string | null;
   project_revision: number;
-  /** True when .awr/project.toml already existed before this call. */
+  /**
+   * True when the project already had its ledger identity before this call (a committed
+   * .awr/project.toml alone, as in a fresh clone, is not yet initialised).
+   */
   already_initialised: boolean;
   manifest_origin: "file" | "existing" | "discovered";
   manifest: Manifest;
@@ -55,16 +73,52 @@ export interface InitResult {
   created: string[];
 }
 
-const GITIGNORE_ENTRIES = [".awr/state.db", ".awr/state.db-wal", ".awr/state.db-shm"];
-
 function normalise(text: string): string {
   return text.replace(/\r\n/g, "\n").replace(/\s+$/, "");
+}
+
+/** The manifest text init uses, where it came from, and whether a starter ledger is needed. */
+function chooseManifest(
+  root: string,
+  options: InitProjectOptions,
+  existingText: string | undefined,
+) {
+  if (options.manifest !== undefined) {
+    const given = resolve(options.manifest);
+    if (!existsSync(given)) {
+      throw new LedgerError(
+        "NotFound",
+        `Manifest file ${given} does not exist; check the --manifest path.`,
+      );
+    }
+    const { text } = readManifestFile(given, given);
+    if (existingText !== undefined && normalise(existingText) !== normalise(text)) {
+      throw new LedgerError(
+        "SourceConflict",
+        `${join(root, MANIFEST_PATH)} already holds a different manifest; edit it in place (then reindex) or remove --manifest.`,
+        { path: MANIFEST_PATH },
+      );
+    }
+    return { text, origin: "file" as const, starter: false };
+  }
+  if (existingText !== undefined)
+    return { text: existingText, origin: "existing" as const, starter: false };
+  const discovery = discoverManifest(root, options.create_starter !== false);
+  return {
+    text: renderManifest(discovery.manifest),
+    origin: "discovered" as const,
+    starter: discovery.starter && !existsSync(join(root, STARTER_LEDGER_PATH)),
+  };
 }
 
 /**
  * `awr init`: previews the source mapping (writing nothing) or, with accept, creates
  * `.awr/project.toml`, the ledger, the .gitignore entries and the project's permanent ULID, then
  * indexes the sources. Re-running keeps the identity; a different manifest is refused.
+ *
+ * Atomic: every source is read, parsed and checked (errors, keys defined twice) before anything
+ * is written, and a failure after writing began rolls every write back (init-writes.ts), so a
+ * refused init leaves the project exactly as it was.
  */
 export async function initProject(options: InitProjectOptions): Promise<InitResult> {
   throwIfAborted(options.signal);
@@ -77,55 +131,54 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
     );
   }
   const manifestFile = join(root, MANIFEST_PATH);
-  const existingText = existsSync(manifestFile) ? readFileSync(manifestFile, "utf8") : undefined;
-  let origin: InitResult["manifest_origin"];
-  let text: string;
-  let starter = false;
-  if (options.manifest !== undefined) {
-    const given = resolve(options.manifest);
-    if (!existsSync(given))
-      throw new LedgerError(
-        "NotFound",
-        `Manifest file ${given} does not exist; check the --manifest path.`,
-      );
-    text = readFileSync(given, "utf8");
-    origin = "file";
-    if (existingText !== undefined && normalise(existingText) !== normalise(text)) {
-      throw new LedgerError(
-        "SourceConflict",
-        `${manifestFile} already holds a different manifest; edit it in place (then reindex) or remove --manifest.`,
-        { path: MANIFEST_PATH },
-      );
-    }
-  } else if (existingText !== undefined) {
-    text = existingText;
-    origin = "existing";
-  } else {
-    const discovery = discoverManifest(root, options.create_starter !== false);
-    text = renderManifest(discovery.manifest);
-    starter = discovery.starter && !existsSync(join(root, STARTER_LEDGER_PATH));
-    origin = "discovered";
-  }
-  const manifest = parseManifest(text);
+  const existingText = existsSync(manifestFile) ? loadManifest(root).text : undefined;
+  const { text, origin, starter } = chooseManifest(root, options, existingText);
+  const loaded: LoadedManifest = {
+    manifest: parseManifest(text),
+    text,
+    fingerprint: fingerprintBytes(text),
+  };
+  const { manifest } = loaded;
 
-  const reads = manifest.sources.map((source) => readSource(root, source));
+  const reads = await readManifestSources(root, loaded);
+  const cache: ParseCache = new Map();
   const issues: SourceIssue[] = [];
-  const sources = reads.map((read): InitSourceReport => {
+  const parsed: ReindexPlan["parsed"] = [];
+  const units: { read: ReadSource; fingerprint: string; entities: number }[] = [];
+  for (const read of reads) {
     const isStarter = starter && read.path === STARTER_LEDGER_PATH;
-    const result = isStarter ? { entities: [], issues: [] } : parseSource(read);
-    issues.push(...result.issues.filter((i) => !(isStarter && i.severity === "warning")));
-    return {
-      domain: read.source.domain,
-      role: read.source.role,
-      path: read.path,
-      adapter: read.source.adapter,
-      exists: read.snapshot.text !== null || isStarter,
+    const result = isStarter
+      ? { entities: [], dependencies: [], issues: [] }
+      : await parseCached(read, cache, options.signal);
+    issues.push(...result.issues);
+    parsed.push({ read, result });
+    units.push({
+      read,
       fingerprint: isStarter ? fingerprintBytes(STARTER_LEDGER) : read.snapshot.fingerprint,
-      entity_count: result.entities.length,
+      entities: result.entities.length,
+    });
+  }
+  const clash = findKeyClash(parsed);
+  if (clash !== undefined) issues.push(clash);
+  const sources = manifest.sources.map((source): InitSourceReport => {
+    const own = units.filter((u) => u.read.source === source);
+    const head = own[0] as (typeof own)[number];
+    return {
+      domain: source.domain,
+      role: source.role,
+      path: head.read.path,
+      adapter: source.adapter,
+      exists:
+        head.read.snapshot.fingerprint !== MISSING_FINGERPRINT ||
+        (starter && head.read.path === STARTER_LEDGER_PATH),
+      fingerprint: head.fingerprint,
+      entity_count: own.reduce((n, u) => n + u.entities, 0),
     };
   });
   const preview_fingerprint = fingerprintBytes(
-    [fingerprintBytes(text), ...sources.map((s) => `${s.path}\u0000${s.fingerprint}`)].join("\n"),
+    [fingerprintBytes(text), ...units.map((u) => `${u.read.path}\u0000${u.fingerprint}`)].join(
+      "\n",
+    ),
   );
   const base = {
     root,
@@ -143,7 +196,7 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       mode: "preview",
       project_id: known?.project_id ?? null,
       project_revision: known?.revision ?? 0,
-      already_initialised: existingText !== undefined,
+      already_initialised: known !== null,
       created: [],
       ...base,
     };
@@ -154,40 +207,60 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
     const first = errors[0] as SourceIssue;
     throw new LedgerError(
       "InvalidInput",
-      `Cannot initialise: ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}. Fix the source and run init again.`,
+      `Cannot initialise: ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}` +
+        (errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : "") +
+        ". Fix the source and run init again; nothing was written.",
       { issues: errors },
     );
   }
-  const created: string[] = [];
-  mkdirSync(join(root, ".awr"), { recursive: true });
-  if (existingText === undefined) {
-    writeFileSync(manifestFile, text, { flag: "wx" });
-    created.push(MANIFEST_PATH);
+  const writes = new InitWrites(root);
+  try {
+    writes.directory(AWR_DIR);
+    if (existingText === undefined) writes.newFile(MANIFEST_PATH, text);
+    if (starter) writes.newFile(STARTER_LEDGER_PATH, STARTER_LEDGER);
+    if (manifest.storage.backend === "sqlite" && options.database === undefined) {
+      writes.database(`${AWR_DIR}/${STATE_DB}`);
+    }
+    writes.gitignore();
+    const { project_id, existed, indexed } = await createLedger(root, loaded, cache, options);
+    return {
+      mode: "accepted",
+      project_id,
+      project_revision: indexed.project_revision,
+      already_initialised: existed,
+      created: writes.created,
+      ...base,
+      sources: sources.map((s) => ({
+        ...s,
+        entity_count: indexed.sources
+          .filter((i) => i.path === s.path || i.path.startsWith(`${s.path}/`))
+          .reduce((n, i) => n + i.entity_count, 0),
+      })),
+    };
+  } catch (error) {
+    writes.rollback();
+    throw error;
   }
-  if (starter) {
-    mkdirSync(dirname(join(root, STARTER_LEDGER_PATH)), { recursive: true });
-    writeFileSync(join(root, STARTER_LEDGER_PATH), STARTER_LEDGER, { flag: "wx" });
-    created.push(STARTER_LEDGER_PATH);
-  }
-  if (
-    manifest.storage.backend === "sqlite" &&
-    options.database === undefined &&
-    !existsSync(join(root, ".awr/state.db"))
-  ) {
-    created.push(".awr/state.db");
-  }
-  if (addGitignoreEntries(root)) created.push(".gitignore");
+}
 
-  const opened = await openProjectDatabase(root, manifest, options.database, options.env);
+/** Opens (creating) the ledger, gives it its identity once, and indexes the sources. */
+async function createLedger(
+  root: string,
+  loaded: LoadedManifest,
+  cache: ParseCache,
+  options: InitProjectOptions,
+): Promise<{ project_id: string; existed: boolean; indexed: ReindexResult }> {
+  const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
     await migrateToLatest(opened.db, opened.backend);
     let state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
+    const existed = state !== undefined;
     if (state === undefined) {
       await opened.db
         .insertInto("project_state")
         .values({
           project_id: ulid(),
-          name: manifest.project.name,
+          name: loaded.manifest.project.name,
           revision: 0,
           manifest_fingerprint: null,
           created_at: new Date().toISOString(),
@@ -196,25 +269,8 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirstOrThrow();
     }
     const store = new LedgerStore(opened.db, opened.backend, state.project_id);
-    const indexed = await indexSources(
-      store,
-      root,
-      { manifest, text, fingerprint: fingerprintBytes(text) },
-      { signal: options.signal },
-    );
-    return {
-      mode: "accepted",
-      project_id: state.project_id,
-      project_revision: indexed.project_revision,
-      already_initialised: existingText !== undefined,
-      created,
-      ...base,
-      sources: sources.map((s) => ({
-        ...s,
-        entity_count:
-          indexed.sources.find((i) => i.path === s.path)?.entity_count ?? s.entity_count,
-      })),
-    };
+    const indexed = await indexSources(store, root, loaded, { signal: options.signal, cache });
+    return { project_id: state.project_id, existed, indexed };
   } finally {
     await opened.close();
   }
@@ -224,7 +280,7 @@ async function readIdentity(root: string, manifest: Manifest, options: InitProje
   if (
     manifest.storage.backend === "sqlite" &&
     options.database === undefined &&
-    !existsSync(join(root, ".awr/state.db"))
+    !existsSync(join(root, AWR_DIR, STATE_DB))
   ) {
     return null;
   }
@@ -239,16 +295,4 @@ async function readIdentity(root: string, manifest: Manifest, options: InitProje
   } finally {
     await opened.close();
   }
-}
-
-/** Adds the ledger's runtime files to .gitignore (creating it if needed). True if it changed. */
-function addGitignoreEntries(root: string): boolean {
-  const path = join(root, ".gitignore");
-  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
-  const lines = new Set(current.split(/\r?\n/).map((l) => l.trim()));
-  const missing = GITIGNORE_ENTRIES.filter((e) => !lines.has(e));
-  if (missing.length === 0) return false;
-  const prefix = current === "" || current.endsWith("\n") ? current : `${current}\n`;
-  writeFileSync(path, `${prefix}# AWR runtime state (awr init)\n${missing.join("\n")}\n`);
-  return true;
 }

@@ -3,10 +3,13 @@ import type { LoadedManifest } from "../sources/read-sources.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
+import { applyReindex } from "./apply-reindex.js";
 import {
-  applyReindex,
+  changedUnits,
   isUpToDate,
+  type ParseCache,
   planReindex,
+  preparse,
   type ReindexChanges,
   readManifestSources,
 } from "./reindex-plan.js";
@@ -23,13 +26,17 @@ export interface IndexOptions {
   expected_revision?: number | undefined;
   client?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Parses already made in this call (init parses every source before it writes). */
+  cache?: ParseCache | undefined;
 }
 
 /**
  * Brings the projection up to date with the sources, all in ONE write transaction: a failure at
  * any point (malformed source, duplicate key across sources, database error) leaves the previous
  * projection and revision untouched. Unchanged sources (same sha256) are skipped; a revision is
- * spent, and a `source.reindexed` event appended, only when something changed.
+ * spent, and a `source.reindexed` event appended, only when something changed. The changed
+ * sources are parsed before the transaction opens (large ones in the parse worker), so the
+ * project's write lock is held only while the projection is written.
  *
  * This is the local, unjournaled path: `initProject` and the CLI's `{ refresh: true }` reads
  * use it. The write tool `awr_source_reindex` (`Ledger.sourceReindex`) goes through the request
@@ -41,12 +48,21 @@ export async function indexSources(
   loaded: LoadedManifest,
   options: IndexOptions = {},
 ): Promise<ReindexResult> {
-  const reads = readManifestSources(root, loaded);
+  const reads = await readManifestSources(root, loaded);
+  const cache: ParseCache = options.cache ?? new Map();
+  const units = await store.read((db) => changedUnits(db, loaded, reads, options.force === true), {
+    signal: options.signal,
+  });
+  await preparse(units, cache, options.signal);
   return store.write(
     async (tx) => {
       const current = await readRevision(tx);
       checkExpectedRevision(options.expected_revision, current);
-      const plan = await planReindex(tx, loaded, reads, { force: options.force });
+      const plan = await planReindex(tx, loaded, reads, {
+        force: options.force,
+        cache,
+        signal: options.signal,
+      });
       if (plan.unchanged) return { ...plan.changes, project_revision: current };
       const revision = await spendRevision(tx);
       await applyReindex(tx, store.projectId, plan, revision);
@@ -76,7 +92,7 @@ export async function refreshSources(
   loaded: LoadedManifest,
   options: Pick<IndexOptions, "client" | "signal"> = {},
 ): Promise<void> {
-  const reads = readManifestSources(root, loaded);
+  const reads = await readManifestSources(root, loaded);
   if (await store.read((db) => isUpToDate(db, loaded, reads), { signal: options.signal })) return;
   await indexSources(store, root, loaded, options);
 }

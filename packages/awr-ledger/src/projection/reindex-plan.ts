@@ -1,16 +1,14 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import type { SourceIssue } from "../sources/adapters/index.js";
+import type { AdapterResult, SourceIssue } from "../sources/adapters/index.js";
 import {
   type LoadedManifest,
   MANIFEST_PATH,
   parseSource,
   type ReadSource,
-  readSource,
+  readManifestSources,
 } from "../sources/read-sources.js";
-import type { LedgerTx } from "../storage/ledger-store.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { entityId } from "./entity-id.js";
 
 export interface SourceIndexState {
   path: string;
@@ -45,12 +43,61 @@ export interface ReindexPlan {
   /** Nothing to do: every source and the manifest are as indexed (and no `force`). */
   unchanged: boolean;
   changes: ReindexChanges;
-  parsed: { read: ReadSource; result: ReturnType<typeof parseSource> }[];
+  parsed: { read: ReadSource; result: AdapterResult }[];
 }
 
-/** Reads (and hashes) every source of the manifest, as it is on disk now. */
-export function readManifestSources(root: string, loaded: LoadedManifest): ReadSource[] {
-  return loaded.manifest.sources.map((source) => readSource(root, source));
+export { readManifestSources };
+
+/**
+ * Parses of one reindex, by unit and content: a plan made twice in one call (a journaled
+ * reindex's precheck and commit, or a parse done before the write transaction) parses a file
+ * once. Keyed by path, fingerprint, adapter and options.
+ */
+export type ParseCache = Map<string, Promise<AdapterResult>>;
+
+/** A unit's parse, from `cache` when the same content was parsed in this call already. */
+export function parseCached(
+  read: ReadSource,
+  cache: ParseCache | undefined,
+  signal?: AbortSignal,
+): Promise<AdapterResult> {
+  const key = [
+    read.path,
+    read.snapshot.fingerprint,
+    read.source.adapter,
+    JSON.stringify(read.source.options),
+  ].join("\u0000");
+  let parsed = cache?.get(key);
+  if (parsed === undefined) {
+    parsed = parseSource(read, signal);
+    cache?.set(key, parsed);
+    parsed.catch(() => cache?.delete(key));
+  }
+  return parsed;
+}
+
+/** The units a reindex would parse now (reads the projection only; no parsing). */
+export async function changedUnits(
+  db: Kysely<LedgerSchema>,
+  loaded: LoadedManifest,
+  reads: readonly ReadSource[],
+  force = false,
+): Promise<ReadSource[]> {
+  const { state, rows } = await readRecorded(db);
+  return compareRecorded(loaded, reads, state, rows, force).changed;
+}
+
+/**
+ * Parses `units` into `cache` (outside any transaction, so a large parse holds no lock); a
+ * failure is left for the plan to report.
+ */
+export async function preparse(
+  units: readonly ReadSource[],
+  cache: ParseCache,
+  signal?: AbortSignal,
+): Promise<void> {
+  for (const read of units) await parseCached(read, cache, signal).catch(() => undefined);
+  if (signal?.aborted) throw signal.reason;
 }
 
 type RecordedSource = Awaited<ReturnType<typeof readRecorded>>["rows"][number];
@@ -86,7 +133,8 @@ function compareRecorded(
       row === undefined ||
       row.fingerprint !== read.snapshot.fingerprint ||
       row.adapter !== read.source.adapter ||
-      row.domain !== read.source.domain
+      row.domain !== read.source.domain ||
+      row.kind !== read.kind
     );
   });
   const listed = new Set(reads.map((r) => r.path));
@@ -115,7 +163,11 @@ export async function planReindex(
   db: Kysely<LedgerSchema>,
   loaded: LoadedManifest,
   reads: readonly ReadSource[],
-  options: { force?: boolean | undefined } = {},
+  options: {
+    force?: boolean | undefined;
+    cache?: ParseCache | undefined;
+    signal?: AbortSignal | undefined;
+  } = {},
 ): Promise<ReindexPlan> {
   const { state, rows } = await readRecorded(db);
   const recorded = new Map(rows.map((row) => [row.path, row]));
@@ -163,7 +215,10 @@ export async function planReindex(
     };
   }
 
-  const parsed = changed.map((read) => ({ read, result: parseSource(read) }));
+  const parsed: ReindexPlan["parsed"] = [];
+  for (const read of changed) {
+    parsed.push({ read, result: await parseCached(read, options.cache, options.signal) });
+  }
   const issues = parsed.flatMap((p) => p.result.issues);
   const errors = issues.filter((i) => i.severity === "error");
   if (errors.length > 0) {
@@ -198,7 +253,7 @@ export async function planReindex(
   };
 }
 
-function keyClash(
+export function keyClash(
   path: string,
   line: number,
   key: string,
@@ -210,6 +265,32 @@ function keyClash(
       "Give one of them another key and reindex; the previous projection is unchanged.",
     { issues: [{ path, line, severity: "error", message: `duplicate key ${key}` }] },
   );
+}
+
+/**
+ * The first key the parsed units define twice, as an error issue naming both places and the
+ * fix; `kept` holds the keys of units left as they are.
+ */
+export function findKeyClash(
+  parsed: ReindexPlan["parsed"],
+  kept: ReadonlyMap<string, { path: string; line: number }> = new Map(),
+): SourceIssue | undefined {
+  const seen = new Map(kept);
+  for (const { read, result } of parsed) {
+    for (const entity of result.entities) {
+      const first = seen.get(entity.key);
+      if (first !== undefined) {
+        return {
+          path: read.path,
+          line: entity.line_start,
+          severity: "error",
+          message: `key ${entity.key} is already defined at ${first.path}:${first.line}; give one of them another key`,
+        };
+      }
+      seen.set(entity.key, { path: read.path, line: entity.line_start });
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -226,125 +307,15 @@ async function refuseKeyClashes(
     .select(["key", "source_path", "line_start"])
     .where("source_path", "not in", touched.length > 0 ? [...touched] : [""])
     .execute();
-  const seen = new Map(
-    kept.map((row) => [row.key, { path: row.source_path, line: Number(row.line_start) }]),
+  const clash = findKeyClash(
+    parsed,
+    new Map(kept.map((row) => [row.key, { path: row.source_path, line: Number(row.line_start) }])),
   );
-  for (const { read, result } of parsed) {
-    for (const entity of result.entities) {
-      const first = seen.get(entity.key);
-      if (first !== undefined) throw keyClash(read.path, entity.line_start, entity.key, first);
-      seen.set(entity.key, { path: read.path, line: entity.line_start });
-    }
+  if (clash !== undefined) {
+    throw new LedgerError(
+      "InvalidInput",
+      `Cannot index ${clash.path}:${clash.line}: ${clash.message}, and reindex; the previous projection is unchanged.`,
+      { issues: [clash] },
+    );
   }
-}
-
-/**
- * Writes a plan into the projection inside the caller's write transaction, at `revision`:
- * replaces the rows of changed and removed sources and records the manifest fingerprint.
- */
-export async function applyReindex(
-  tx: LedgerTx,
-  projectId: string,
-  plan: ReindexPlan,
-  revision: number,
-): Promise<void> {
-  const { changes } = plan;
-  const removed = changes.removed_paths;
-  for (const path of [...removed, ...plan.parsed.map((p) => p.read.path)]) {
-    await tx.deleteFrom("dependencies").where("source_path", "=", path).execute();
-    await tx.deleteFrom("entities").where("source_path", "=", path).execute();
-  }
-  await tx
-    .deleteFrom("sources")
-    .where("path", "in", removed.length > 0 ? removed : [""])
-    .execute();
-  for (const { read, result } of plan.parsed) {
-    await writeSource(tx, projectId, read, result, revision);
-  }
-  await tx
-    .updateTable("project_state")
-    .set({ manifest_fingerprint: plan.loaded.fingerprint })
-    .execute();
-}
-
-async function writeSource(
-  tx: LedgerTx,
-  projectId: string,
-  read: ReadSource,
-  result: ReturnType<typeof parseSource>,
-  revision: number,
-): Promise<void> {
-  for (const [ordinal, entity] of result.entities.entries()) {
-    // planReindex refused clashes already; this guards the transaction all the same.
-    const clash = await tx
-      .selectFrom("entities")
-      .select(["source_path", "line_start"])
-      .where("key", "=", entity.key)
-      .executeTakeFirst();
-    if (clash !== undefined) {
-      throw keyClash(read.path, entity.line_start, entity.key, {
-        path: clash.source_path,
-        line: Number(clash.line_start),
-      });
-    }
-    await tx
-      .insertInto("entities")
-      .values({
-        id: entityId(projectId, entity.key),
-        kind: entity.kind,
-        key: entity.key,
-        title: entity.title,
-        status: entity.status,
-        raw_status: entity.raw_status,
-        summary: entity.summary,
-        body: entity.body,
-        attributes: JSON.stringify(entity.attributes),
-        source_path: read.path,
-        line_start: entity.line_start,
-        line_end: entity.line_end,
-        ordinal,
-        indexed_revision: revision,
-      })
-      .execute();
-  }
-  for (const dep of result.dependencies) {
-    await tx
-      .insertInto("dependencies")
-      .values({
-        work_key: dep.work_key,
-        depends_on: dep.depends_on,
-        required: dep.required ? 1 : 0,
-        source_path: read.path,
-      })
-      .onConflict((oc) =>
-        oc.columns(["work_key", "depends_on"]).doUpdateSet({ required: dep.required ? 1 : 0 }),
-      )
-      .execute();
-  }
-  await tx
-    .insertInto("sources")
-    .values({
-      path: read.path,
-      domain: read.source.domain,
-      role: read.source.role,
-      adapter: read.source.adapter,
-      fingerprint: read.snapshot.fingerprint,
-      size: read.snapshot.size,
-      mtime_ms: read.snapshot.mtime_ms,
-      indexed_revision: revision,
-      entity_count: result.entities.length,
-    })
-    .onConflict((oc) =>
-      oc.column("path").doUpdateSet({
-        domain: read.source.domain,
-        role: read.source.role,
-        adapter: read.source.adapter,
-        fingerprint: read.snapshot.fingerprint,
-        size: read.snapshot.size,
-        mtime_ms: read.snapshot.mtime_ms,
-        indexed_revision: revision,
-        entity_count: result.entities.length,
-      }),
-    )
-    .execute();
 }

@@ -4,10 +4,13 @@ import { asFields, optBool } from "../runtime/input/fields.js";
 import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
+import { applyReindex } from "./apply-reindex.js";
 import { reindexSummary } from "./index-sources.js";
 import {
-  applyReindex,
+  changedUnits,
+  type ParseCache,
   planReindex,
+  preparse,
   type ReindexChanges,
   readManifestSources,
 } from "./reindex-plan.js";
@@ -36,7 +39,9 @@ export interface SourceLocation {
  * - otherwise (a) `mcp.operation_started`, (b) one commit that rewrites the changed sources'
  *   projection and appends the terminal `source.reindexed` event (payload: changed_paths,
  *   added_paths, removed_paths), (c) `mcp.operation_finished`.
- * The sources are read again inside (b), so the recorded result is what was written.
+ * The sources are read again inside (b), so the recorded result is what was written. Changed
+ * sources are parsed once, before the project lock is taken (large ones in the parse worker);
+ * the plans inside reuse those parses while the files are unchanged.
  */
 export async function sourceReindex(
   ctx: RuntimeContext,
@@ -48,10 +53,19 @@ export async function sourceReindex(
   const fields = asFields(input, ["force", ...WRITE_FIELDS]);
   const write = readWriteFields(fields);
   const force = optBool(fields, "force") === true;
-  const plan = (db: Parameters<typeof planReindex>[0]) => {
+  const signal = options?.signal;
+  const cache: ParseCache = new Map();
+  const plan = async (db: Parameters<typeof planReindex>[0]) => {
     const loaded = location.loadManifest();
-    return planReindex(db, loaded, readManifestSources(location.root, loaded), { force });
+    const reads = await readManifestSources(location.root, loaded);
+    return planReindex(db, loaded, reads, { force, cache, signal });
   };
+  {
+    const loaded = location.loadManifest();
+    const reads = await readManifestSources(location.root, loaded);
+    const units = await ctx.store.read((db) => changedUnits(db, loaded, reads, force), { signal });
+    await preparse(units, cache, signal);
+  }
 
   return runJournaledWrite<ReindexChanges>(
     ctx,

@@ -38,6 +38,21 @@ export interface ProjectStatusResult {
   dependency_blocked_count: number;
   next_action: { work: string; title: string; action: string } | null;
   organisation_gaps: OrganisationGap[];
+  /**
+   * What ledger sources say about themselves that AWR does not compute or check, such as the
+   * original AWR ledger's `current:` block (its milestone, work item, next action, open loops),
+   * shown as written and labelled as the ledger's own note. Empty when no source has one.
+   */
+  ledger_notes: LedgerNote[];
+}
+
+export interface LedgerNote {
+  /** The source the note is written in. */
+  source: string;
+  /** Always "ledger_note": the source's own words, not state AWR computed. */
+  origin: "ledger_note";
+  label: string;
+  current: unknown;
 }
 
 /** The revision-bound part of the status: everything but the claims. */
@@ -50,11 +65,12 @@ interface StatusBase {
   current: readonly EntityView[];
   position: ReadonlyMap<string, number>;
   work: readonly EntityView[];
+  notes: readonly LedgerNote[];
 }
 
 function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusBase> {
   return memoAt(db, revision, "status-base", async () => {
-    const [work, goals, milestones, kinds, deps] = await Promise.all([
+    const [work, goals, milestones, kinds, deps, notes] = await Promise.all([
       entitiesOfKind(db, revision, "work"),
       entitiesOfKind(db, revision, "goal"),
       entitiesOfKind(db, revision, "milestone"),
@@ -70,6 +86,12 @@ function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusB
         .select(["d.work_key", "d.depends_on", "e.key"])
         .where("e.key", "is", null)
         .execute(),
+      db
+        .selectFrom("sources")
+        .select(["path", "note"])
+        .where("note", "is not", null)
+        .orderBy("path")
+        .execute(),
     ]);
     const counts: Record<string, number> = Object.fromEntries(
       [...WORK_STATUSES, "unknown"].map((s) => [s, 0]),
@@ -83,6 +105,12 @@ function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusB
       current: work.filter((w) => w.status === "in_progress" || w.status === "claimed"),
       position: new Map(work.map((w, i) => [w.key, i])),
       work,
+      notes: notes.map((n) => ({
+        source: n.path,
+        origin: "ledger_note" as const,
+        label: `the current: block written in ${n.path}, shown as written (AWR does not compute or check it)`,
+        current: (JSON.parse(n.note as string) as { current?: unknown }).current ?? null,
+      })),
     };
   });
 }
@@ -214,5 +242,6 @@ export async function projectStatus(
     dependency_blocked_count: analysis.dependency_blocked.length,
     next_action: nextAction,
     organisation_gaps: [...base.organisation_gaps],
+    ledger_notes: base.notes.map((n) => ({ ...n })),
   };
 }

@@ -1,5 +1,3 @@
-import type { SearchHit } from "./search.js";
-
 /**
  * How many matching work items, goals, plans, rules, decisions, milestones and evidence records
  * (each group on PostgreSQL) are ranked per query. Past this many matches the query is too broad
@@ -8,8 +6,52 @@ import type { SearchHit } from "./search.js";
  */
 export const SEARCH_CANDIDATES = 500;
 
-/** The order results are returned in: best score first, then by ref, as the SQL used to. */
-export function byScoreThenRef(a: SearchHit, b: SearchHit): number {
+/** A match found by a backend, before its details are read: higher `score` is better. */
+export interface Candidate {
+  /** The entity kind (work, goal, plan, rule, decision, milestone), `evidence` or `event`. */
+  doc_kind: string;
+  /** The entity key, the evidence external_key, or the event id. */
+  ref: string;
+  score: number;
+  /** Matching text with the terms marked as [term]; null when the backend has none. */
+  snippet: string | null;
+}
+
+/** A backend's matches: records (best first up to one past the page) and the newest events. */
+export interface FoundCandidates {
+  candidates: Candidate[];
+  /** More events matched than the page holds. */
+  more: boolean;
+}
+
+export interface CandidateFilter {
+  /** Only these doc kinds (null: all). */
+  docKinds: readonly string[] | null;
+  /** Only records of this work item: the item, its evidence and its events (null: any). */
+  work: string | null;
+}
+
+/** The score of a substring match: a term in the title counts 4, each in the body 1 (at most 5). */
+export function substringScore(title: string, body: string, terms: readonly string[]): number {
+  const t = title.toLowerCase();
+  const b = body.toLowerCase();
+  let score = 0;
+  for (const term of terms.map((x) => x.toLowerCase())) {
+    if (t.includes(term)) score += 4;
+    let count = 0;
+    for (let at = b.indexOf(term); at >= 0 && count < 5; at = b.indexOf(term, at + term.length))
+      count++;
+    score += count;
+  }
+  return score;
+}
+
+/**
+ * The order candidates are returned in: best score first, then by ref, except that of two
+ * events the newer comes first (event ids are ULIDs, so the larger id is the newer event).
+ */
+export function byScoreThenRef(a: Candidate, b: Candidate): number {
   if (a.score !== b.score) return b.score - a.score;
-  return a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0;
+  const order = a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0;
+  return a.doc_kind === "event" && b.doc_kind === "event" ? -order : order;
 }

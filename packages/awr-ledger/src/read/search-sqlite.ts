@@ -1,79 +1,186 @@
 import type { Kysely } from "kysely";
 import { sql } from "../internal/kysely.js";
+import { RECENT_EVENT_WINDOW } from "../storage/migrations/005-event-search.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { SearchHit } from "./search.js";
-import { byScoreThenRef, SEARCH_CANDIDATES } from "./search-rank.js";
-
-interface Row {
-  kind: string;
-  ref: string;
-  title: string;
-  snippet: string;
-  score: number;
-}
+import {
+  type Candidate,
+  type CandidateFilter,
+  type FoundCandidates,
+  SEARCH_CANDIDATES,
+  substringScore,
+} from "./search-rank.js";
+import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 /**
- * SQLite search (migration 005 layout): work, goals, plans, rules, decisions, milestones and
- * evidence in search_fts; events in event_search_fts with rowid = seq. Three bounded reads:
- * rank the first SEARCH_CANDIDATES record matches (bm25, title weighted 4x) and keep the best
- * `limit`; make snippets for those only; take the newest `limit` matching events (FTS5 walks the
- * rowids backwards and stops; see migration 005 for the recent-events window). The two lists
- * merge by score.
+ * SQLite search (migrations 005 and 006). Words: work, goals, plans, rules, decisions,
+ * milestones and evidence in search_fts (unicode61 + porter, every term a prefix, bm25 with the
+ * title weighted 4x), events in event_search_fts / event_search_recent (rowid = seq). Any CJK
+ * term: records in search_trigram (substring MATCH for terms of three or more characters, LIKE
+ * for shorter ones), events by LIKE on the events table, newest first. At most
+ * SEARCH_CANDIDATES records are ranked, and only the newest `limit` matching events are read.
  */
-export async function searchSqlite(
+export async function sqliteCandidates(
   db: Kysely<LedgerSchema>,
-  terms: string[],
+  terms: SearchTerms,
+  filter: CandidateFilter,
   limit: number,
-): Promise<SearchHit[]> {
-  const match = terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
+): Promise<FoundCandidates> {
+  const substring = terms.cjk.length > 0;
+  const wantRecords = filter.docKinds === null || filter.docKinds.some((k) => k !== "event");
+  const wantEvents = filter.docKinds === null || filter.docKinds.includes("event");
+  const refs = filter.work === null ? null : await workRefs(db, filter.work);
+  const records = !wantRecords
+    ? []
+    : substring
+      ? await trigramRecords(db, terms, filter, refs)
+      : await wordRecords(db, terms, filter, refs, limit + 1);
+  let events: Candidate[] = [];
+  if (wantEvents) {
+    const find = substring ? likeEvents : wordEvents;
+    // One event more than the page tells whether there are more; the page keeps the newest.
+    events = await find(db, terms, filter.work, limit + 1, true);
+    // The whole event index is read only when the recent window leaves the page short.
+    if (events.length <= limit && records.length + events.length < limit) {
+      events = await find(db, terms, filter.work, limit + 1, false);
+    }
+  }
+  return { candidates: [...records, ...events.slice(0, limit)], more: events.length > limit };
+}
+
+/** The records whose work item is `work`: the item itself and its recorded evidence. */
+async function workRefs(db: Kysely<LedgerSchema>, work: string): Promise<string[]> {
+  const evidence = await db
+    .selectFrom("evidence")
+    .select("external_key")
+    .where("work", "=", work)
+    .execute();
+  return [work, ...evidence.map((e) => e.external_key)];
+}
+
+function recordFilter(filter: CandidateFilter, refs: string[] | null) {
+  const kinds = filter.docKinds?.filter((k) => k !== "event") ?? null;
+  return sql.join(
+    [
+      kinds === null
+        ? sql`1 = 1`
+        : sql`doc_kind IN (SELECT value FROM json_each(${JSON.stringify(kinds)}))`,
+      refs === null
+        ? sql`1 = 1`
+        : sql`ref IN (SELECT value FROM json_each(${JSON.stringify(refs)}))`,
+    ],
+    sql` AND `,
+  );
+}
+
+async function wordRecords(
+  db: Kysely<LedgerSchema>,
+  terms: SearchTerms,
+  filter: CandidateFilter,
+  refs: string[] | null,
+  limit: number,
+): Promise<Candidate[]> {
+  const match = terms.all.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
+  const where = recordFilter(filter, refs);
   const { rows: top } = await sql<{ id: number; score: number }>`
     WITH candidates AS MATERIALIZED (
       SELECT rowid AS id, ref, bm25(search_fts, 0, 0, 4.0, 1.0) AS rank
-        FROM search_fts WHERE search_fts MATCH ${match} LIMIT ${SEARCH_CANDIDATES})
+        FROM search_fts WHERE search_fts MATCH ${match} AND ${where} LIMIT ${SEARCH_CANDIDATES})
     SELECT id, -rank AS score FROM candidates ORDER BY rank, ref LIMIT ${limit}`.execute(db);
-  const records: Row[] = [];
-  if (top.length > 0) {
-    const score = new Map(top.map((t) => [Number(t.id), Number(t.score)]));
-    // `+rowid IN`: a filter on the matches, not an FTS5 rowid lookup (which would re-run the
-    // prefix query once per id); the rowid range lets FTS5 stop after the last candidate.
-    const ids = [...score.keys()];
-    const { rows } = await sql<Omit<Row, "score"> & { id: number }>`
-      SELECT rowid AS id, doc_kind AS kind, ref, title,
-             snippet(search_fts, 3, '[', ']', '…', 16) AS snippet
-        FROM search_fts
-       WHERE search_fts MATCH ${match}
-         AND rowid BETWEEN ${Math.min(...ids)} AND ${Math.max(...ids)}
-         AND +rowid IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.execute(db);
-    for (const { id, ...row } of rows) records.push({ ...row, score: score.get(Number(id)) ?? 0 });
-  }
-  // The newest matches among the newest RECENT_EVENT_WINDOW events; the whole event index is
-  // read only when those and the records together leave the page short (so an event older than
-  // the window is found whenever the page has room for it, and never costs a broad query).
-  let events = await newestEvents(db, "event_search_recent", match, limit);
-  if (events.length < limit && records.length + events.length < limit) {
-    events = await newestEvents(db, "event_search_fts", match, limit);
-  }
-  return [...records, ...events]
-    .map((r) => ({
-      ...r,
-      snippet: r.snippet === "" ? r.title : r.snippet,
-      score: Number(r.score),
-    }))
-    .sort(byScoreThenRef)
-    .slice(0, limit);
+  if (top.length === 0) return [];
+  const score = new Map(top.map((t) => [Number(t.id), Number(t.score)]));
+  const ids = [...score.keys()];
+  // `+rowid IN`: a filter on the matches, not an FTS5 rowid lookup (which would re-run the
+  // prefix query once per id); the rowid range lets FTS5 stop after the last candidate.
+  const { rows } = await sql<{ id: number; doc_kind: string; ref: string; snippet: string }>`
+    SELECT rowid AS id, doc_kind, ref, snippet(search_fts, 3, '[', ']', '…', 16) AS snippet
+      FROM search_fts
+     WHERE search_fts MATCH ${match}
+       AND rowid BETWEEN ${Math.min(...ids)} AND ${Math.max(...ids)}
+       AND +rowid IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.execute(db);
+  return rows.map((r) => ({
+    doc_kind: r.doc_kind,
+    ref: r.ref,
+    score: score.get(Number(r.id)) ?? 0,
+    snippet: r.snippet === "" ? null : r.snippet,
+  }));
 }
 
-async function newestEvents(
+async function trigramRecords(
   db: Kysely<LedgerSchema>,
-  table: "event_search_recent" | "event_search_fts",
-  match: string,
+  terms: SearchTerms,
+  filter: CandidateFilter,
+  refs: string[] | null,
+): Promise<Candidate[]> {
+  const long = terms.all.filter((t) => [...t].length >= 3);
+  const short = terms.all.filter((t) => [...t].length < 3);
+  const match = long.map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+  const conditions = [
+    long.length === 0 ? sql`1 = 1` : sql`search_trigram MATCH ${match}`,
+    ...short.map((t) => sql`text LIKE ${containsPattern(t)} ESCAPE '\\'`),
+    recordFilter(filter, refs),
+  ];
+  const { rows } = await sql<{ doc_kind: string; ref: string; text: string }>`
+    SELECT doc_kind, ref, text FROM search_trigram
+     WHERE ${sql.join(conditions, sql` AND `)} LIMIT ${SEARCH_CANDIDATES}`.execute(db);
+  return rows.map((r) => {
+    // The trigram text is key, title, then the body, one per line.
+    const [, title = "", ...body] = r.text.split("\n");
+    const rest = body.join("\n");
+    return {
+      doc_kind: r.doc_kind,
+      ref: r.ref,
+      score: substringScore(title, rest, terms.all),
+      snippet: markedExcerpt(rest.trim() === "" ? title : rest, terms.all),
+    };
+  });
+}
+
+async function wordEvents(
+  db: Kysely<LedgerSchema>,
+  terms: SearchTerms,
+  work: string | null,
   limit: number,
-): Promise<Row[]> {
-  const t = sql.table(table);
-  const { rows } = await sql<Row>`
-    SELECT 'event' AS kind, ref, title, snippet(${t}, 2, '[', ']', '…', 16) AS snippet,
-           -bm25(${t}, 0, 4.0, 1.0) AS score
-      FROM ${t} WHERE ${t} MATCH ${match}
+  recent: boolean,
+): Promise<Candidate[]> {
+  const match = terms.all.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
+  const t = sql.table(recent && work === null ? "event_search_recent" : "event_search_fts");
+  const byWork =
+    work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
+  const { rows } = await sql<{ ref: string; snippet: string; score: number }>`
+    SELECT ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet, -bm25(${t}, 0, 4.0, 1.0) AS score
+      FROM ${t} WHERE ${t} MATCH ${match} AND ${byWork}
      ORDER BY rowid DESC LIMIT ${limit}`.execute(db);
-  return rows;
+  return rows.map((r) => ({
+    doc_kind: "event",
+    ref: r.ref,
+    score: Number(r.score),
+    snippet: r.snippet === "" ? null : r.snippet,
+  }));
+}
+
+async function likeEvents(
+  db: Kysely<LedgerSchema>,
+  terms: SearchTerms,
+  work: string | null,
+  limit: number,
+  recent: boolean,
+): Promise<Candidate[]> {
+  const conditions = [
+    ...terms.all.map(
+      (t) => sql`(coalesce(summary, '') || ' ' || type) LIKE ${containsPattern(t)} ESCAPE '\\'`,
+    ),
+    work === null ? sql`1 = 1` : sql`work = ${work}`,
+    recent
+      ? sql`seq > (SELECT coalesce(max(seq), 0) FROM events) - ${RECENT_EVENT_WINDOW}`
+      : sql`1 = 1`,
+  ];
+  const { rows } = await sql<{ id: string; type: string; summary: string | null }>`
+    SELECT id, type, summary FROM events WHERE ${sql.join(conditions, sql` AND `)}
+     ORDER BY seq DESC LIMIT ${limit}`.execute(db);
+  return rows.map((r) => ({
+    doc_kind: "event",
+    ref: r.id,
+    score: substringScore(r.type, r.summary ?? "", terms.all),
+    snippet: markedExcerpt(r.summary ?? r.type, terms.all),
+  }));
 }

@@ -2,47 +2,103 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { Backend } from "../storage/migration.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import type { SourceRef } from "./entity-view.js";
 import { memoAt } from "./read-cache.js";
-import { searchPostgres } from "./search-postgres.js";
-import { searchSqlite } from "./search-sqlite.js";
+import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
+import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
+import { postgresCandidates } from "./search-postgres.js";
+import { byScoreThenRef, type Candidate } from "./search-rank.js";
+import { sqliteCandidates } from "./search-sqlite.js";
+import { searchTerms } from "./search-terms.js";
+
+export { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
+
+/** Bumped when what is indexed for search, or how, changes (reported as index_policy_version). */
+export const SEARCH_INDEX_POLICY_VERSION = 2;
 
 export interface SearchInput {
-  query: string;
+  /** Words to find (1..500 characters); optional when a filter is given. */
+  text?: string | undefined;
+  /** The earlier name of `text`, still accepted. */
+  query?: string | undefined;
+  kind?: SearchKind | undefined;
+  /** Only hits with this status (a rule's severity, an evidence record's level). */
+  status?: string | undefined;
+  /** Only the work item with this key, its evidence and its events. */
+  work?: string | undefined;
+  /** 1..100, default 10. */
   limit?: number | undefined;
 }
 
 export interface SearchHit {
-  /** work | goal | plan | rule | decision | milestone | evidence | event */
+  /** The entity id, evidence id or event id. */
+  id: string;
+  /** goal | plan | rule | work_item | decision | evidence | event (a milestone is a plan). */
   kind: string;
   /** The entity key, the evidence external_key, or the event id. */
-  ref: string;
+  external_key: string;
   title: string;
-  /** Matching text with hits marked as [term]. */
+  /** One bounded line: the record's summary (or its title). */
+  summary: string;
+  /** Matching text with the terms marked as [term]. */
   snippet: string;
-  /** Higher is better. */
-  score: number;
+  status: string | null;
+  work_item_key: string | null;
+  source_ref: SourceRef | null;
+  /** `fresh` for a source record (reads refuse stale sources), null for runtime records. */
+  source_freshness: "fresh" | null;
+  origin: "source" | "runtime";
+  revision: number;
+  /** Lower is more relevant (0 for a search without text). */
+  rank: number;
 }
 
 export interface SearchResult {
   project_revision: number;
-  query: string;
-  results: SearchHit[];
+  hits: SearchHit[];
+  /** True when more hits matched than `limit`. */
+  truncated: boolean;
+  query: {
+    text: string | null;
+    kind: string | null;
+    status: string | null;
+    work: string | null;
+    limit: number;
+  };
+  index_policy_version: number;
 }
 
-/** Words of the query; each must match (as a prefix) for a record to be found. */
-export function queryTerms(query: string): string[] {
-  return (query.normalize("NFKC").match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 16);
+/** Which doc kinds a `kind` filter selects. */
+const DOC_KINDS: Record<SearchKind, readonly string[]> = {
+  goal: ["goal"],
+  plan: ["plan", "milestone"],
+  rule: ["rule"],
+  work_item: ["work"],
+  work: ["work"],
+  decision: ["decision"],
+  evidence: ["evidence"],
+  event: ["event"],
+};
+
+function optionalString(input: SearchInput, name: "status" | "work"): string | null {
+  const value = input[name];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new LedgerError("InvalidInput", `${name} must be a non-empty string when given.`);
+  }
+  return value;
 }
 
 /**
- * Full-text search over work, goals, plans, rules, decisions, milestones, recorded evidence and
- * event types/summaries (never event payloads): FTS5 with bm25 on SQLite, tsvector with
- * ts_rank_cd on PostgreSQL. Every term must match, as a prefix.
+ * Search as the original AWR's awr_search: full text over work items, goals, plans (and
+ * milestones), rules, decisions, evidence and event types/summaries (never event payloads), in
+ * any language, with optional `kind`, `status` and `work` filters; without `text`, the records
+ * matching the filters in kind and key order. A query that is a record's key (`CSV-2`,
+ * `ADR-0001`) returns that record first. Every term must match: a word as a prefix, a CJK word
+ * anywhere inside a text.
  *
  * Bounded at scale: only the first SEARCH_CANDIDATES matching records (and, of events, the
- * newest `limit` matches) are ranked, and snippets are made only for the returned hits, so a
- * common word on a large ledger costs about as much as on a small one. While the matches fit in
- * the candidate set the result is the full ranking.
+ * newest `limit` matches) are ranked; `status` applies to those. Memoised per revision.
  */
 export async function search(
   db: Kysely<LedgerSchema>,
@@ -50,19 +106,75 @@ export async function search(
   input: SearchInput,
   revision: number,
 ): Promise<SearchResult> {
-  const terms = typeof input.query === "string" ? queryTerms(input.query) : [];
-  if (terms.length === 0) {
+  const raw = input.text ?? input.query;
+  if (
+    raw !== undefined &&
+    (typeof raw !== "string" || raw.trim() === "" || [...raw].length > 500)
+  ) {
     throw new LedgerError(
       "InvalidInput",
-      'query must contain at least one word to search for, e.g. { query: "checkout" }.',
+      'text must contain 1..500 characters, e.g. { text: "checkout" }.',
     );
   }
-  const limit = input.limit ?? 20;
-  // Memoised per revision like the other reads (read-cache.ts): records, evidence and events
-  // change only in writes that spend a revision. Entries live until the next revision; each
-  // holds at most `limit` hits. Callers get their own copies of the hits.
-  const hits = await memoAt(db, revision, `search:${limit}:${terms.join("\u0000")}`, () =>
-    backend === "sqlite" ? searchSqlite(db, terms, limit) : searchPostgres(db, terms, limit),
-  );
-  return { project_revision: revision, query: input.query, results: hits.map((h) => ({ ...h })) };
+  const kind = input.kind ?? null;
+  if (kind !== null && !(SEARCH_KINDS as readonly string[]).includes(kind)) {
+    throw new LedgerError(
+      "InvalidInput",
+      `kind must be one of ${SEARCH_KINDS.join(", ")}; got ${JSON.stringify(kind)}.`,
+    );
+  }
+  const status = optionalString(input, "status");
+  const work = optionalString(input, "work");
+  const limit = input.limit ?? 10;
+  const terms = raw === undefined ? undefined : searchTerms(raw);
+  if (terms !== undefined && terms.all.length === 0) {
+    throw new LedgerError(
+      "InvalidInput",
+      'text must contain letters or digits to search for, e.g. { text: "checkout" }.',
+    );
+  }
+  if (raw === undefined && kind === null && status === null && work === null) {
+    throw new LedgerError(
+      "InvalidInput",
+      'give text to search for, or a kind, status or work filter, e.g. { text: "checkout" }.',
+    );
+  }
+  const filter = { docKinds: kind === null ? null : DOC_KINDS[kind], work };
+  const query = { text: raw ?? null, kind, status, work, limit };
+  const memoKey = `search:${JSON.stringify(query)}`;
+  // Memoised per revision like the other reads (read-cache.ts); callers get their own copies.
+  const found = await memoAt(db, revision, memoKey, async () => {
+    // One more than the page tells whether it was truncated; with a status filter, more
+    // candidates are ranked so the filter still fills the page.
+    const want = status === null ? limit + 1 : Math.max(limit + 1, 100);
+    let candidates: Candidate[];
+    let more = false;
+    if (terms === undefined) candidates = await structuredCandidates(db, filter);
+    else {
+      const find = backend === "sqlite" ? sqliteCandidates : postgresCandidates;
+      const byText = await find(db, terms, filter, want - 1);
+      more = byText.more;
+      const byKey = raw === undefined ? [] : await keyMatches(db, raw, filter);
+      const seen = new Set(byKey.map((c) => `${c.doc_kind}\u0000${c.ref}`));
+      const rest = byText.candidates.filter((c) => !seen.has(`${c.doc_kind}\u0000${c.ref}`));
+      candidates = [...byKey, ...rest.sort(byScoreThenRef)];
+    }
+    const hits = await searchDetails(db, candidates, status);
+    // Without text every hit ranks 0: in kind, then key order, as the original lists them.
+    if (terms === undefined)
+      hits.sort((a, b) =>
+        a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1,
+      );
+    return { hits: hits.slice(0, limit), truncated: more || hits.length > limit };
+  });
+  return {
+    project_revision: revision,
+    hits: found.hits.map((h) => ({
+      ...h,
+      source_ref: h.source_ref === null ? null : { ...h.source_ref },
+    })),
+    truncated: found.truncated,
+    query,
+    index_policy_version: SEARCH_INDEX_POLICY_VERSION,
+  };
 }

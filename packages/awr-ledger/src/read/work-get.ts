@@ -58,6 +58,18 @@ export interface WorkGetResult {
     blocker: string | null;
     tags: string[];
     paths: string[];
+    /** The item's own kind (`feature`, `release`, ...), as the ledger writes it. */
+    kind: string | null;
+    /** Every goal the item names (`goal` is the first). */
+    goals: string[];
+    score: unknown;
+    /** `evidence_level`, or `verification.evidence_level`, as the ledger writes it. */
+    evidence_level: string | null;
+    /**
+     * Every other field of the item as the ledger writes it (`source_sections`, `verification`,
+     * `deliverables` aside from paths, ...): kept, never interpreted.
+     */
+    extra: Record<string, unknown>;
     source: SourceRef;
   };
   acceptance: AcceptanceCriterion[];
@@ -125,6 +137,14 @@ export async function workGet(
       blocker: stringOf(work, "blocker"),
       tags: stringsOf(work, "tags"),
       paths: stringsOf(work, "paths"),
+      kind: stringOf(work, "kind"),
+      goals:
+        work.attributes["goals"] === undefined
+          ? [stringOf(work, "goal")].filter((g) => g !== null)
+          : stringsOf(work, "goals"),
+      score: work.attributes["score"] ?? null,
+      evidence_level: stringOf(work, "evidence_level"),
+      extra: { ...((work.attributes["extra"] as Record<string, unknown> | undefined) ?? {}) },
       source: work.source,
     },
     acceptance: acceptanceOf(work),

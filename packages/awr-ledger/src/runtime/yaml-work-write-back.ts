@@ -1,6 +1,4 @@
-import { join } from "node:path";
 import { LedgerError } from "../errors.js";
-import { statFile } from "../sources/fingerprint.js";
 import { writeBackWorkItem } from "../sources/yaml-write-back.js";
 import type { WorkWriteBack } from "./runtime-context.js";
 
@@ -33,13 +31,9 @@ export function createYamlWriteBack(root: string): WorkWriteBack {
       changes,
       source.fingerprint,
     );
-    const stat = statFile(join(root, written.path));
     await tx
       .updateTable("sources")
-      .set({
-        fingerprint: written.fingerprint,
-        ...(stat === undefined ? {} : { size: stat.size, mtime_ms: stat.mtime_ms }),
-      })
+      .set({ fingerprint: written.fingerprint, size: written.size, mtime_ms: written.mtime_ms })
       .where("path", "=", work.source_path)
       .execute();
   };

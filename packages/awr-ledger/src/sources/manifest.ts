@@ -1,15 +1,33 @@
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { LedgerError } from "../errors.js";
+import { checkSourceOptions } from "./source-options.js";
 
-export const SOURCE_DOMAINS = ["work", "goal", "plan", "rule", "decision"] as const;
+/**
+ * Source domains as the original AWR manifest names them. `work`, `rule` and `decision` are the
+ * names earlier builds of this implementation wrote; they are still accepted and read as
+ * `ledger`, `rules` and `decisions` (see docs/compatibility/sources.md).
+ */
+export const SOURCE_DOMAINS = ["ledger", "goal", "plan", "rules", "decisions"] as const;
 export type SourceDomain = (typeof SOURCE_DOMAINS)[number];
+export const DOMAIN_ALIASES: Readonly<Record<string, SourceDomain>> = {
+  work: "ledger",
+  rule: "rules",
+  decision: "decisions",
+};
 export const SOURCE_ROLES = ["primary", "supporting"] as const;
-export const ADAPTERS = ["yaml-ledger-v1", "markdown-heading-v1", "markdown-rules-v1"] as const;
+export const ADAPTERS = [
+  "yaml-ledger-v1",
+  "markdown-heading-v1",
+  "markdown-rules-v1",
+  "markdown-directory-v1",
+] as const;
 export type AdapterName = (typeof ADAPTERS)[number];
+export const CONTEXT_PROFILES = ["standard", "minimal"] as const;
 
 export interface ManifestSource {
   domain: SourceDomain;
   role: (typeof SOURCE_ROLES)[number];
+  /** As written in the manifest: relative to the project root, or absolute (authorized roots). */
   path: string;
   adapter: AdapterName;
   options: Record<string, unknown>;
@@ -23,28 +41,50 @@ export interface ManifestStorage {
   schema?: string | undefined;
 }
 
+export interface ManifestProject {
+  name: string;
+  external_key?: string | undefined;
+  authority_mode: "source_first";
+  /** Directories outside the project root that sources may live in (absolute or root-relative). */
+  authorized_roots?: string[] | undefined;
+  context_profile?: (typeof CONTEXT_PROFILES)[number] | undefined;
+}
+
 export interface Manifest {
-  project: { name: string; external_key?: string | undefined; authority_mode: "source_first" };
+  project: ManifestProject;
   storage: ManifestStorage;
   sources: ManifestSource[];
 }
 
-/** Which adapters may serve which domain. */
+/** Which adapters may serve which domain (heading files for rules and decisions are ours). */
 const DOMAIN_ADAPTERS: Record<SourceDomain, readonly AdapterName[]> = {
-  work: ["yaml-ledger-v1"],
+  ledger: ["yaml-ledger-v1"],
   goal: ["markdown-heading-v1"],
   plan: ["markdown-heading-v1"],
-  decision: ["markdown-heading-v1"],
-  rule: ["markdown-rules-v1", "markdown-heading-v1"],
+  rules: ["markdown-rules-v1", "markdown-heading-v1"],
+  decisions: ["markdown-directory-v1", "markdown-heading-v1"],
+};
+
+/**
+ * Fields and values the original AWR accepts that this build cannot honour: refused with what
+ * they mean there, so the user knows what is missing rather than reading "unknown field".
+ */
+const NOT_HONOURED_ADAPTERS: Record<string, string> = {
+  "markdown-ledger-v1":
+    "the original's Markdown-table work ledger (one work item per table row); convert the table to a yaml-ledger-v1 file",
 };
 
 type Table = Record<string, unknown>;
 
-function bad(where: string, problem: string): never {
+function bad(
+  where: string,
+  problem: string,
+  code: "InvalidInput" | "Unsupported" = "InvalidInput",
+): never {
   throw new LedgerError(
-    "InvalidInput",
+    code,
     `Manifest ${where}: ${problem}. Fix .awr/project.toml (or the --manifest file); see the ` +
-      "manifest format in the @awr/awr-ledger README.",
+      "manifest section of the @awr/awr-ledger README (every field: docs/compatibility/sources.md).",
     { where },
   );
 }
@@ -84,6 +124,141 @@ function oneOf<T extends string>(
   return value as T;
 }
 
+function parseProject(project: Table): ManifestProject {
+  const where = "[project]";
+  onlyKeys(project, where, [
+    "name",
+    "external_key",
+    "authority_mode",
+    "authorized_roots",
+    "context_profile",
+  ]);
+  const name = str(project, "name", where, true) as string;
+  const externalKey = str(project, "external_key", where, false);
+  const authority = oneOf(
+    str(project, "authority_mode", where, false) ?? "source_first",
+    ["source_first"] as const,
+    where,
+    "authority_mode",
+  );
+  const roots = project["authorized_roots"];
+  if (
+    roots !== undefined &&
+    (!Array.isArray(roots) || roots.some((r) => typeof r !== "string" || r.trim() === ""))
+  ) {
+    bad(where, `"authorized_roots" must be a list of directory paths`);
+  }
+  const profile =
+    project["context_profile"] === undefined
+      ? undefined
+      : oneOf(
+          str(project, "context_profile", where, false),
+          CONTEXT_PROFILES,
+          where,
+          "context_profile",
+        );
+  return {
+    name,
+    ...(externalKey === undefined ? {} : { external_key: externalKey }),
+    authority_mode: authority,
+    ...(roots === undefined ? {} : { authorized_roots: roots as string[] }),
+    ...(profile === undefined ? {} : { context_profile: profile }),
+  };
+}
+
+function parseStorage(storage: Table): ManifestStorage {
+  const where = "[storage]";
+  onlyKeys(storage, where, ["backend", "url_env", "schema"]);
+  const backend = oneOf(
+    str(storage, "backend", where, false) ?? "sqlite",
+    ["sqlite", "postgres"] as const,
+    where,
+    "backend",
+  );
+  const urlEnv = str(storage, "url_env", where, false);
+  if (urlEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(urlEnv)) {
+    bad(where, `"url_env" must name an environment variable (letters, digits, _), not a URL`);
+  }
+  if (backend === "postgres" && urlEnv === undefined) {
+    bad(where, `backend "postgres" needs url_env, the environment variable holding the URL`);
+  }
+  const schema = str(storage, "schema", where, false);
+  return {
+    backend,
+    ...(urlEnv === undefined ? {} : { url_env: urlEnv }),
+    ...(schema === undefined ? {} : { schema }),
+  };
+}
+
+/**
+ * A source location: `path`, or the original's `locator` (exactly one of them). A `file://`
+ * locator is a local absolute path; a `git://<ref>:<path>` locator (a file read from a Git
+ * commit) is refused as Unsupported.
+ */
+function sourceLocation(raw: Table, where: string): string {
+  const path = str(raw, "path", where, false);
+  const locator = str(raw, "locator", where, false);
+  if ((path === undefined) === (locator === undefined)) {
+    bad(where, `give exactly one of "path" or "locator"`);
+  }
+  if (path !== undefined) return path;
+  const value = locator as string;
+  if (value.startsWith("file://")) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      bad(where, `locator ${JSON.stringify(value)} is not a valid file:// URL`);
+    }
+    if (url.search !== "" || url.hash !== "" || (url.host !== "" && url.host !== "localhost")) {
+      bad(
+        where,
+        `file locator ${JSON.stringify(value)} must name a local absolute path (no host, query or fragment)`,
+      );
+    }
+    return decodeURIComponent(url.pathname);
+  }
+  if (value.startsWith("git://")) {
+    bad(
+      where,
+      `locator ${JSON.stringify(value)} is a Git locator (in the original AWR, git://<ref>:<path> reads the file from that commit without a checkout); this build reads only files: use "path" with the checked-out file`,
+      "Unsupported",
+    );
+  }
+  bad(where, `locator ${JSON.stringify(value)} must be a file:// URL (or use "path")`);
+}
+
+function parseSource(raw: unknown, index: number): ManifestSource {
+  const where = `[[sources]] #${index + 1}`;
+  if (!isTable(raw)) bad(where, "must be a table");
+  onlyKeys(raw, where, ["domain", "role", "path", "locator", "adapter", "options"]);
+  const written = str(raw, "domain", where, true) as string;
+  const domain = oneOf(DOMAIN_ALIASES[written] ?? written, SOURCE_DOMAINS, where, "domain");
+  const role = oneOf(str(raw, "role", where, false) ?? "primary", SOURCE_ROLES, where, "role");
+  const path = sourceLocation(raw, where);
+  const adapterName = str(raw, "adapter", where, true) as string;
+  const notHonoured = NOT_HONOURED_ADAPTERS[adapterName];
+  if (notHonoured !== undefined) {
+    bad(
+      where,
+      `adapter ${adapterName} (${notHonoured}) is not supported by this build`,
+      "Unsupported",
+    );
+  }
+  const adapter = oneOf(adapterName, ADAPTERS, where, "adapter");
+  if (!DOMAIN_ADAPTERS[domain].includes(adapter)) {
+    bad(
+      where,
+      `adapter ${adapter} cannot serve domain "${domain}" (use ${DOMAIN_ADAPTERS[domain].join(" or ")})`,
+    );
+  }
+  const options = raw["options"] ?? {};
+  if (!isTable(options)) bad(where, `"options" must be a table`);
+  const problem = checkSourceOptions(adapter, options);
+  if (problem !== undefined) bad(`${where} [sources.options]`, problem);
+  return { domain, role, path, adapter, options };
+}
+
 /** Parses and validates manifest TOML; unknown fields and bad values are refused by name. */
 export function parseManifest(text: string): Manifest {
   let doc: Table;
@@ -100,70 +275,19 @@ export function parseManifest(text: string): Manifest {
   onlyKeys(doc, "top level", ["project", "storage", "sources"]);
   const project = doc["project"];
   if (!isTable(project)) bad("[project]", "the [project] table is required");
-  onlyKeys(project, "[project]", ["name", "external_key", "authority_mode"]);
-  const name = str(project, "name", "[project]", true) as string;
-  const externalKey = str(project, "external_key", "[project]", false);
-  const authority = oneOf(
-    str(project, "authority_mode", "[project]", false) ?? "source_first",
-    ["source_first"] as const,
-    "[project]",
-    "authority_mode",
-  );
-
-  const storageTable = doc["storage"] ?? {};
-  if (!isTable(storageTable)) bad("[storage]", "must be a table");
-  onlyKeys(storageTable, "[storage]", ["backend", "url_env", "schema"]);
-  const backend = oneOf(
-    str(storageTable, "backend", "[storage]", false) ?? "sqlite",
-    ["sqlite", "postgres"] as const,
-    "[storage]",
-    "backend",
-  );
-  const urlEnv = str(storageTable, "url_env", "[storage]", false);
-  if (urlEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(urlEnv)) {
-    bad("[storage]", `"url_env" must name an environment variable (letters, digits, _), not a URL`);
-  }
-  if (backend === "postgres" && urlEnv === undefined) {
-    bad("[storage]", `backend "postgres" needs url_env, the environment variable holding the URL`);
-  }
-  const schema = str(storageTable, "schema", "[storage]", false);
-
+  const storage = doc["storage"] ?? {};
+  if (!isTable(storage)) bad("[storage]", "must be a table");
   const rawSources = doc["sources"] ?? [];
   if (!Array.isArray(rawSources)) bad("[[sources]]", "must be an array of tables");
   const seen = new Set<string>();
-  const sources = rawSources.map((raw, index): ManifestSource => {
-    const where = `[[sources]] #${index + 1}`;
-    if (!isTable(raw)) bad(where, "must be a table");
-    onlyKeys(raw, where, ["domain", "role", "path", "adapter", "options"]);
-    const domain = oneOf(str(raw, "domain", where, true), SOURCE_DOMAINS, where, "domain");
-    const role = oneOf(str(raw, "role", where, false) ?? "primary", SOURCE_ROLES, where, "role");
-    const path = str(raw, "path", where, true) as string;
-    const adapter = oneOf(str(raw, "adapter", where, true), ADAPTERS, where, "adapter");
-    if (!DOMAIN_ADAPTERS[domain].includes(adapter)) {
-      bad(
-        where,
-        `adapter ${adapter} cannot serve domain "${domain}" (use ${DOMAIN_ADAPTERS[domain].join(" or ")})`,
-      );
-    }
-    if (seen.has(path)) bad(where, `path "${path}" is listed twice`);
-    seen.add(path);
-    const options = raw["options"] ?? {};
-    if (!isTable(options)) bad(where, `"options" must be a table`);
-    return { domain, role, path, adapter, options };
+  const sources = rawSources.map((raw, index) => {
+    const source = parseSource(raw, index);
+    if (seen.has(source.path))
+      bad(`[[sources]] #${index + 1}`, `path "${source.path}" is listed twice`);
+    seen.add(source.path);
+    return source;
   });
-  return {
-    project: {
-      name,
-      ...(externalKey === undefined ? {} : { external_key: externalKey }),
-      authority_mode: authority,
-    },
-    storage: {
-      backend,
-      ...(urlEnv === undefined ? {} : { url_env: urlEnv }),
-      ...(schema === undefined ? {} : { schema }),
-    },
-    sources,
-  };
+  return { project: parseProject(project), storage: parseStorage(storage), sources };
 }
 
 /** Renders a manifest as TOML (used when init writes discovered defaults). */

@@ -1,9 +1,14 @@
-import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Node, Pair, Scalar, YAMLMap } from "yaml";
 import { LedgerError } from "../errors.js";
 import { yamlModule } from "../internal/lazy-dependencies.js";
-import { confineSourcePath } from "./confinement.js";
+import { type LedgerMapping, ledgerMapping } from "./adapters/ledger-mapping.js";
+import { confineSourcePath, resolveAuthorizedRoots } from "./confinement.js";
 import { fingerprintBytes } from "./fingerprint.js";
+import { loadManifest, MANIFEST_PATH } from "./read-sources.js";
+import { readSourceFileSync } from "./source-file.js";
+import { decodeSource } from "./text-bytes.js";
 
 export interface WorkItemChanges {
   status?: string | undefined;
@@ -18,11 +23,16 @@ export interface WriteBackResult {
   fingerprint: string;
   previous_fingerprint: string;
   changed: string[];
+  /** Size and mtime of the file as written (what a stale check compares). */
+  size: number;
+  mtime_ms: number;
 }
 
 const FIELDS = ["status", "next_action", "blocker"] as const;
-const PLAIN_SAFE = /^[A-Za-z_][A-Za-z0-9 _.,/()@+-]*$/;
+const PLAIN_SAFE = /^[\p{L}\p{N}_][\p{L}\p{N} _.,/()@+-]*$/u;
 const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
+/** The largest ledger written back (the original's snapshot cap). */
+const MAX_BYTES = 16 * 1024 * 1024;
 
 function render(value: string | null, original: Scalar | undefined): string {
   if (value === null) return "null";
@@ -34,18 +44,68 @@ function render(value: string | null, original: Scalar | undefined): string {
   return plain ? value : JSON.stringify(value);
 }
 
+/** A replacement of the text range [start, end) (text offsets of the decoded file). */
 interface Edit {
   start: number;
   end: number;
   text: string;
 }
 
+function conflict(path: string, message: string, details: Record<string, unknown> = {}): never {
+  throw new LedgerError("SourceConflict", `${message}; edit ${path} by hand and reindex.`, {
+    path,
+    ...details,
+  });
+}
+
+/** The source's mapping (field_map, status_map) and authorized roots, from the manifest. */
+function sourceSetup(
+  root: string,
+  sourcePath: string,
+): { mapping: LedgerMapping; authorized: string[] } {
+  if (!existsSync(join(root, MANIFEST_PATH))) return { mapping: ledgerMapping({}), authorized: [] };
+  const { manifest } = loadManifest(root);
+  const source = manifest.sources.find(
+    (s) => s.path === sourcePath || s.path.replace(/^\.\//, "") === sourcePath,
+  );
+  return {
+    mapping: ledgerMapping(source?.options ?? {}),
+    authorized: resolveAuthorizedRoots(root, manifest.project.authorized_roots),
+  };
+}
+
+/** The work item `key` of a ledger document: in a `work_items` list or keyed map. */
+function findItem(contents: YAMLMap, key: string, mapping: LedgerMapping): YAMLMap | undefined {
+  const { isMap, isSeq } = yamlModule();
+  const items = contents.get("work_items", true) as Node | undefined;
+  const idField = mapping.sourceField("id");
+  if (isSeq(items)) {
+    return items.items.find((i): i is YAMLMap => {
+      if (!isMap(i)) return false;
+      const id = i.get(idField) ?? i.get("external_key");
+      return id !== undefined && String(id) === key;
+    });
+  }
+  if (isMap(items)) {
+    const pair = (items.items as Pair<Node, Node | null>[]).find(
+      (p) => String((p.key as Node | null)?.toJSON?.() ?? p.key) === key,
+    );
+    return isMap(pair?.value) ? (pair.value as YAMLMap) : undefined;
+  }
+  return undefined;
+}
+
 /**
- * Changes status / next_action / blocker of ONE work item of a yaml-ledger-v1 file in place: the
- * new values replace exactly the old values' byte ranges (taken from the yaml document nodes), a
- * missing field is added as a new line after the item's last field, and every other byte of the
- * file stays identical. Refuses with SourceConflict when the file's fingerprint is not
- * `expectedFingerprint` (it changed since it was indexed). The write is atomic (temp + rename).
+ * Changes status / next_action / blocker of ONE work item of a yaml-ledger-v1 file in place, on
+ * its bytes: each new value replaces exactly the old value's byte range (taken from the yaml
+ * document nodes), a missing field is added as a new line after the item's last field (with
+ * that line's own line ending), and every other byte of the file stays identical: invalid UTF-8,
+ * a BOM, CRLF and mixed line endings outside the changed values survive. The item may be in a
+ * `work_items` list or keyed map; the source's `field_map` and `status_map` are honoured.
+ * Refused with SourceConflict, before anything is written, when the file's fingerprint is not
+ * `expectedFingerprint` (it changed since it was indexed) or a value cannot be edited safely
+ * (a block scalar, an alias, an anchored or tagged node, a multi-line value, a collection).
+ * The write is atomic (temp + rename) and keeps the file's permissions.
  */
 export function writeBackWorkItem(
   root: string,
@@ -54,8 +114,10 @@ export function writeBackWorkItem(
   changes: WorkItemChanges,
   expectedFingerprint: string,
 ): WriteBackResult {
-  const { relative, absolute } = confineSourcePath(root, sourcePath);
-  const bytes = readFileSync(absolute);
+  const { mapping, authorized } = sourceSetup(root, sourcePath);
+  const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
+  const read = readSourceFileSync(absolute, relative, MAX_BYTES);
+  const bytes = read?.bytes ?? Buffer.alloc(0);
   const actual = fingerprintBytes(bytes);
   if (actual !== expectedFingerprint) {
     throw new LedgerError(
@@ -64,42 +126,63 @@ export function writeBackWorkItem(
       { path: relative, expected: expectedFingerprint, actual },
     );
   }
-  const text = bytes.toString("utf8");
-  const { isMap, isScalar, isSeq, parseDocument } = yamlModule();
-  const doc = parseDocument(text, { keepSourceTokens: true });
+  const decoded = decodeSource(bytes);
+  const text = decoded.text;
+  const { isMap, isScalar, isAlias, parseDocument, Scalar } = yamlModule();
+  const doc = parseDocument(text);
   if (doc.errors.length > 0 || !isMap(doc.contents)) {
     throw new LedgerError(
       "InvalidInput",
       `${relative} is not a readable work ledger; fix it and reindex.`,
-      { path: relative },
+      {
+        path: relative,
+      },
     );
   }
-  const items = doc.contents.get("work_items", true) as Node | undefined;
-  const item = isSeq(items)
-    ? (items.items.find((i) => isMap(i) && String((i as YAMLMap).get("id")) === workKey) as
-        | YAMLMap
-        | undefined)
-    : undefined;
+  const item = findItem(doc.contents, workKey, mapping);
   if (item === undefined) {
     throw new LedgerError(
       "NotFound",
       `Work item ${workKey} is not in ${relative}; reindex and check the id.`,
-      { work: workKey, path: relative },
+      {
+        work: workKey,
+        path: relative,
+      },
     );
   }
   const edits: Edit[] = [];
   const additions: string[] = [];
+  const want: Record<string, string | null> = {};
   for (const field of FIELDS) {
     if (!(field in changes) || changes[field] === undefined) continue;
-    const value = changes[field] as string | null;
-    const pair = item.items.find((p) => isScalar(p.key) && p.key.value === field) as
+    const name = mapping.sourceField(field);
+    const pair = item.items.find((p) => isScalar(p.key) && p.key.value === name) as
       | Pair<Scalar, Node | null>
       | undefined;
     const node = pair?.value ?? undefined;
+    let value = changes[field] as string | null;
+    if (field === "status" && value !== null) {
+      value = mapping.spelling(
+        value,
+        isScalar(node) && typeof node.value === "string" ? node.value : null,
+      );
+    }
+    want[name] = value;
     if (node?.range) {
-      const [start, end] = node.range;
-      const original = isScalar(node) ? node : undefined;
-      const rendered = render(value, original);
+      if (isAlias(node) || !isScalar(node))
+        conflict(relative, `${name} of ${workKey} is not a plain value`, { field: name });
+      if (node.anchor !== undefined || node.tag !== undefined) {
+        conflict(relative, `${name} of ${workKey} carries an anchor or tag`, { field: name });
+      }
+      if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) {
+        conflict(relative, `${name} of ${workKey} is a block scalar`, { field: name });
+      }
+      let [start, end] = node.range;
+      while (end > start && (text[end - 1] === "\r" || text[end - 1] === "\n")) end--;
+      if (text.slice(start, end).includes("\n")) {
+        conflict(relative, `${name} of ${workKey} spans several lines`, { field: name });
+      }
+      const rendered = render(value, node);
       edits.push({
         start,
         end,
@@ -110,41 +193,63 @@ export function writeBackWorkItem(
       const colon = text.indexOf(":", pair.key.range[1]);
       edits.push({ start: colon + 1, end: colon + 1, text: ` ${render(value, undefined)}` });
     } else {
-      additions.push(`${field}: ${render(value, undefined)}`);
+      additions.push(`${name}: ${render(value, undefined)}`);
     }
   }
   if (additions.length > 0) edits.push(addFields(text, item, additions));
-  let next = text;
-  for (const edit of edits.sort((a, b) => b.start - a.start)) {
-    next = next.slice(0, edit.start) + edit.text + next.slice(edit.end);
-  }
-  const check = parseDocument(next);
-  const after = (check.contents as YAMLMap | null)?.get("work_items") as
-    | { items: YAMLMap[] }
-    | undefined;
-  const written = after?.items.find((i) => String(i.get("id")) === workKey);
-  for (const field of FIELDS) {
-    const want = changes[field];
-    if (want !== undefined && (written?.get(field) ?? null) !== want) {
-      throw new LedgerError(
-        "MutationConflict",
-        `Could not rewrite ${field} of ${workKey} in ${relative} safely; edit it by hand and reindex.`,
-        {
-          path: relative,
-          field,
-        },
-      );
-    }
-  }
-  const temp = `${absolute}.awr-tmp-${process.pid}`;
-  writeFileSync(temp, next, { mode: statSync(absolute).mode });
+  const next = applyEdits(bytes, decoded.byteOffset, edits);
+  verify(next, workKey, want, mapping, relative);
+  const mode = statSync(absolute).mode;
+  const temp = join(
+    dirname(absolute),
+    `.${workKey.replace(/[^A-Za-z0-9_-]/g, "_")}.awr-tmp-${process.pid}`,
+  );
+  writeFileSync(temp, next, { mode });
   renameSync(temp, absolute);
+  const stat = statSync(absolute);
   return {
     path: relative,
     fingerprint: fingerprintBytes(next),
     previous_fingerprint: actual,
     changed: FIELDS.filter((f) => changes[f] !== undefined),
+    size: stat.size,
+    mtime_ms: stat.mtimeMs,
   };
+}
+
+/** The file's bytes with `edits` applied: every byte outside an edit is copied unchanged. */
+function applyEdits(bytes: Buffer, byteOffset: (index: number) => number, edits: Edit[]): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const edit of [...edits].sort((a, b) => a.start - b.start)) {
+    const start = byteOffset(edit.start);
+    parts.push(bytes.subarray(at, start), Buffer.from(edit.text, "utf8"));
+    at = byteOffset(edit.end);
+  }
+  parts.push(bytes.subarray(at));
+  return Buffer.concat(parts);
+}
+
+/** Refuses (MutationConflict) a result that does not read back with exactly the new values. */
+function verify(
+  next: Buffer,
+  workKey: string,
+  want: Record<string, string | null>,
+  mapping: LedgerMapping,
+  path: string,
+): void {
+  const { isMap, parseDocument } = yamlModule();
+  const check = parseDocument(decodeSource(next).text);
+  const written = isMap(check.contents) ? findItem(check.contents, workKey, mapping) : undefined;
+  for (const [field, value] of Object.entries(want)) {
+    if (check.errors.length > 0 || (written?.get(field) ?? null) !== value) {
+      throw new LedgerError(
+        "MutationConflict",
+        `Could not rewrite ${field} of ${workKey} in ${path} safely; edit it by hand and reindex.`,
+        { path, field },
+      );
+    }
+  }
 }
 
 function addFields(text: string, item: YAMLMap, lines: string[]): Edit {
@@ -161,10 +266,11 @@ function addFields(text: string, item: YAMLMap, lines: string[]): Edit {
   }
   const firstStart = first?.range?.[0] ?? 0;
   const column = firstStart - (text.lastIndexOf("\n", firstStart - 1) + 1);
-  // Insert after the line holding the end of the item's last value.
+  // Insert after the line holding the end of the item's last value, with that line's ending.
   const eol = text.indexOf("\n", Math.max(lastEnd - 1, 0));
+  const ending = eol > 0 && text[eol - 1] === "\r" ? "\r\n" : "\n";
   const at = eol === -1 ? text.length : eol + 1;
   const pad = " ".repeat(column);
-  const lead = eol === -1 ? "\n" : "";
-  return { start: at, end: at, text: `${lead}${lines.map((l) => `${pad}${l}\n`).join("")}` };
+  const lead = eol === -1 ? ending : "";
+  return { start: at, end: at, text: `${lead}${lines.map((l) => `${pad}${l}${ending}`).join("")}` };
 }

@@ -44,6 +44,10 @@ export interface SourceTable {
   mtime_ms: number;
   indexed_revision: number;
   entity_count: number;
+  /** `file`, or `directory` for a markdown-directory-v1 directory (migration 006). */
+  kind: string;
+  /** JSON object text: the source's own note (a ledger's `current:` block), or null. */
+  note: string | null;
 }
 
 export const ENTITY_KINDS = ["work", "goal", "plan", "rule", "decision", "milestone"] as const;

@@ -1,3 +1,5 @@
+import { markdownItModule } from "../../internal/lazy-dependencies.js";
+
 /**
  * Heading attributes in the form `Title text {#key name=value name="quoted value"}` at the end of
  * a heading. Returns the title without the braces, the key (if `#key` was given), the named
@@ -41,13 +43,45 @@ export function parseHeadingAttributes(text: string): HeadingAttributes {
   return { title: text.slice(0, match.index).trim(), key, values, problem: undefined };
 }
 
-/** A stable slug of heading text: lower case ASCII letters, digits and single dashes. */
+const INLINE_MARKUP = /[*_`[\]<>\\!&]/;
+
+/**
+ * Heading text as a reader sees it: inline markup (emphasis, code spans, links, escapes) reduced
+ * to its text, as the original AWR takes a heading's title. Plain text is returned as it is.
+ */
+export function plainHeadingText(raw: string): string {
+  if (!INLINE_MARKUP.test(raw)) return raw;
+  const inline = markdownInline(raw);
+  return inline === undefined ? raw : inline.trim();
+}
+
+function markdownInline(raw: string): string | undefined {
+  const MarkdownIt = markdownItModule();
+  plain ??= new MarkdownIt("commonmark");
+  const children = plain.parseInline(raw, {})[0]?.children ?? [];
+  let text = "";
+  for (const token of children) {
+    if (token.type === "text" || token.type === "code_inline") text += token.content;
+    else if (token.type === "softbreak" || token.type === "hardbreak") text += " ";
+  }
+  return text;
+}
+
+let plain: import("markdown-it").MarkdownIt | undefined;
+
+/**
+ * The key part of a heading without `{#key}`, by the original AWR's rule: the text in lower
+ * case, keeping letters and digits of every script, `_` and `-`; each run of white space
+ * becomes one `-`; everything else is dropped; leading and trailing `-` are trimmed; an empty
+ * result is `section`. So an all-Chinese heading keeps its characters (`交付范围`). Repeats
+ * within one source get `-2`, `-3`, ... (see markdown-heading-v1).
+ */
 export function slugify(text: string): string {
-  const slug = text
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "");
-  return slug === "" ? "untitled" : slug.slice(0, 80);
+  let slug = "";
+  for (const c of text.toLowerCase()) {
+    if (/[\p{Alphabetic}\p{N}_-]/u.test(c)) slug += c;
+    else if (/\s/u.test(c) && !slug.endsWith("-")) slug += "-";
+  }
+  slug = slug.replace(/^-+|-+$/g, "");
+  return slug === "" ? "section" : slug;
 }

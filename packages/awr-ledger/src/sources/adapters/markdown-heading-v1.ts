@@ -1,9 +1,10 @@
-import type { EntityKind } from "../../storage/schema.js";
-import { parseHeadingAttributes, slugify } from "./heading-attributes.js";
+import { DECISION_STATUSES, decisionStatus } from "./decision-status.js";
+import { entityKindOf } from "./entity-kind.js";
+import { parseHeadingAttributes, plainHeadingText, slugify } from "./heading-attributes.js";
 import { firstParagraph, splitSections } from "./markdown-sections.js";
 import type { AdapterContext, AdapterResult, ParsedEntity, SourceIssue } from "./types.js";
 
-export const DECISION_STATUSES = ["proposed", "accepted", "superseded", "rejected"] as const;
+export { DECISION_STATUSES } from "./decision-status.js";
 export const RULE_SEVERITIES = ["hard", "soft", "info"] as const;
 
 /** Default status of a heading entity without `status=`, by kind. */
@@ -18,27 +19,39 @@ export interface HeadingAdapterMode {
   rules: boolean;
 }
 
+function option(context: AdapterContext, name: string): string | undefined {
+  const value = context.options[name];
+  return typeof value === "string" ? value : undefined;
+}
+
 /**
  * markdown-heading-v1 (goals, plan, decisions) and markdown-rules-v1 (rules): one entity per
- * heading. A lone first `#` heading is the document title, not an entity (option
- * `title_heading = false` turns that off). Key: `<key_prefix>#<key>` from `{#key}`, else a slug of
- * the heading text; `key_prefix` defaults to the domain. Nested headings record their parent key.
+ * heading. A lone first `#` heading without an explicit `{#key}` is the document title, not an
+ * entity (option `title_heading = false` turns that off). Key: `<key_prefix>#<anchor>`;
+ * `key_prefix` defaults to the entity kind; the anchor is `{#key}` or, as in the original AWR,
+ * a Unicode slug of the heading text, with `-2`, `-3`, ... for a repeat within the file. A
+ * repeated explicit key is an error naming both lines. `{name=value}` attributes override the
+ * source options `status`, `priority`, `severity`, `scope` and `value`.
  */
 export function parseMarkdownHeadings(
   text: string,
   context: AdapterContext,
   mode: HeadingAdapterMode,
 ): AdapterResult {
-  const kind = context.domain as EntityKind;
-  const prefix =
-    typeof context.options["key_prefix"] === "string" ? context.options["key_prefix"] : kind;
+  const kind = entityKindOf(context.domain);
+  const prefix = option(context, "key_prefix") ?? kind;
   const sections = splitSections(text);
   const issues: SourceIssue[] = [];
   const entities: ParsedEntity[] = [];
   const titleHeading = context.options["title_heading"] !== false;
   const h1s = sections.filter((s) => s.level === 1).length;
-  const skipFirst = titleHeading && sections[0]?.level === 1 && h1s === 1;
-  const seen = new Map<string, number>();
+  const first = sections[0];
+  const skipFirst =
+    titleHeading &&
+    first?.level === 1 &&
+    h1s === 1 &&
+    parseHeadingAttributes(first.heading).key === undefined;
+  const used = new Map<string, number>();
   const parents: { level: number; key: string }[] = [];
   sections.forEach((section, index) => {
     if (index === 0 && skipFirst) return;
@@ -46,28 +59,41 @@ export function parseMarkdownHeadings(
     const issue = (severity: SourceIssue["severity"], message: string) =>
       issues.push({ path: context.path, line: section.line_start, severity, message });
     if (attrs.problem !== undefined) issue("error", attrs.problem);
-    const local = attrs.key ?? slugify(attrs.title);
-    const key = local.includes("#") ? local : `${prefix}#${local}`;
-    const earlier = seen.get(key);
-    if (earlier !== undefined) {
-      issue("error", `duplicate key ${key} (also at line ${earlier}); give one heading a {#key}`);
+    const title = plainHeadingText(attrs.title);
+    let anchor = attrs.key ?? slugify(title);
+    const earlier = used.get(anchor);
+    if (earlier !== undefined && attrs.key !== undefined) {
+      issue(
+        "error",
+        `duplicate key ${anchor.includes("#") ? anchor : `${prefix}#${anchor}`} (also at ${context.path}:${earlier}); give one of the two headings another {#key}`,
+      );
       return;
     }
-    seen.set(key, section.line_start);
+    for (let n = 2; used.has(anchor); n++) anchor = `${attrs.key ?? slugify(title)}-${n}`;
+    used.set(anchor, section.line_start);
+    const key = anchor.includes("#") ? anchor : `${prefix}#${anchor}`;
     while (parents.length > 0 && (parents.at(-1)?.level ?? 0) >= section.level) parents.pop();
     const parent = parents.at(-1)?.key;
     parents.push({ level: section.level, key });
 
-    const { status: rawStatus, severity, ...rest } = attrs.values;
+    const values: Record<string, string> = { ...attrs.values };
+    for (const name of ["status", "priority", "severity", "scope", "value"]) {
+      const fallback = option(context, name);
+      if (values[name] === undefined && fallback !== undefined) values[name] = fallback;
+    }
+    const { status: rawStatus, severity, scope, value, ...rest } = values;
     let status = (rawStatus ?? DEFAULT_STATUS[kind] ?? "active").toLowerCase();
     let raw: string | null = null;
-    if (kind === "decision" && !(DECISION_STATUSES as readonly string[]).includes(status)) {
-      raw = rawStatus ?? null;
-      status = "unknown";
-      issue(
-        "warning",
-        `decision status "${rawStatus}" is not one of ${DECISION_STATUSES.join("|")}; projected as unknown`,
-      );
+    if (kind === "decision") {
+      const normalised = rawStatus === undefined ? "proposed" : decisionStatus(rawStatus);
+      if (normalised === "unknown") {
+        issue(
+          "warning",
+          `decision status "${rawStatus}" is not one of ${DECISION_STATUSES.join("|")}; projected as unknown`,
+        );
+      }
+      raw = rawStatus !== undefined && rawStatus !== normalised ? rawStatus : null;
+      status = normalised;
     }
     const attributes: Record<string, unknown> = { ...rest, heading_level: section.level };
     if (parent !== undefined) attributes["parent"] = parent;
@@ -77,15 +103,17 @@ export function parseMarkdownHeadings(
         issue("error", `rule severity "${severity}" must be one of hard|soft|info`);
       }
       attributes["severity"] = sev;
-      attributes["scope"] = splitScope(rest["scope"]);
-    } else if (severity !== undefined) {
-      attributes["severity"] = severity;
+      attributes["scope"] = ruleScope(scope, value, (message) => issue("warning", message));
+    } else {
+      if (severity !== undefined) attributes["severity"] = severity;
+      if (scope !== undefined) attributes["scope"] = scope;
+      if (value !== undefined) attributes["value"] = value;
     }
     if (typeof rest["work"] === "string") attributes["work"] = splitList(rest["work"]);
     entities.push({
       kind,
       key,
-      title: attrs.title,
+      title,
       status,
       raw_status: raw,
       summary: firstParagraph(section.body),
@@ -105,14 +133,33 @@ function splitList(value: string): string[] {
     .filter((v) => v !== "");
 }
 
-/** Rule scope: `global` (default) or a list of path globs and `tag:NAME` entries. */
-function splitScope(value: string | undefined): string[] {
-  const list = value === undefined ? [] : splitList(value);
+/**
+ * Rule scope as a list: `global` (the default), path globs and `tag:NAME` entries. Two ways to
+ * write it: this build's `scope="src/** tag:payments"`, or the original's kind and value,
+ * `scope=project value=*` (the whole project), `scope=path value=src/**`, `scope=tag value=x`.
+ */
+function ruleScope(
+  scope: string | undefined,
+  value: string | undefined,
+  warn: (message: string) => void,
+): string[] {
+  if (value !== undefined) {
+    const kind = (scope ?? "project").toLowerCase();
+    const values = splitList(value);
+    if (kind === "project" || kind === "global" || values.includes("*")) return ["global"];
+    if (kind === "path" || kind === "paths") return values.length === 0 ? ["global"] : values;
+    if (kind === "tag" || kind === "tags") return values.map((v) => `tag:${v}`);
+    warn(`rule scope kind "${scope}" is not project, path or tag; the rule applies everywhere`);
+    return ["global"];
+  }
+  const list = scope === undefined ? [] : splitList(scope);
   return list.length === 0 ? ["global"] : list;
 }
 
 export function markdownHeadingV1(text: string, context: AdapterContext): AdapterResult {
-  return parseMarkdownHeadings(text, context, { rules: context.domain === "rule" });
+  return parseMarkdownHeadings(text, context, {
+    rules: entityKindOf(context.domain) === "rule",
+  });
 }
 
 export function markdownRulesV1(text: string, context: AdapterContext): AdapterResult {

@@ -31,11 +31,17 @@ export interface AdapterResult {
   entities: ParsedEntity[];
   dependencies: ParsedDependency[];
   issues: SourceIssue[];
+  /**
+   * What the source says about itself that the projection does not model (a ledger's
+   * `current:` block): kept with the source row and shown by `status` as the source's own note.
+   */
+  note?: Record<string, unknown> | undefined;
 }
 
 export interface AdapterContext {
-  /** The source path relative to the project root, used in issues. */
+  /** The source path relative to the project root, used in issues (and as a decision's key). */
   path: string;
+  /** The manifest domain (`ledger`, `goal`, `plan`, `rules`, `decisions`, or an earlier alias). */
   domain: string;
   options: Record<string, unknown>;
 }

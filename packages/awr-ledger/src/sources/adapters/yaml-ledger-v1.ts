@@ -1,5 +1,6 @@
-import type { Node, YAMLMap } from "yaml";
+import type { Node, Pair, YAMLMap } from "yaml";
 import { yamlModule } from "../../internal/lazy-dependencies.js";
+import { type LedgerMapping, ledgerMapping } from "./ledger-mapping.js";
 import type {
   AdapterContext,
   AdapterResult,
@@ -7,65 +8,50 @@ import type {
   ParsedEntity,
   SourceIssue,
 } from "./types.js";
+import { workItemEntity } from "./yaml-work-item.js";
 
-export const WORK_STATUSES = [
-  "draft",
-  "planned",
-  "ready",
-  "claimed",
-  "in_progress",
-  "blocked",
-  "completed",
-  "cancelled",
-] as const;
-export type WorkStatus = (typeof WORK_STATUSES)[number] | "unknown";
+export {
+  type AcceptanceCriterion,
+  DEFAULT_ACCEPTANCE_LEVEL,
+  EVIDENCE_LEVELS,
+  WORK_STATUSES,
+  type WorkStatus,
+} from "./yaml-work-item.js";
 
-export const EVIDENCE_LEVELS = [
-  "designed",
-  "implemented",
-  "locally_verified",
-  "real_environment_validated",
-  "release_candidate",
-  "released",
-] as const;
+/** The three lists of a ledger, in the order they are projected. */
+const LISTS = ["goals", "milestones", "work_items"] as const;
+type ListName = (typeof LISTS)[number];
 
-/** Required evidence level of an acceptance criterion that names none. */
-export const DEFAULT_ACCEPTANCE_LEVEL = "locally_verified";
-
-export interface AcceptanceCriterion {
-  id: string;
-  text: string;
-  level: string;
+/** One record of a list: its key, its value as data, and where it is. */
+export interface LedgerRecord {
+  key: string;
+  value: Record<string, unknown>;
+  line_start: number;
+  line_end: number;
 }
 
-const WORK_FIELDS = [
-  "id",
-  "title",
-  "status",
-  "goal",
-  "milestone",
-  "required",
-  "priority",
-  "owner",
-  "summary",
-  "acceptance",
-  "depends_on",
-  "next_action",
-  "blocker",
-  "tags",
-  "paths",
-  "evidence",
-  "decisions",
-];
-const MILESTONE_FIELDS = ["id", "title", "status", "summary", "goal", "due"];
+export type IssueSink = (
+  line: number | null,
+  severity: SourceIssue["severity"],
+  message: string,
+) => void;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /**
- * yaml-ledger-v1: a YAML document with top-level `work_items:` and `milestones:` lists. Parsed
- * with the yaml package's document API and a LineCounter, so every entity carries its line range
- * and every problem its line.
+ * yaml-ledger-v1 as the original AWR reads it: a YAML mapping with `work_items`, `milestones`
+ * and `goals`, each a list of records keyed by `id` (or `external_key`), or a map keyed by the
+ * external key. Every other top-level key (`schema_version`, `contract_id`, `project`,
+ * `scenarios`, ...) is accepted quietly; the `current:` block, which the original also does not
+ * project, is kept as the ledger's own note (`note.current`) for `status` to show as such.
+ * Parsed with the yaml package's document API and a LineCounter, so every entity carries its
+ * line range and every problem its line; aliases expand to at most 100 nodes (an alias bomb is
+ * an error, not a hang).
  */
 export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResult {
-  const { isMap, isSeq, LineCounter, parseDocument } = yamlModule();
+  const { isMap, LineCounter, parseDocument } = yamlModule();
   const issues: SourceIssue[] = [];
   const entities: ParsedEntity[] = [];
   const dependencies: ParsedDependency[] = [];
@@ -73,205 +59,249 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined) =>
     offset === undefined ? null : lineCounter.linePos(offset).line;
-  const issue = (line: number | null, severity: SourceIssue["severity"], message: string) =>
+  const issue: IssueSink = (line, severity, message) =>
     issues.push({ path: context.path, line, severity, message });
+  const result = (note?: Record<string, unknown>): AdapterResult =>
+    note === undefined
+      ? { entities, dependencies, issues }
+      : { entities, dependencies, issues, note };
   for (const error of doc.errors)
     issue(lineOf(error.pos[0]), "error", error.message.split("\n")[0] ?? "invalid YAML");
-  if (doc.errors.length > 0) return { entities, dependencies, issues };
+  if (doc.errors.length > 0) return result();
   const root = doc.contents;
-  if (root === null || (isMap(root) && root.items.length === 0))
-    return { entities, dependencies, issues };
+  if (root === null || (isMap(root) && root.items.length === 0)) return result();
   if (!isMap(root)) {
     issue(
       lineOf(root.range?.[0]),
       "error",
-      "the work ledger must be a mapping with work_items: and milestones:",
+      "the work ledger must be a mapping with work_items:, milestones: or goals:",
     );
-    return { entities, dependencies, issues };
+    return result();
   }
-  for (const pair of root.items) {
-    const name = String((pair.key as Node | null)?.toJSON?.() ?? pair.key);
-    if (name !== "work_items" && name !== "milestones") {
-      issue(
-        lineOf((pair.key as Node).range?.[0]),
-        "warning",
-        `unknown top-level key "${name}" ignored`,
-      );
-    }
+  let data: Record<string, unknown>;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+  } catch (error) {
+    issue(
+      null,
+      "error",
+      `the ledger's YAML aliases expand to too much data (${(error as Error).message}); write the values out instead of aliasing them`,
+    );
+    return result();
+  }
+  let mapping: LedgerMapping;
+  try {
+    mapping = ledgerMapping(context.options);
+  } catch (error) {
+    issue(null, "error", (error as Error).message);
+    return result();
+  }
+  if (!LISTS.some((name) => data[name] !== undefined)) {
+    issue(
+      null,
+      "warning",
+      "the ledger has no work_items:, milestones: or goals:; it contributes nothing",
+    );
   }
   const seen = new Map<string, number>();
-  const list = (name: string): YAMLMap[] => {
-    const node = root.get(name, true) as Node | undefined;
-    if (node === undefined || node === null) return [];
-    if (!isSeq(node)) {
-      issue(lineOf(node.range?.[0]), "error", `${name} must be a list`);
-      return [];
-    }
-    return node.items.filter((item): item is YAMLMap => {
-      if (isMap(item)) return true;
-      issue(
-        lineOf((item as Node | null)?.range?.[0]),
-        "error",
-        `each entry of ${name} must be a mapping`,
-      );
-      return false;
-    });
-  };
-  const place = (item: YAMLMap) => {
-    const start = lineOf(item.range?.[0]) ?? 1;
+  const records = (name: ListName) =>
+    listRecords(root, data[name], name, mapping, lineOf, issue, seen);
+  for (const record of records("goals")) entities.push(goalEntity(record));
+  for (const record of records("milestones")) entities.push(milestoneEntity(record));
+  for (const record of records("work_items")) {
+    const parsed = workItemEntity(record, mapping, (severity, message) =>
+      issue(record.line_start, severity, message),
+    );
+    if (parsed === undefined) continue;
+    entities.push(parsed.entity);
+    dependencies.push(...parsed.dependencies);
+  }
+  return isRecord(data["current"]) ? result({ current: data["current"] }) : result();
+}
+
+/** The records of one list (or keyed map), with their lines; bad entries are reported. */
+function listRecords(
+  root: YAMLMap,
+  value: unknown,
+  name: ListName,
+  mapping: LedgerMapping,
+  lineOf: (offset: number | undefined) => number | null,
+  issue: IssueSink,
+  seen: Map<string, number>,
+): LedgerRecord[] {
+  if (value === undefined || value === null) return [];
+  const { isMap, isSeq } = yamlModule();
+  const node = root.get(name, true) as Node | undefined;
+  const place = (start: Node | null | undefined, end: Node | null | undefined) => {
+    const line = lineOf(start?.range?.[0]) ?? 1;
     // range[1] is the end of the value; a trailing newline belongs to the previous line.
-    const endOffset = Math.max(item.range?.[0] ?? 0, (item.range?.[1] ?? 1) - 1);
-    return { start, end: Math.max(start, lineOf(endOffset) ?? start) };
+    const endOffset = Math.max(end?.range?.[0] ?? 0, (end?.range?.[1] ?? 1) - 1);
+    return { line_start: line, line_end: Math.max(line, lineOf(endOffset) ?? line) };
   };
-  const common = (item: YAMLMap, what: string, fields: string[]) => {
-    const value = item.toJSON() as Record<string, unknown>;
-    const { start, end } = place(item);
-    const id = value["id"];
-    if (typeof id !== "string" && typeof id !== "number") {
-      issue(start, "error", `${what} without an id`);
-      return undefined;
+  const what = name === "work_items" ? "work item" : name === "goals" ? "goal" : "milestone";
+  const entries: { fallback?: string; item: unknown; at: ReturnType<typeof place> }[] = [];
+  if (Array.isArray(value) && isSeq(node)) {
+    value.forEach((item, i) => {
+      const itemNode = node.items[i] as Node | null;
+      entries.push({ item, at: place(itemNode, itemNode) });
+    });
+  } else if (isRecord(value) && isMap(node)) {
+    for (const pair of node.items as Pair<Node, Node | null>[]) {
+      const fallback = String((pair.key as Node | null)?.toJSON?.() ?? pair.key);
+      entries.push({
+        fallback,
+        item: value[fallback],
+        at: place(pair.key, pair.value ?? pair.key),
+      });
     }
-    const key = String(id);
+  } else {
+    issue(
+      lineOf(node?.range?.[0]),
+      "error",
+      `${name} must be a list or a map keyed by the external key`,
+    );
+    return [];
+  }
+  const out: LedgerRecord[] = [];
+  for (const { fallback, item, at } of entries) {
+    if (!isRecord(item)) {
+      issue(at.line_start, "error", `each entry of ${name} must be a mapping`);
+      continue;
+    }
+    let record = item;
+    try {
+      if (name === "work_items") record = mapping.rename(item);
+    } catch (error) {
+      issue(at.line_start, "error", (error as Error).message);
+      continue;
+    }
+    const id = record["id"];
+    const external = record["external_key"];
+    if (id !== undefined && external !== undefined && String(id) !== String(external)) {
+      issue(
+        at.line_start,
+        "error",
+        `${what}: id ${String(id)} and external_key ${String(external)} differ; keep one`,
+      );
+      continue;
+    }
+    const written = external ?? id;
+    if (written !== undefined && typeof written !== "string" && typeof written !== "number") {
+      issue(at.line_start, "error", `${what}: id must be a string`);
+      continue;
+    }
+    const key = written === undefined ? fallback : String(written);
+    if (key === undefined || key.trim() === "") {
+      issue(at.line_start, "error", `${what} without an id`);
+      continue;
+    }
+    if (fallback !== undefined && written !== undefined && fallback !== key) {
+      issue(
+        at.line_start,
+        "error",
+        `${what} under map key ${fallback} has id ${key}; the map key and the id must be the same`,
+      );
+      continue;
+    }
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      issue(start, "error", `duplicate id ${key} (also at line ${earlier})`);
-      return undefined;
-    }
-    seen.set(key, start);
-    const extra: Record<string, unknown> = {};
-    for (const field of Object.keys(value)) {
-      if (!fields.includes(field)) {
-        extra[field] = value[field];
-        issue(start, "warning", `${what} ${key}: unknown field "${field}" kept as extra`);
-      }
-    }
-    const title = typeof value["title"] === "string" ? value["title"] : key;
-    if (typeof value["title"] !== "string") issue(start, "warning", `${what} ${key} has no title`);
-    return { value, key, title, start, end, extra };
-  };
-
-  for (const item of list("milestones")) {
-    const c = common(item, "milestone", MILESTONE_FIELDS);
-    if (c === undefined) continue;
-    entities.push({
-      kind: "milestone",
-      key: c.key,
-      title: c.title,
-      status: typeof c.value["status"] === "string" ? c.value["status"] : "planned",
-      raw_status: null,
-      summary: stringOrNull(c.value["summary"]),
-      body: stringOrNull(c.value["summary"]) ?? "",
-      attributes: {
-        goal: stringOrNull(c.value["goal"]),
-        due: c.value["due"] ?? null,
-        ...nonEmpty(c.extra),
-      },
-      line_start: c.start,
-      line_end: c.end,
-    });
-  }
-
-  for (const item of list("work_items")) {
-    const c = common(item, "work item", WORK_FIELDS);
-    if (c === undefined) continue;
-    const v = c.value;
-    const rawStatus = v["status"] === undefined ? "planned" : String(v["status"]);
-    const known = (WORK_STATUSES as readonly string[]).includes(rawStatus);
-    const acceptance: AcceptanceCriterion[] = [];
-    for (const [index, entry] of asArray(v["acceptance"]).entries()) {
-      if (typeof entry === "string") {
-        acceptance.push({ id: `ac-${index + 1}`, text: entry, level: DEFAULT_ACCEPTANCE_LEVEL });
-      } else if (isRecord(entry) && typeof entry["text"] === "string") {
-        const level =
-          typeof entry["level"] === "string" ? entry["level"] : DEFAULT_ACCEPTANCE_LEVEL;
-        if (!(EVIDENCE_LEVELS as readonly string[]).includes(level)) {
-          issue(
-            c.start,
-            "error",
-            `work item ${c.key}: acceptance level "${level}" is not one of ${EVIDENCE_LEVELS.join("|")}`,
-          );
-        }
-        acceptance.push({
-          id: entry["id"] === undefined ? `ac-${index + 1}` : String(entry["id"]),
-          text: entry["text"],
-          level,
-        });
-      } else {
-        issue(
-          c.start,
-          "error",
-          `work item ${c.key}: acceptance entries are strings or {id, text, level}`,
-        );
-      }
-    }
-    for (const entry of asArray(v["depends_on"])) {
-      if (typeof entry === "string" || typeof entry === "number") {
-        dependencies.push({ work_key: c.key, depends_on: String(entry), required: true });
-      } else if (
-        isRecord(entry) &&
-        (typeof entry["id"] === "string" || typeof entry["id"] === "number")
-      ) {
-        dependencies.push({
-          work_key: c.key,
-          depends_on: String(entry["id"]),
-          required: entry["required"] !== false,
-        });
-      } else {
-        issue(c.start, "error", `work item ${c.key}: depends_on entries are ids or {id, required}`);
-      }
-    }
-    if (!known)
       issue(
-        c.start,
-        "warning",
-        `work item ${c.key}: status "${rawStatus}" is not known; projected as unknown`,
+        at.line_start,
+        "error",
+        `duplicate id ${key} (also at line ${earlier}); give one of them another id`,
       );
-    entities.push({
-      kind: "work",
-      key: c.key,
-      title: c.title,
-      status: known ? rawStatus : "unknown",
-      raw_status: known ? null : rawStatus,
-      summary: stringOrNull(v["summary"]),
-      body: [stringOrNull(v["summary"]), ...acceptance.map((a) => a.text)]
-        .filter((s) => s !== null)
-        .join("\n"),
-      attributes: {
-        goal: stringOrNull(v["goal"]),
-        milestone: v["milestone"] === undefined ? null : String(v["milestone"]),
-        required: v["required"] !== false,
-        priority: v["priority"] ?? null,
-        owner: stringOrNull(v["owner"]),
-        acceptance,
-        next_action: stringOrNull(v["next_action"]),
-        blocker: stringOrNull(v["blocker"]),
-        tags: asArray(v["tags"]).map(String),
-        paths: asArray(v["paths"]).map(String),
-        evidence: asArray(v["evidence"]),
-        decisions: asArray(v["decisions"]).map(String),
-        ...nonEmpty(c.extra),
-      },
-      line_start: c.start,
-      line_end: c.end,
-    });
+      continue;
+    }
+    seen.set(key, at.line_start);
+    out.push({ key, value: record, ...at });
   }
-  return { entities, dependencies, issues };
+  return out;
 }
 
-function asArray(value: unknown): unknown[] {
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value : [value];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function stringOrNull(value: unknown): string | null {
+function str(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   return typeof value === "string" ? value : String(value);
 }
 
-function nonEmpty(extra: Record<string, unknown>): Record<string, unknown> {
+function strings(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function rest(value: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
+  const extra = Object.fromEntries(Object.entries(value).filter(([k]) => !known.includes(k)));
   return Object.keys(extra).length === 0 ? {} : { extra };
+}
+
+const GOAL_FIELDS = [
+  "id",
+  "external_key",
+  "title",
+  "status",
+  "priority",
+  "summary",
+  "success_criteria",
+  "acceptance",
+];
+const MILESTONE_FIELDS = [
+  "id",
+  "external_key",
+  "title",
+  "name",
+  "status",
+  "summary",
+  "goal",
+  "due",
+  "scope",
+  "acceptance",
+  "success_criteria",
+];
+
+/** A ledger goal: a goal entity, as a Markdown goal would be. */
+function goalEntity(record: LedgerRecord): ParsedEntity {
+  const v = record.value;
+  const summary = str(v["summary"]);
+  const criteria = strings(v["success_criteria"] ?? v["acceptance"]);
+  return {
+    kind: "goal",
+    key: record.key,
+    title: str(v["title"]) ?? record.key,
+    status: (str(v["status"]) ?? "active").toLowerCase(),
+    raw_status: null,
+    summary,
+    body: [summary, ...criteria].filter((s) => s !== null).join("\n"),
+    attributes: {
+      priority: v["priority"] ?? null,
+      success_criteria: criteria,
+      ...rest(v, GOAL_FIELDS),
+    },
+    line_start: record.line_start,
+    line_end: record.line_end,
+  };
+}
+
+/** A milestone: the original projects it as a plan entry with `kind: milestone`. */
+function milestoneEntity(record: LedgerRecord): ParsedEntity {
+  const v = record.value;
+  const summary = str(v["summary"]);
+  const acceptance = strings(v["acceptance"] ?? v["success_criteria"]);
+  return {
+    kind: "milestone",
+    key: record.key,
+    title: str(v["title"]) ?? str(v["name"]) ?? record.key,
+    status: (str(v["status"]) ?? "planned").toLowerCase(),
+    raw_status: null,
+    summary,
+    body: [summary, ...acceptance].filter((s) => s !== null).join("\n"),
+    attributes: {
+      plan_kind: "milestone",
+      goal: str(v["goal"]),
+      due: v["due"] ?? null,
+      scope: strings(v["scope"]),
+      acceptance,
+      ...rest(v, MILESTONE_FIELDS),
+    },
+    line_start: record.line_start,
+    line_end: record.line_end,
+  };
 }

@@ -1,0 +1,135 @@
+import { yieldToEventLoop } from "../internal/yield.js";
+import type { AdapterResult } from "../sources/adapters/index.js";
+import type { ReadSource } from "../sources/read-sources.js";
+import type { LedgerTx } from "../storage/ledger-store.js";
+import { entityId } from "./entity-id.js";
+import { keyClash, type ReindexPlan } from "./reindex-plan.js";
+
+/**
+ * Writes a plan into the projection inside the caller's write transaction, at `revision`:
+ * replaces the rows of changed and removed sources and records the manifest fingerprint.
+ */
+export async function applyReindex(
+  tx: LedgerTx,
+  projectId: string,
+  plan: ReindexPlan,
+  revision: number,
+): Promise<void> {
+  const { changes } = plan;
+  const removed = changes.removed_paths;
+  for (const path of [...removed, ...plan.parsed.map((p) => p.read.path)]) {
+    await tx.deleteFrom("dependencies").where("source_path", "=", path).execute();
+    await deleteEntitiesOf(tx, path);
+  }
+  await tx
+    .deleteFrom("sources")
+    .where("path", "in", removed.length > 0 ? removed : [""])
+    .execute();
+  for (const { read, result } of plan.parsed) {
+    await writeSource(tx, projectId, read, result, revision);
+  }
+  await tx
+    .updateTable("project_state")
+    .set({ manifest_fingerprint: plan.loaded.fingerprint })
+    .execute();
+}
+
+/** A unit's entities, deleted a batch at a time with yields between (see writeSource). */
+async function deleteEntitiesOf(tx: LedgerTx, path: string): Promise<void> {
+  const keys = (
+    await tx.selectFrom("entities").select("key").where("source_path", "=", path).execute()
+  ).map((r) => r.key);
+  for (let i = 0; i < keys.length; i += INSERT_BATCH * BATCHES_PER_YIELD) {
+    await tx
+      .deleteFrom("entities")
+      .where("key", "in", keys.slice(i, i + INSERT_BATCH * BATCHES_PER_YIELD))
+      .execute();
+    await yieldToEventLoop();
+  }
+}
+
+/** Rows per INSERT statement, and statements between yields to the event loop. */
+const INSERT_BATCH = 100;
+const BATCHES_PER_YIELD = 4;
+
+/**
+ * Writes one unit's entities, dependencies and source row. Entities go in multi-row INSERTs,
+ * and the loop yields to the event loop every few batches, so a source with many entities
+ * never holds the thread long enough to stall another project's reads in the same process.
+ */
+async function writeSource(
+  tx: LedgerTx,
+  projectId: string,
+  read: ReadSource,
+  result: AdapterResult,
+  revision: number,
+): Promise<void> {
+  const keys = result.entities.map((e) => e.key);
+  for (let i = 0; i < keys.length; i += 500) {
+    // planReindex refused clashes already; this guards the transaction all the same.
+    const clash = await tx
+      .selectFrom("entities")
+      .select(["key", "source_path", "line_start"])
+      .where("key", "in", keys.slice(i, i + 500))
+      .executeTakeFirst();
+    if (clash !== undefined) {
+      const entity = result.entities.find((e) => e.key === clash.key);
+      throw keyClash(read.path, entity?.line_start ?? 0, clash.key, {
+        path: clash.source_path,
+        line: Number(clash.line_start),
+      });
+    }
+  }
+  for (let i = 0; i < result.entities.length; i += INSERT_BATCH) {
+    const rows = result.entities.slice(i, i + INSERT_BATCH).map((entity, offset) => ({
+      id: entityId(projectId, entity.key),
+      kind: entity.kind,
+      key: entity.key,
+      title: entity.title,
+      status: entity.status,
+      raw_status: entity.raw_status,
+      summary: entity.summary,
+      body: entity.body,
+      attributes: JSON.stringify(entity.attributes),
+      source_path: read.path,
+      line_start: entity.line_start,
+      line_end: entity.line_end,
+      ordinal: i + offset,
+      indexed_revision: revision,
+    }));
+    await tx.insertInto("entities").values(rows).execute();
+    if ((i / INSERT_BATCH) % BATCHES_PER_YIELD === BATCHES_PER_YIELD - 1) await yieldToEventLoop();
+  }
+  for (const [index, dep] of result.dependencies.entries()) {
+    await tx
+      .insertInto("dependencies")
+      .values({
+        work_key: dep.work_key,
+        depends_on: dep.depends_on,
+        required: dep.required ? 1 : 0,
+        source_path: read.path,
+      })
+      .onConflict((oc) =>
+        oc.columns(["work_key", "depends_on"]).doUpdateSet({ required: dep.required ? 1 : 0 }),
+      )
+      .execute();
+    if (index % (INSERT_BATCH * BATCHES_PER_YIELD) === 0) await yieldToEventLoop();
+  }
+  const row = {
+    domain: read.source.domain,
+    role: read.source.role,
+    adapter: read.source.adapter,
+    fingerprint: read.snapshot.fingerprint,
+    size: read.snapshot.size,
+    mtime_ms: read.snapshot.mtime_ms,
+    indexed_revision: revision,
+    entity_count: result.entities.length,
+    kind: read.kind,
+    note: result.note === undefined ? null : JSON.stringify(result.note),
+  };
+  await tx
+    .insertInto("sources")
+    .values({ path: read.path, ...row })
+    .onConflict((oc) => oc.column("path").doUpdateSet(row))
+    .execute();
+}
