@@ -12,7 +12,8 @@ export const title = "The original's public benchmark corpus";
 
 /** Beside the repository in CI and on developer machines; AWR_PUBLIC_BENCHMARK overrides it. */
 const CORPUS =
-  process.env.AWR_PUBLIC_BENCHMARK ?? join(ROOT, "..", "shared", "fixtures", "awr-public-benchmark");
+  process.env.AWR_PUBLIC_BENCHMARK ??
+  join(ROOT, "..", "shared", "fixtures", "awr-public-benchmark");
 const SOURCES = ["GOALS.md", "RULES.md", "work-ledger.yaml"];
 const PUBLISHED = { baseline: 18_955, l1Max: 4_998, l0Max: 227, facts: "676/676" };
 
@@ -25,7 +26,9 @@ function renameDomainsTemporarily(manifestPath) {
   const text = readFileSync(manifestPath, "utf8");
   writeFileSync(
     manifestPath,
-    text.replace('domain = "rules"', 'domain = "rule"').replace('domain = "ledger"', 'domain = "work"'),
+    text
+      .replace('domain = "rules"', 'domain = "rule"')
+      .replace('domain = "ledger"', 'domain = "work"'),
   );
 }
 
@@ -89,7 +92,11 @@ export async function run() {
       const key = expected.work.id;
       try {
         const bootstrap = await ledger.contextBootstrap({ work: key, budget: 1000 });
-        const compiled = await ledger.contextCompile({ work: key, goals: [expected.work.goal], budget: 5000 });
+        const compiled = await ledger.contextCompile({
+          work: key,
+          goals: [expected.work.goal],
+          budget: 5000,
+        });
         if (!bootstrap.context.complete || !compiled.completeness.complete) incomplete++;
         l0.push(bootstrap.token_estimate);
         l1.push(compiled.work_context?.token_estimate ?? 0);

@@ -5,8 +5,8 @@ export type { ContextCompileInput } from "./context/compile-context.js";
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_CONTEXT_BUDGET } from "./context/context-defaults.js";
 export type * from "./context/context-types.js";
 export type { Continuity, ContinuityPredecessor, ContinuityWait } from "./context/continuity.js";
+export { SCOPE_KINDS, type ScopeEntry, type ScopeKind } from "./context/rule-scope.js";
 export type { RuleFact } from "./context/select-rules.js";
-export { type ScopeEntry, SCOPE_KINDS, type ScopeKind } from "./context/rule-scope.js";
 export { countTokens } from "./context/tokens.js";
 export {
   AWR_ERROR_CODES,

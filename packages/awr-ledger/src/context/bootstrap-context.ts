@@ -46,7 +46,8 @@ export async function bootstrapContext(
   const budget = checkBudget(input.budget, DEFAULT_BOOTSTRAP_BUDGET);
   const selection = await selectContext(db, input, scope.client);
   const gaps: BootstrapGap[] = [];
-  const gap = (code: string, reference: string, reason: string) => gaps.push({ code, reference, reason });
+  const gap = (code: string, reference: string, reason: string) =>
+    gaps.push({ code, reference, reason });
   const revisions = await entityRevisions(db, scope.revision);
   const revisionOf = (key: string) => revisions.get(key) ?? 0;
   const work: WorkFact | null =
@@ -54,31 +55,60 @@ export async function bootstrapContext(
   const sources = await db.selectFrom("sources").selectAll().orderBy("path").execute();
 
   if (work === null) {
-    gap("work_selection_required", selection.work_key, `no work item is selected (${selection.basis}); give an existing work key`);
+    gap(
+      "work_selection_required",
+      selection.work_key,
+      `no work item is selected (${selection.basis}); give an existing work key`,
+    );
   } else {
     if (work.status === "unknown") gap("unknown_work_status", work.id, work.raw_status);
     if (work.next_action === "") gap("missing_next_action", work.id, "next action is not declared");
-    if (work.milestone === null) gap("missing_phase", work.id, "current phase (milestone) is not declared");
-    if (work.status === "blocked" && work.blocker === null) gap("missing_blocker", work.id, "work is blocked without a declared reason");
+    if (work.milestone === null)
+      gap("missing_phase", work.id, "current phase (milestone) is not declared");
+    if (work.status === "blocked" && work.blocker === null)
+      gap("missing_blocker", work.id, "work is blocked without a declared reason");
   }
-  if (!sources.some((s) => s.domain === "rule")) gap("rules_source_missing", "rules", "no rules source is configured");
+  if (!sources.some((s) => s.domain === "rule"))
+    gap("rules_source_missing", "rules", "no rules source is configured");
 
   const rules = selectRules(
     (await entitiesOfKind(db, scope.revision, "rule")).map((r) => ruleFact(r, revisionOf)),
     work === null
-      ? { project_key: scope.projectKey, work_item_key: null, agent_id: null, paths: null, tags: null }
-      : ruleContext(work, { project_key: scope.projectKey, agent: input.agent ?? selection.session?.agent ?? null }).context,
+      ? {
+          project_key: scope.projectKey,
+          work_item_key: null,
+          agent_id: null,
+          paths: null,
+          tags: null,
+        }
+      : ruleContext(work, {
+          project_key: scope.projectKey,
+          agent: input.agent ?? selection.session?.agent ?? null,
+        }).context,
   );
   for (const match of rules.unknown) {
-    gap("rule_applicability_unknown", `${match.rule.external_key}@r${match.rule.revision}`, match.reasons.join("; "));
+    gap(
+      "rule_applicability_unknown",
+      `${match.rule.external_key}@r${match.rule.revision}`,
+      match.reasons.join("; "),
+    );
   }
   const critical_rules = [...rules.hard, ...rules.unknown.filter(possiblyHard).map((m) => m.rule)];
 
   const chain = selection.session === null ? [] : await predecessorChain(db, selection.session);
-  let checkpoint = await loadCheckpoint(db, undefined, selection.session === null ? [] : [selection.session.id]);
-  let checkpoint_origin: BootstrapContext["checkpoint_origin"] = checkpoint === null ? "none" : "session";
+  let checkpoint = await loadCheckpoint(
+    db,
+    undefined,
+    selection.session === null ? [] : [selection.session.id],
+  );
+  let checkpoint_origin: BootstrapContext["checkpoint_origin"] =
+    checkpoint === null ? "none" : "session";
   if (checkpoint === null && chain.length > 0) {
-    checkpoint = await loadCheckpoint(db, undefined, chain.map((s) => s.id));
+    checkpoint = await loadCheckpoint(
+      db,
+      undefined,
+      chain.map((s) => s.id),
+    );
     if (checkpoint !== null) checkpoint_origin = "handoff";
   }
   if (checkpoint === null && work !== null) {
@@ -145,7 +175,13 @@ export async function bootstrapContext(
     level: "L0",
     context,
     rendered_context,
-    context_hash: contextHash({ policy: "awr.bootstrap.v1", tokenizer: TOKENIZER, request, context, rendered_context }),
+    context_hash: contextHash({
+      policy: "awr.bootstrap.v1",
+      tokenizer: TOKENIZER,
+      request,
+      context,
+      rendered_context,
+    }),
     token_estimate,
     token_budget: budget,
     tokenizer: TOKENIZER,
@@ -186,7 +222,11 @@ function render(c: BootstrapContext): string {
     );
   }
   const s = c.session;
-  lines.push(s === null ? "Session: none" : `Session: ${s.id} ${s.status} agent=${s.agent} provider=${s.provider} model=${s.model}`);
+  lines.push(
+    s === null
+      ? "Session: none"
+      : `Session: ${s.id} ${s.status} agent=${s.agent} provider=${s.provider} model=${s.model}`,
+  );
   lines.push(c.critical_rules.length === 0 ? "Hard rules: none apply" : "Hard rules:");
   for (const rule of c.critical_rules) lines.push(`[${rule.external_key}]`, rule.text);
   const cp = c.checkpoint;

@@ -2,8 +2,8 @@ import { LedgerError } from "../errors.js";
 import {
   byPreference,
   type ContextChunk,
-  chunkText,
   type ContextSection,
+  chunkText,
   renderChunks,
   SECTION_TITLES,
 } from "./context-records.js";
@@ -58,7 +58,9 @@ export function budgetChunks(
   const kept: ContextChunk[] = [];
   let estimate = required_tokens;
   for (const c of candidates) {
-    const heading = sections.has(c.section) ? 0 : countTokens(`\n## ${SECTION_TITLES[c.section]}\n`);
+    const heading = sections.has(c.section)
+      ? 0
+      : countTokens(`\n## ${SECTION_TITLES[c.section]}\n`);
     const cost = countTokens(chunkText(c)) + heading;
     if (estimate + cost <= budget) {
       kept.push(c);
@@ -66,16 +68,24 @@ export function budgetChunks(
       estimate += cost;
     } else omitted.push({ chunk: c, reason: "insufficient_budget_for_whole_chunk" });
   }
-  const render = () =>
-    renderChunks(header, [...required, ...kept], omitted.length);
+  const render = () => renderChunks(header, [...required, ...kept], omitted.length);
   let rendered_context = render();
   let token_estimate = countTokens(rendered_context);
   // Terminates within budget: with no optional chunk kept, the text is the required-only
   // packet measured above (its footer counted every candidate as left out).
   while (token_estimate > budget && kept.length > 0) {
-    omitted.push({ chunk: kept.pop() as ContextChunk, reason: "insufficient_budget_for_whole_chunk" });
+    omitted.push({
+      chunk: kept.pop() as ContextChunk,
+      reason: "insufficient_budget_for_whole_chunk",
+    });
     rendered_context = render();
     token_estimate = countTokens(rendered_context);
   }
-  return { included: [...required, ...kept], omitted, rendered_context, token_estimate, required_tokens };
+  return {
+    included: [...required, ...kept],
+    omitted,
+    rendered_context,
+    token_estimate,
+    required_tokens,
+  };
 }

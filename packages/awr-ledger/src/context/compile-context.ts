@@ -2,7 +2,11 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type BudgetedChunks, budgetChunks } from "./budget-chunks.js";
-import { assessCompleteness, type CompletenessBase, missingWorkCompleteness } from "./completeness.js";
+import {
+  assessCompleteness,
+  type CompletenessBase,
+  missingWorkCompleteness,
+} from "./completeness.js";
 import { DEFAULT_CONTEXT_BUDGET } from "./context-defaults.js";
 import { contextHash } from "./context-hash.js";
 import { type ContextChunk, inRenderOrder, type SelectedEntity } from "./context-records.js";
@@ -75,14 +79,22 @@ function validate(input: ContextCompileInput): number {
     input.after_revision !== undefined &&
     (!Number.isInteger(input.after_revision) || input.after_revision < 0)
   ) {
-    throw new LedgerError("InvalidInput", "after_revision must be a non-negative integer revision.");
+    throw new LedgerError(
+      "InvalidInput",
+      "after_revision must be a non-negative integer revision.",
+    );
   }
   if (input.intent !== undefined && input.intent.trim() === "") {
-    throw new LedgerError("InvalidInput", "intent must not be blank (omit it for the default, work).");
+    throw new LedgerError(
+      "InvalidInput",
+      "intent must not be blank (omit it for the default, work).",
+    );
   }
   for (const field of ["paths", "tags", "goals"] as const) {
     if (input[field]?.some((v) => typeof v !== "string" || v.trim() === "")) {
-      throw new LedgerError("InvalidInput", `${field} entries must be non-blank strings.`, { field });
+      throw new LedgerError("InvalidInput", `${field} entries must be non-blank strings.`, {
+        field,
+      });
     }
   }
   return budget;
@@ -150,7 +162,10 @@ export async function compileContext(
       checkpoint_id: null,
       delta_after_revision: null,
       work_context: null,
-      completeness: missingWorkCompleteness(base, `No work item "${selection.work_key}" is in the ledger (${selection.basis}).`),
+      completeness: missingWorkCompleteness(
+        base,
+        `No work item "${selection.work_key}" is in the ledger (${selection.basis}).`,
+      ),
       omitted_refs: [],
       diagnostic_text: text,
       continuity,
@@ -163,9 +178,13 @@ export async function compileContext(
       : [selection.session.id, ...(await predecessorChain(db, selection.session)).map((s) => s.id)];
   const checkpoint = await loadCheckpoint(db, input.checkpoint, sessions);
   if (input.checkpoint !== undefined && checkpoint === null) {
-    throw new LedgerError("NotFound", `Checkpoint ${input.checkpoint} not found; list checkpoints with awr session show.`, {
-      checkpoint: input.checkpoint,
-    });
+    throw new LedgerError(
+      "NotFound",
+      `Checkpoint ${input.checkpoint} not found; list checkpoints with awr session show.`,
+      {
+        checkpoint: input.checkpoint,
+      },
+    );
   }
   const [afterRevision, origin] =
     input.checkpoint !== undefined
@@ -230,7 +249,11 @@ export async function compileContext(
     ...report,
     checkpoint_id: checkpoint?.id ?? null,
     delta_after_revision: afterRevision,
-    work_context: workContext(identity, budgeted, budget, { request, completeness, selection: selection.basis }),
+    work_context: workContext(identity, budgeted, budget, {
+      request,
+      completeness,
+      selection: selection.basis,
+    }),
     completeness,
     omitted_refs: [...facts.rules.unknown]
       .filter((m) => m.rule.severity === "soft" || m.rule.severity === "info")

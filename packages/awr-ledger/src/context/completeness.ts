@@ -1,11 +1,21 @@
-import type { CompletenessIssue, ContextCompleteness, EvidenceGap, SourceVersion } from "./context-types.js";
+import type {
+  CompletenessIssue,
+  ContextCompleteness,
+  EvidenceGap,
+  SourceVersion,
+} from "./context-types.js";
 import type { ContextFacts } from "./gather-records.js";
 import { possiblyHard } from "./select-rules.js";
 
 /** Statuses that do not establish a goal's intent (drafts, placeholders). */
 const UNSETTLED_GOALS = ["", "unknown", "draft", "candidate", "pending", "needs_confirmation"];
 /** Evidence levels that claim a completed verification. */
-const VERIFIED_LEVELS = ["locally_verified", "real_environment_validated", "release_candidate", "released"];
+const VERIFIED_LEVELS = [
+  "locally_verified",
+  "real_environment_validated",
+  "release_candidate",
+  "released",
+];
 
 export const ASSESSMENT_SCOPE =
   "Whether the required facts of this work item are known and current (sources, state, acceptance, rules, " +
@@ -39,7 +49,9 @@ function verdict(
 ): ContextCompleteness {
   const issues = [...parts.issues].sort(
     (a, b) =>
-      a.field.localeCompare(b.field) || a.code.localeCompare(b.code) || a.reference.localeCompare(b.reference),
+      a.field.localeCompare(b.field) ||
+      a.code.localeCompare(b.code) ||
+      a.reference.localeCompare(b.reference),
   );
   const source_fresh = base.sources.every((s) => s.freshness === "fresh");
   const complete =
@@ -58,7 +70,9 @@ function verdict(
     work_item_key: base.work_item_key,
     branch_id: null,
     source_refresh_performed: base.refreshed,
-    freshness_basis: base.refreshed ? "source_refresh_at_project_revision" : "source_verified_readonly",
+    freshness_basis: base.refreshed
+      ? "source_refresh_at_project_revision"
+      : "source_verified_readonly",
     source_fresh,
     ...parts,
     issues,
@@ -70,7 +84,10 @@ function verdict(
 }
 
 /** The verdict when no work item was resolved. */
-export function missingWorkCompleteness(base: CompletenessBase, reason: string): ContextCompleteness {
+export function missingWorkCompleteness(
+  base: CompletenessBase,
+  reason: string,
+): ContextCompleteness {
   return verdict(base, {
     work_item_found: false,
     work_state_complete: false,
@@ -80,13 +97,25 @@ export function missingWorkCompleteness(base: CompletenessBase, reason: string):
     decision_context_complete: false,
     goal_context_complete: false,
     unresolved_required_dependencies: [],
-    evidence_gaps: [{ code: "no_evidence", reference: base.work_item_key, reason: "no work item is selected" }],
-    issues: [{ field: "work_item_found", code: "work_item_not_found", reference: base.work_item_key, reason }],
+    evidence_gaps: [
+      { code: "no_evidence", reference: base.work_item_key, reason: "no work item is selected" },
+    ],
+    issues: [
+      {
+        field: "work_item_found",
+        code: "work_item_not_found",
+        reference: base.work_item_key,
+        reason,
+      },
+    ],
   });
 }
 
 /** Which required facts are known and current, and what is missing (docs/design/context-compiler.md). */
-export function assessCompleteness(base: CompletenessBase, facts: ContextFacts): ContextCompleteness {
+export function assessCompleteness(
+  base: CompletenessBase,
+  facts: ContextFacts,
+): ContextCompleteness {
   const issues: CompletenessIssue[] = [];
   const issue = (field: string, code: string, reference: string, reason: string) =>
     issues.push({ field, code, reference, reason });
@@ -96,7 +125,12 @@ export function assessCompleteness(base: CompletenessBase, facts: ContextFacts):
   const acceptance_complete =
     work.acceptance.length > 0 && work.acceptance.every((a) => a.text.trim() !== "");
   if (!acceptance_complete) {
-    issue("acceptance_complete", "acceptance_missing_or_stale", key, "The work item needs non-empty acceptance criteria, none blank.");
+    issue(
+      "acceptance_complete",
+      "acceptance_missing_or_stale",
+      key,
+      "The work item needs non-empty acceptance criteria, none blank.",
+    );
   }
   const work_state_complete =
     work.status !== "unknown" &&
@@ -108,26 +142,55 @@ export function assessCompleteness(base: CompletenessBase, facts: ContextFacts):
       work.next_action === "" ? "no next_action is declared" : null,
       work.status === "blocked" && work.blocker === null ? "it is blocked without a blocker" : null,
     ].filter((m) => m !== null);
-    issue("work_state_complete", "work_state_incomplete", key, `Status and next action must be known; ${missing.join("; ")}.`);
+    issue(
+      "work_state_complete",
+      "work_state_incomplete",
+      key,
+      `Status and next action must be known; ${missing.join("; ")}.`,
+    );
   }
 
   const unresolvedHard = facts.rules.unknown.filter(possiblyHard);
   for (const match of unresolvedHard) {
-    issue("rules_complete", "hard_rule_unresolved", match.rule.external_key, match.reasons.join("; "));
+    issue(
+      "rules_complete",
+      "hard_rule_unresolved",
+      match.rule.external_key,
+      match.reasons.join("; "),
+    );
   }
   if (facts.rule_sources === 0) {
-    issue("rules_complete", "rules_source_missing", base.project_id, "No rules source is configured, so the applicable hard rules are unknown.");
+    issue(
+      "rules_complete",
+      "rules_source_missing",
+      base.project_id,
+      "No rules source is configured, so the applicable hard rules are unknown.",
+    );
   }
   const rules_complete = unresolvedHard.length === 0 && facts.rule_sources > 0;
 
   for (const missing of closure.missing) {
-    issue("dependencies_complete", "required_dependency_missing", missing, "The required dependency is defined by no source.");
+    issue(
+      "dependencies_complete",
+      "required_dependency_missing",
+      missing,
+      "The required dependency is defined by no source.",
+    );
   }
   for (const member of closure.cycles) {
-    issue("dependencies_complete", "dependency_cycle", member, "The required dependency is part of a cycle.");
+    issue(
+      "dependencies_complete",
+      "dependency_cycle",
+      member,
+      "The required dependency is part of a cycle.",
+    );
   }
   for (const dep of closure.unresolved) {
-    if (dep.status === "unknown" || dep.next_action === "" || (dep.status === "blocked" && dep.blocker === null)) {
+    if (
+      dep.status === "unknown" ||
+      dep.next_action === "" ||
+      (dep.status === "blocked" && dep.blocker === null)
+    ) {
       issue(
         "dependencies_complete",
         "required_dependency_state_incomplete",
@@ -139,7 +202,12 @@ export function assessCompleteness(base: CompletenessBase, facts: ContextFacts):
   const dependencies_complete = !issues.some((i) => i.field === "dependencies_complete");
 
   for (const d of facts.decisions.filter((d) => d.status === "unknown")) {
-    issue("decision_context_complete", "decision_unresolved", d.key, `decision status "${d.raw_status ?? ""}" is not one AWR knows`);
+    issue(
+      "decision_context_complete",
+      "decision_unresolved",
+      d.key,
+      `decision status "${d.raw_status ?? ""}" is not one AWR knows`,
+    );
   }
   const decision_context_complete = !issues.some((i) => i.field === "decision_context_complete");
 
@@ -151,12 +219,19 @@ export function assessCompleteness(base: CompletenessBase, facts: ContextFacts):
       "No current goal was found: name goals (goals / --goal) or give the project a primary goal source with active goals.",
     );
   }
-  for (const requested of facts.requested_goals.filter((g) => !facts.goals.some((s) => s.key === g))) {
+  for (const requested of facts.requested_goals.filter(
+    (g) => !facts.goals.some((s) => s.key === g),
+  )) {
     issue("goal_context_complete", "goal_not_found", requested, "No source defines this goal.");
   }
   for (const goal of facts.goals) {
     if (UNSETTLED_GOALS.includes(goal.status.trim().toLowerCase()) || goal.title.trim() === "") {
-      issue("goal_context_complete", "goal_state_incomplete", goal.key, `Goal needs a title and a settled status (has "${goal.status}").`);
+      issue(
+        "goal_context_complete",
+        "goal_state_incomplete",
+        goal.key,
+        `Goal needs a title and a settled status (has "${goal.status}").`,
+      );
     }
   }
   const goal_context_complete = !issues.some((i) => i.field === "goal_context_complete");
@@ -178,7 +253,11 @@ export function assessCompleteness(base: CompletenessBase, facts: ContextFacts):
 function evidenceGaps(facts: ContextFacts): EvidenceGap[] {
   const gaps: EvidenceGap[] = [];
   if (facts.evidence.length === 0 && facts.source_evidence.length === 0) {
-    gaps.push({ code: "no_evidence", reference: facts.work.external_key, reason: "No evidence is associated with this work item." });
+    gaps.push({
+      code: "no_evidence",
+      reference: facts.work.external_key,
+      reason: "No evidence is associated with this work item.",
+    });
   }
   for (const ev of facts.evidence) {
     const missing = [
@@ -189,10 +268,18 @@ function evidenceGaps(facts: ContextFacts): EvidenceGap[] {
       (JSON.parse(ev.scope) as unknown[]).length === 0 ? "scope" : null,
     ].filter((m) => m !== null);
     if (missing.length > 0) {
-      gaps.push({ code: "missing_evidence_bindings", reference: ev.external_key, reason: missing.join(", ") });
+      gaps.push({
+        code: "missing_evidence_bindings",
+        reference: ev.external_key,
+        reason: missing.join(", "),
+      });
     }
     if (!VERIFIED_LEVELS.includes(ev.level)) {
-      gaps.push({ code: "evidence_level_unverified", reference: ev.external_key, reason: `level ${ev.level} does not claim a completed verification` });
+      gaps.push({
+        code: "evidence_level_unverified",
+        reference: ev.external_key,
+        reason: `level ${ev.level} does not claim a completed verification`,
+      });
     }
   }
   return gaps;

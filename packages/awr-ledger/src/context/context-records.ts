@@ -85,7 +85,11 @@ export const chunkText = (c: ContextChunk) => `[${c.key}]\n${c.text}\n`;
  * Renders a header, the chunks in fixed section/key order (independent of selection order, so
  * the same facts always give the same text), and a footer counting what the budget left out.
  */
-export function renderChunks(header: string, chunks: readonly ContextChunk[], omitted: number): string {
+export function renderChunks(
+  header: string,
+  chunks: readonly ContextChunk[],
+  omitted: number,
+): string {
   let text = `${header}\n`;
   let section: ContextSection | undefined;
   for (const c of [...chunks].sort(byPlace)) {

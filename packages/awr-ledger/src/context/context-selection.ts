@@ -114,9 +114,16 @@ async function sessionOf(
   client: string,
 ): Promise<SessionTable> {
   if (!(await tableExists(db, "sessions"))) {
-    throw new LedgerError("NotFound", "No sessions exist in this ledger yet; start one with awr_session_start.");
+    throw new LedgerError(
+      "NotFound",
+      "No sessions exist in this ledger yet; start one with awr_session_start.",
+    );
   }
-  const session = await resolveSession(db, { client }, { session: input.session, conversation: input.conversation });
+  const session = await resolveSession(
+    db,
+    { client },
+    { session: input.session, conversation: input.conversation },
+  );
   if (input.agent !== undefined && input.agent !== session.agent) {
     throw new LedgerError(
       "InvalidInput",

@@ -42,7 +42,12 @@ export interface Continuity {
   predecessors: ContinuityPredecessor[];
 }
 
-export const NO_CONTINUITY: Continuity = { session_id: null, waits: [], pending_wait_ids: [], predecessors: [] };
+export const NO_CONTINUITY: Continuity = {
+  session_id: null,
+  waits: [],
+  pending_wait_ids: [],
+  predecessors: [],
+};
 
 const MAX_PREDECESSORS = 32;
 
@@ -69,7 +74,11 @@ export async function predecessorChain(
   let next = session.predecessor;
   while (next !== null && !seen.has(next) && chain.length < MAX_PREDECESSORS) {
     seen.add(next);
-    const row = await db.selectFrom("sessions").selectAll().where("id", "=", next).executeTakeFirst();
+    const row = await db
+      .selectFrom("sessions")
+      .selectAll()
+      .where("id", "=", next)
+      .executeTakeFirst();
     if (row === undefined) break;
     chain.push(row);
     next = row.predecessor;
@@ -86,7 +95,12 @@ export async function continuityOf(
   const ids = [session.id, ...chain.map((s) => s.id)];
   const waits = (await tableExists(db, "waits"))
     ? (
-        await db.selectFrom("waits").selectAll().where("session", "in", ids).orderBy("created_revision").execute()
+        await db
+          .selectFrom("waits")
+          .selectAll()
+          .where("session", "in", ids)
+          .orderBy("created_revision")
+          .execute()
       ).map(waitOf)
     : [];
   const checkpoints =
@@ -94,7 +108,11 @@ export async function continuityOf(
       ? await db
           .selectFrom("checkpoints")
           .selectAll()
-          .where("session", "in", chain.map((s) => s.id))
+          .where(
+            "session",
+            "in",
+            chain.map((s) => s.id),
+          )
           .orderBy("revision", "desc")
           .execute()
       : [];

@@ -134,7 +134,9 @@ export async function gatherFacts(
   const sameMilestone =
     work.milestone === null
       ? []
-      : works.filter((w) => w.key !== work.external_key && stringOf(w, "milestone") === work.milestone);
+      : works.filter(
+          (w) => w.key !== work.external_key && stringOf(w, "milestone") === work.milestone,
+        );
   return {
     work,
     closure,
@@ -182,7 +184,12 @@ export async function gatherFacts(
  */
 export function ruleContext(
   work: WorkFact,
-  input: { project_key: string; agent: string | null; paths?: string[] | undefined; tags?: string[] | undefined },
+  input: {
+    project_key: string;
+    agent: string | null;
+    paths?: string[] | undefined;
+    tags?: string[] | undefined;
+  },
 ): { context: RuleContext; origin: ContextFacts["paths_origin"] } {
   const declared = input.paths ?? (work.paths.length > 0 ? work.paths : undefined);
   const paths = declared === undefined ? null : concretePaths(declared);
@@ -212,16 +219,19 @@ export function ruleContext(
 
 /** Whether a plan section bears on the work item: it names the item, its milestone or its goal. */
 function mentions(entity: EntityView, work: WorkFact): boolean {
-  const names = [work.external_key, work.milestone, work.goal].filter((n): n is string => n !== null);
+  const names = [work.external_key, work.milestone, work.goal].filter(
+    (n): n is string => n !== null,
+  );
   const attributes = Object.values(entity.attributes).flatMap((v) =>
     Array.isArray(v) ? v.map(String) : [String(v)],
   );
   return names.some(
-    (n) => attributes.includes(n) || new RegExp(`(^|[^\\w#-])${escape(n)}($|[^\\w-])`).test(entity.body),
+    (n) =>
+      attributes.includes(n) || new RegExp(`(^|[^\\w#-])${escapeRegExp(n)}($|[^\\w-])`).test(entity.body),
   );
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A checkpoint by id, or the session's latest (its own, else the one it inherited on resume). */
 export async function loadCheckpoint(
@@ -231,7 +241,11 @@ export async function loadCheckpoint(
 ): Promise<CheckpointView | null> {
   if (!(await tableExists(db, "checkpoints"))) return null;
   if (id !== undefined) {
-    const row = await db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
+    const row = await db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
     return row === undefined ? null : checkpointView(row);
   }
   for (const session of sessions) {

@@ -17,13 +17,21 @@ export interface PacketMeta {
 
 const q = (value: string) => JSON.stringify(value);
 const oneLine = (value: string) => value.replace(/\s+/g, " ").trim();
-const workEntity = (w: WorkFact): SelectedEntity => ({ kind: "work_item", id: w.id, revision: w.revision });
+const workEntity = (w: WorkFact): SelectedEntity => ({
+  kind: "work_item",
+  id: w.id,
+  revision: w.revision,
+});
 const entityOf = (kind: string, e: EntityView, revision: number): SelectedEntity => ({
   kind,
   id: e.id,
   revision,
 });
-const ruleEntity = (r: RuleFact): SelectedEntity => ({ kind: "rule", id: r.id, revision: r.revision });
+const ruleEntity = (r: RuleFact): SelectedEntity => ({
+  kind: "rule",
+  id: r.id,
+  revision: r.revision,
+});
 const required = { required: true } as const;
 const optional = (priority: number, recency: number) => ({ priority, recency });
 
@@ -86,7 +94,9 @@ export function packetChunks(
     ),
   ];
   if (work.summary !== "") {
-    chunks.push(chunk("work-summary", "work", work.summary, [workEntity(work)], optional(20, work.revision)));
+    chunks.push(
+      chunk("work-summary", "work", work.summary, [workEntity(work)], optional(20, work.revision)),
+    );
   }
 
   for (const rule of facts.rules.hard) {
@@ -95,7 +105,13 @@ export function packetChunks(
   for (const match of facts.rules.unknown.filter(possiblyHard)) {
     const note = `Applicability unresolved: ${match.reasons.join("; ")}`;
     chunks.push(
-      chunk(`unresolved-rule:${match.rule.external_key}`, "rules", ruleLines(match.rule, note), [ruleEntity(match.rule)], required),
+      chunk(
+        `unresolved-rule:${match.rule.external_key}`,
+        "rules",
+        ruleLines(match.rule, note),
+        [ruleEntity(match.rule)],
+        required,
+      ),
     );
   }
   for (const [rules, priority] of [
@@ -103,17 +119,39 @@ export function packetChunks(
     [facts.rules.info, 70],
   ] as const) {
     for (const rule of rules) {
-      chunks.push(chunk(rule.external_key, "rules", ruleLines(rule), [ruleEntity(rule)], optional(priority, rule.revision)));
+      chunks.push(
+        chunk(
+          rule.external_key,
+          "rules",
+          ruleLines(rule),
+          [ruleEntity(rule)],
+          optional(priority, rule.revision),
+        ),
+      );
     }
   }
 
   const { closure } = facts;
   for (const dep of closure.unresolved) {
-    chunks.push(chunk(`required:${dep.external_key}`, "dependencies", `${dep.title}\n${stateLines(dep)}`, [workEntity(dep)], required));
+    chunks.push(
+      chunk(
+        `required:${dep.external_key}`,
+        "dependencies",
+        `${dep.title}\n${stateLines(dep)}`,
+        [workEntity(dep)],
+        required,
+      ),
+    );
   }
   for (const key of closure.missing) {
     chunks.push(
-      chunk(`missing:${key}`, "dependencies", `Required dependency ${key} is defined by no source; it is not satisfied.`, [], required),
+      chunk(
+        `missing:${key}`,
+        "dependencies",
+        `Required dependency ${key} is defined by no source; it is not satisfied.`,
+        [],
+        required,
+      ),
     );
   }
   chunks.push(
@@ -127,39 +165,88 @@ export function packetChunks(
     ),
   );
   for (const dep of closure.resolved) {
-    chunks.push(chunk(`resolved:${dep.external_key}`, "dependencies", `${dep.title}\nStatus: ${q(dep.status)}`, [workEntity(dep)], optional(40, dep.revision)));
+    chunks.push(
+      chunk(
+        `resolved:${dep.external_key}`,
+        "dependencies",
+        `${dep.title}\nStatus: ${q(dep.status)}`,
+        [workEntity(dep)],
+        optional(40, dep.revision),
+      ),
+    );
   }
   for (const dep of closure.optional) {
     chunks.push(
-      chunk(`optional:${dep.external_key}`, "dependencies", `${dep.title} (optional dependency)\n${stateLines(dep)}`, [workEntity(dep)], optional(42, dep.revision)),
+      chunk(
+        `optional:${dep.external_key}`,
+        "dependencies",
+        `${dep.title} (optional dependency)\n${stateLines(dep)}`,
+        [workEntity(dep)],
+        optional(42, dep.revision),
+      ),
     );
   }
 
   for (const goal of facts.goals) {
     const criteria = goal.attributes["success_criteria"];
     const lines = [goal.title, `Status: ${goal.status}`];
-    if (Array.isArray(criteria) && criteria.length > 0) lines.push("Success criteria:", ...criteria.map(String));
-    chunks.push(chunk(`goal:${goal.key}`, "goal", lines.join("\n"), [entityOf("goal", goal, rev(goal.key))], required));
+    if (Array.isArray(criteria) && criteria.length > 0)
+      lines.push("Success criteria:", ...criteria.map(String));
+    chunks.push(
+      chunk(
+        `goal:${goal.key}`,
+        "goal",
+        lines.join("\n"),
+        [entityOf("goal", goal, rev(goal.key))],
+        required,
+      ),
+    );
     const body = goal.body.trim();
     if (body !== "") {
-      chunks.push(chunk(`goal-body:${goal.key}`, "goal", body, [entityOf("goal", goal, rev(goal.key))], optional(10, rev(goal.key))));
+      chunks.push(
+        chunk(
+          `goal-body:${goal.key}`,
+          "goal",
+          body,
+          [entityOf("goal", goal, rev(goal.key))],
+          optional(10, rev(goal.key)),
+        ),
+      );
     }
   }
   if (facts.milestone !== null) {
     const m = facts.milestone;
     chunks.push(
-      chunk(`milestone:${m.key}`, "plan", [`${m.title}`, `Status: ${m.status}`, m.body.trim()].filter((l) => l !== "").join("\n"), [entityOf("milestone", m, rev(m.key))], optional(15, rev(m.key))),
+      chunk(
+        `milestone:${m.key}`,
+        "plan",
+        [`${m.title}`, `Status: ${m.status}`, m.body.trim()].filter((l) => l !== "").join("\n"),
+        [entityOf("milestone", m, rev(m.key))],
+        optional(15, rev(m.key)),
+      ),
     );
   }
   for (const plan of facts.plans) {
     chunks.push(
-      chunk(`plan:${plan.key}`, "plan", [plan.title, `Status: ${plan.status}`, plan.body.trim()].filter((l) => l !== "").join("\n"), [entityOf("plan", plan, rev(plan.key))], optional(48, rev(plan.key))),
+      chunk(
+        `plan:${plan.key}`,
+        "plan",
+        [plan.title, `Status: ${plan.status}`, plan.body.trim()].filter((l) => l !== "").join("\n"),
+        [entityOf("plan", plan, rev(plan.key))],
+        optional(48, rev(plan.key)),
+      ),
     );
   }
 
   for (const d of facts.decisions) {
     const affected = (d.attributes["work"] as string[] | undefined) ?? [];
-    const text = [d.title, `Status: ${q(d.status)} (raw ${q(d.raw_status ?? d.status)})`, `Affected work: ${JSON.stringify(affected)}`, "Decision:", d.body.trim()].join("\n");
+    const text = [
+      d.title,
+      `Status: ${q(d.status)} (raw ${q(d.raw_status ?? d.status)})`,
+      `Affected work: ${JSON.stringify(affected)}`,
+      "Decision:",
+      d.body.trim(),
+    ].join("\n");
     const entities = [entityOf("decision", d, rev(d.key))];
     chunks.push(
       d.status === "accepted"
@@ -215,7 +302,9 @@ export function packetChunks(
       "evidence",
       completeness.evidence_gaps.length === 0
         ? "No evidence gaps in the recorded metadata; compiling context runs no verification."
-        : completeness.evidence_gaps.map((g) => `${g.code} [${g.reference}]: ${g.reason}`).join("\n"),
+        : completeness.evidence_gaps
+            .map((g) => `${g.code} [${g.reference}]: ${g.reason}`)
+            .join("\n"),
       [],
       required,
     ),
@@ -225,7 +314,12 @@ export function packetChunks(
       chunk(
         `evidence:${ev.external_key}`,
         "evidence",
-        [oneLine(ev.summary), `Type: ${ev.evidence_type}; level: ${ev.level}`, `Report: ${ev.locator ?? "none"}`, `Command: ${ev.command ?? "none"}`].join("\n"),
+        [
+          oneLine(ev.summary),
+          `Type: ${ev.evidence_type}; level: ${ev.level}`,
+          `Report: ${ev.locator ?? "none"}`,
+          `Command: ${ev.command ?? "none"}`,
+        ].join("\n"),
         [{ kind: "evidence", id: ev.id, revision: Number(ev.revision) }],
         optional(55, Number(ev.revision)),
       ),
@@ -233,22 +327,41 @@ export function packetChunks(
   }
   facts.source_evidence.forEach((ev, i) => {
     chunks.push(
-      chunk(`source-evidence:${work.external_key}/${i + 1}`, "evidence", typeof ev === "string" ? ev : JSON.stringify(ev), [workEntity(work)], optional(56, work.revision)),
+      chunk(
+        `source-evidence:${work.external_key}/${i + 1}`,
+        "evidence",
+        typeof ev === "string" ? ev : JSON.stringify(ev),
+        [workEntity(work)],
+        optional(56, work.revision),
+      ),
     );
   });
 
   for (const d of facts.dependents) {
-    chunks.push(chunk(`dependent:${d.external_key}`, "related", `${d.title} (depends on this item)\n${stateLines(d)}`, [workEntity(d)], optional(45, d.revision)));
+    chunks.push(
+      chunk(
+        `dependent:${d.external_key}`,
+        "related",
+        `${d.title} (depends on this item)\n${stateLines(d)}`,
+        [workEntity(d)],
+        optional(45, d.revision),
+      ),
+    );
   }
-  const covered = new Set([
-    ...facts.dependents,
-    ...closure.unresolved,
-    ...closure.resolved,
-    ...closure.optional,
-  ].map((w) => w.external_key));
+  const covered = new Set(
+    [...facts.dependents, ...closure.unresolved, ...closure.resolved, ...closure.optional].map(
+      (w) => w.external_key,
+    ),
+  );
   for (const s of facts.siblings.filter((w) => !covered.has(w.external_key))) {
     chunks.push(
-      chunk(`sibling:${s.external_key}`, "related", `${s.title} (same milestone ${work.milestone})\n${stateLines(s)}`, [workEntity(s)], optional(80, s.revision)),
+      chunk(
+        `sibling:${s.external_key}`,
+        "related",
+        `${s.title} (same milestone ${work.milestone})\n${stateLines(s)}`,
+        [workEntity(s)],
+        optional(80, s.revision),
+      ),
     );
   }
 
@@ -268,7 +381,10 @@ export function packetChunks(
     chunk(
       "completeness",
       "metadata",
-      [completeness.status, ...completeness.issues.map((i) => `${i.code} [${i.reference}]: ${i.reason}`)].join("\n"),
+      [
+        completeness.status,
+        ...completeness.issues.map((i) => `${i.code} [${i.reference}]: ${i.reason}`),
+      ].join("\n"),
       [],
       required,
     ),

@@ -46,7 +46,8 @@ export interface ScopeMatch {
   reasons: string[];
 }
 
-const isKind = (value: string): value is ScopeKind => (SCOPE_KINDS as readonly string[]).includes(value);
+const isKind = (value: string): value is ScopeKind =>
+  (SCOPE_KINDS as readonly string[]).includes(value);
 
 /**
  * Reads a rule's scope from its entity attributes: `scope` (a string, a list of strings, or an
@@ -60,7 +61,9 @@ export function parseRuleScope(attributes: Record<string, unknown>): ParsedScope
     const { type, value: v } = scope as Record<string, unknown>;
     return single(String(type ?? ""), typeof v === "string" ? v : undefined, JSON.stringify(scope));
   }
-  const words = (Array.isArray(scope) ? scope.map(String) : typeof scope === "string" ? [scope] : [])
+  const words = (
+    Array.isArray(scope) ? scope.map(String) : typeof scope === "string" ? [scope] : []
+  )
     .flatMap((s) => s.split(/\s+/))
     .filter((s) => s !== "");
   if (typeof value === "string") {
@@ -103,7 +106,8 @@ function listEntry(word: string): ScopeEntry | string {
   if (colon > 0) {
     const kind = word.slice(0, colon);
     const value = word.slice(colon + 1);
-    if (!isKind(kind)) return `unknown scope kind "${kind}" in "${word}" (one of ${SCOPE_KINDS.join(", ")})`;
+    if (!isKind(kind))
+      return `unknown scope kind "${kind}" in "${word}" (one of ${SCOPE_KINDS.join(", ")})`;
     if (value === "") return `scope entry "${word}" has an empty value`;
     return { type: kind, value };
   }
@@ -120,7 +124,8 @@ export function scopeText(scope: ParsedScope): string {
 
 /** Evaluates a parsed scope in a context: any applicable entry makes the rule apply. */
 export function matchScope(scope: ParsedScope, context: RuleContext): ScopeMatch {
-  if (!scope.ok) return { applicability: "unknown", reasons: [`rule scope unreadable: ${scope.problem}`] };
+  if (!scope.ok)
+    return { applicability: "unknown", reasons: [`rule scope unreadable: ${scope.problem}`] };
   const reasons: string[] = [];
   let unknown = false;
   for (const entry of scope.entries) {
@@ -150,7 +155,9 @@ function matchEntry(entry: ScopeEntry, context: RuleContext): boolean | string {
     case "tag":
       return context.tags === null ? "tag context is unknown" : context.tags.includes(entry.value);
     case "path":
-      return context.paths === null ? "path context is unknown" : matchPathScope(entry.value, context.paths);
+      return context.paths === null
+        ? "path context is unknown"
+        : matchPathScope(entry.value, context.paths);
   }
 }
 

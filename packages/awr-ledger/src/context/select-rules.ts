@@ -55,7 +55,8 @@ export function ruleFact(entity: EntityView, revisionOf: (key: string) => number
       ? (rawSeverity.toLowerCase() as Severity)
       : null;
   const unresolved: string[] = [];
-  if (severity === null) unresolved.push(`severity unresolved: ${String(rawSeverity ?? "not specified")}`);
+  if (severity === null)
+    unresolved.push(`severity unresolved: ${String(rawSeverity ?? "not specified")}`);
   if (!parsed.ok) unresolved.push(`scope unresolved: ${parsed.problem}`);
   const declared = entity.attributes["unresolved"];
   if (Array.isArray(declared)) unresolved.push(...declared.map(String));
@@ -87,7 +88,13 @@ export function ruleFact(entity: EntityView, revisionOf: (key: string) => number
  * is incomplete.
  */
 export function selectRules(rules: readonly RuleFact[], context: RuleContext): RuleSelection {
-  const selection: RuleSelection = { hard: [], soft: [], info: [], unknown: [], not_applicable: [] };
+  const selection: RuleSelection = {
+    hard: [],
+    soft: [],
+    info: [],
+    unknown: [],
+    not_applicable: [],
+  };
   for (const rule of rules) {
     // An unreadable scope has no entries; its reason is already among rule.unresolved.
     const match =
