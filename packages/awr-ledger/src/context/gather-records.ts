@@ -227,7 +227,8 @@ function mentions(entity: EntityView, work: WorkFact): boolean {
   );
   return names.some(
     (n) =>
-      attributes.includes(n) || new RegExp(`(^|[^\\w#-])${escapeRegExp(n)}($|[^\\w-])`).test(entity.body),
+      attributes.includes(n) ||
+      new RegExp(`(^|[^\\w#-])${escapeRegExp(n)}($|[^\\w-])`).test(entity.body),
   );
 }
 
