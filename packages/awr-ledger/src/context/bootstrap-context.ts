@@ -11,11 +11,10 @@ import {
   type BootstrapContext,
   type BootstrapGap,
   type ContextBootstrapResult,
-  type SourceVersion,
   TOKENIZER,
 } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
-import { loadCheckpoint, ruleContext } from "./gather-records.js";
+import { loadCheckpoint, loadSources, ruleContext, sourceVersion } from "./gather-records.js";
 import { possiblyHard, ruleFact, selectRules } from "./select-rules.js";
 import { countTokens } from "./tokens.js";
 import { type WorkFact, workFact } from "./work-facts.js";
@@ -52,7 +51,7 @@ export async function bootstrapContext(
   const revisionOf = (key: string) => revisions.get(key) ?? 0;
   const work: WorkFact | null =
     selection.work === null ? null : workFact(selection.work, revisionOf(selection.work.key));
-  const sources = await db.selectFrom("sources").selectAll().orderBy("path").execute();
+  const sources = await loadSources(db);
 
   if (work === null) {
     gap(
@@ -116,13 +115,6 @@ export async function bootstrapContext(
     if (checkpoint !== null) checkpoint_origin = "previous_closed_session";
   }
 
-  const source_revisions: SourceVersion[] = sources.map((s) => ({
-    id: s.path,
-    revision: Number(s.indexed_revision),
-    fingerprint: s.fingerprint,
-    freshness: "fresh",
-    locator: s.path,
-  }));
   const context: BootstrapContext = {
     project_id: scope.projectId,
     project_key: scope.projectKey,
@@ -150,7 +142,7 @@ export async function bootstrapContext(
     checkpoint_origin,
     executions: [],
     critical_rules,
-    source_revisions,
+    source_revisions: sources.map(sourceVersion),
     gaps,
     complete: gaps.length === 0,
     execution_context_complete: false,

@@ -21,7 +21,7 @@ import {
   type WorkContext,
 } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
-import { gatherFacts, loadCheckpoint } from "./gather-records.js";
+import { gatherFacts, loadCheckpoint, loadSources, sourceVersion } from "./gather-records.js";
 import { packetChunks } from "./packet-chunks.js";
 import { countTokens } from "./tokens.js";
 
@@ -120,15 +120,8 @@ export async function compileContext(
   const continuity = await continuityOf(db, selection.session);
   const goalBasis =
     (input.goals ?? []).length > 0 ? "explicit_goal_keys" : "project_primary_goal_sources";
-  const sources = (await db.selectFrom("sources").selectAll().orderBy("path").execute()).map(
-    (s): SourceVersion => ({
-      id: s.path,
-      revision: Number(s.indexed_revision),
-      fingerprint: s.fingerprint,
-      freshness: "fresh",
-      locator: s.path,
-    }),
-  );
+  const sourceRows = await loadSources(db);
+  const sources = sourceRows.map(sourceVersion);
   const base: CompletenessBase = {
     project_id: scope.projectId,
     project_revision: scope.revision,
@@ -205,6 +198,7 @@ export async function compileContext(
     goals: input.goals ?? [],
     checkpoint,
     after_revision: afterRevision,
+    sources: sourceRows,
   });
   const completeness = assessCompleteness(base, facts);
   const chunks = packetChunks(facts, completeness, {

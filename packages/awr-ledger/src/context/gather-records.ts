@@ -7,7 +7,7 @@ import {
   tableExists,
 } from "../read/entity-view.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
-import type { EventTable, EvidenceTable, LedgerSchema } from "../storage/schema.js";
+import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
 import type { SourceVersion } from "./context-types.js";
 import { type DependencyClosure, dependencyClosure } from "./dependency-closure.js";
 import { concretePaths, type RuleContext } from "./rule-scope.js";
@@ -28,6 +28,7 @@ export interface GatherInput {
   checkpoint: CheckpointView | null;
   /** Events after this revision are the recent delta. */
   after_revision: number;
+  sources: readonly SourceTable[];
 }
 
 /** Everything a packet states or weighs, read at one project revision. */
@@ -68,17 +69,16 @@ export async function gatherFacts(
   const revisions = await entityRevisions(db, revision);
   const revisionOf = (key: string) => revisions.get(key) ?? 0;
   const work = workFact(input.work, revisionOf(input.work.key));
-  const [closure, ruleEntities, goals, milestones, plans, decisions, works, sources] =
-    await Promise.all([
-      dependencyClosure(db, work.external_key, revisionOf),
-      entitiesOfKind(db, revision, "rule"),
-      entitiesOfKind(db, revision, "goal"),
-      entitiesOfKind(db, revision, "milestone"),
-      entitiesOfKind(db, revision, "plan"),
-      entitiesOfKind(db, revision, "decision"),
-      entitiesOfKind(db, revision, "work"),
-      db.selectFrom("sources").selectAll().orderBy("path").execute(),
-    ]);
+  const { sources } = input;
+  const [closure, ruleEntities, goals, milestones, plans, decisions, works] = await Promise.all([
+    dependencyClosure(db, work.external_key, revisionOf),
+    entitiesOfKind(db, revision, "rule"),
+    entitiesOfKind(db, revision, "goal"),
+    entitiesOfKind(db, revision, "milestone"),
+    entitiesOfKind(db, revision, "plan"),
+    entitiesOfKind(db, revision, "decision"),
+    entitiesOfKind(db, revision, "work"),
+  ]);
 
   const { context, origin } = ruleContext(work, input);
   const rules = selectRules(
@@ -166,14 +166,27 @@ export async function gatherFacts(
       .filter((w) => w.status === "completed")
       .map((w) => ({ key: w.key, title: w.title })),
     checkpoint: input.checkpoint,
-    sources: sources.map((s) => ({
-      id: s.path,
-      revision: Number(s.indexed_revision),
-      fingerprint: s.fingerprint,
-      freshness: "fresh",
-      locator: s.path,
-    })),
+    sources: sources.map(sourceVersion),
     revision_of: revisionOf,
+  };
+}
+
+/** The project's sources in path order. */
+export function loadSources(db: Kysely<LedgerSchema>): Promise<SourceTable[]> {
+  return db.selectFrom("sources").selectAll().orderBy("path").execute();
+}
+
+/**
+ * A source as results name it. Reads verify freshness first (SourceStale, or a reindex with
+ * `refresh`), so every source a packet is compiled from is fresh.
+ */
+export function sourceVersion(row: SourceTable): SourceVersion {
+  return {
+    id: row.path,
+    revision: Number(row.indexed_revision),
+    fingerprint: row.fingerprint,
+    freshness: "fresh",
+    locator: row.path,
   };
 }
 
