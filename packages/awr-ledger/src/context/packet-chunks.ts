@@ -1,10 +1,19 @@
-import type { EntityView } from "../read/entity-view.js";
-import type { EventTable } from "../storage/schema.js";
-import { type ContextChunk, chunk, type SelectedEntity } from "./context-records.js";
+import {
+  entityOf,
+  oneLine,
+  optional,
+  q,
+  required,
+  ruleEntity,
+  ruleLines,
+  stateLines,
+  workEntity,
+} from "./chunk-text.js";
+import { type ContextChunk, chunk } from "./context-records.js";
 import type { ContextCompleteness } from "./context-types.js";
+import { deltaChunks } from "./delta-chunks.js";
 import type { ContextFacts } from "./gather-records.js";
-import { possiblyHard, type RuleFact } from "./select-rules.js";
-import type { WorkFact } from "./work-facts.js";
+import { possiblyHard } from "./select-rules.js";
 
 export interface PacketMeta {
   intent: string;
@@ -14,41 +23,6 @@ export interface PacketMeta {
   baseline_origin: string;
   project_revision: number;
 }
-
-const q = (value: string) => JSON.stringify(value);
-const oneLine = (value: string) => value.replace(/\s+/g, " ").trim();
-const workEntity = (w: WorkFact): SelectedEntity => ({
-  kind: "work_item",
-  id: w.id,
-  revision: w.revision,
-});
-const entityOf = (kind: string, e: EntityView, revision: number): SelectedEntity => ({
-  kind,
-  id: e.id,
-  revision,
-});
-const ruleEntity = (r: RuleFact): SelectedEntity => ({
-  kind: "rule",
-  id: r.id,
-  revision: r.revision,
-});
-const required = { required: true } as const;
-const optional = (priority: number, recency: number) => ({ priority, recency });
-
-/** Status, blocker and next action exactly as the source states them. */
-export function stateLines(w: WorkFact): string {
-  return [
-    `Status: ${q(w.status)} (raw ${q(w.raw_status)})`,
-    `Blocker present: ${w.blocker !== null}`,
-    `Blocker: ${w.blocker ?? "none"}`,
-    `Next action: ${w.next_action === "" ? "(none declared)" : w.next_action}`,
-  ].join("\n");
-}
-
-export const ruleLines = (r: RuleFact, note?: string) =>
-  [note, `Severity: ${r.severity ?? "unresolved"}`, `Scope: ${r.scope_text}`, r.text]
-    .filter((l) => l !== undefined)
-    .join("\n");
 
 /**
  * Every chunk of an L1 packet. Required: the item's identity, state and acceptance; every
@@ -255,139 +229,6 @@ export function packetChunks(
     );
   }
 
-  const cp = facts.checkpoint;
-  chunks.push(
-    chunk(
-      "delta-baseline",
-      "delta",
-      `Changes after project revision ${meta.after_revision} (${meta.baseline_origin}) through ${meta.project_revision}. ` +
-        `Checkpoint: ${cp?.id ?? "none"}. Events shown: up to ${facts.work_events.length} of this item's and ${facts.project_events.length} project-wide.`,
-      [],
-      required,
-    ),
-  );
-  if (cp !== null) {
-    const entities = [{ kind: "checkpoint", id: cp.id, revision: cp.revision }];
-    chunks.push(
-      chunk(
-        "checkpoint",
-        "delta",
-        [
-          `Checkpoint context hash: ${cp.context_hash ?? "none"}`,
-          "Checkpoint next action:",
-          cp.next_action ?? "(none)",
-          "Checkpoint open loops:",
-          ...(cp.open_loops.length === 0 ? ["(none)"] : cp.open_loops),
-        ].join("\n"),
-        entities,
-        required,
-      ),
-      chunk("checkpoint-digest", "delta", cp.digest, entities, optional(25, cp.revision)),
-    );
-  }
-  const eventChunk = (e: EventTable, priority: number) =>
-    chunk(
-      `event:${e.id}`,
-      "delta",
-      `${e.type} at r${e.revision}${e.summary === null ? "" : `: ${oneLine(e.summary)}`}`,
-      [{ kind: "event", id: e.id, revision: Number(e.revision) }],
-      optional(priority, Number(e.revision)),
-    );
-  for (const e of facts.work_events) chunks.push(eventChunk(e, 30));
-  for (const e of facts.project_events) chunks.push(eventChunk(e, 65));
-
-  chunks.push(
-    chunk(
-      "evidence-gaps",
-      "evidence",
-      completeness.evidence_gaps.length === 0
-        ? "No evidence gaps in the recorded metadata; compiling context runs no verification."
-        : completeness.evidence_gaps
-            .map((g) => `${g.code} [${g.reference}]: ${g.reason}`)
-            .join("\n"),
-      [],
-      required,
-    ),
-  );
-  for (const ev of facts.evidence) {
-    chunks.push(
-      chunk(
-        `evidence:${ev.external_key}`,
-        "evidence",
-        [
-          oneLine(ev.summary),
-          `Type: ${ev.evidence_type}; level: ${ev.level}`,
-          `Report: ${ev.locator ?? "none"}`,
-          `Command: ${ev.command ?? "none"}`,
-        ].join("\n"),
-        [{ kind: "evidence", id: ev.id, revision: Number(ev.revision) }],
-        optional(55, Number(ev.revision)),
-      ),
-    );
-  }
-  facts.source_evidence.forEach((ev, i) => {
-    chunks.push(
-      chunk(
-        `source-evidence:${work.external_key}/${i + 1}`,
-        "evidence",
-        typeof ev === "string" ? ev : JSON.stringify(ev),
-        [workEntity(work)],
-        optional(56, work.revision),
-      ),
-    );
-  });
-
-  for (const d of facts.dependents) {
-    chunks.push(
-      chunk(
-        `dependent:${d.external_key}`,
-        "related",
-        `${d.title} (depends on this item)\n${stateLines(d)}`,
-        [workEntity(d)],
-        optional(45, d.revision),
-      ),
-    );
-  }
-  const covered = new Set(
-    [...facts.dependents, ...closure.unresolved, ...closure.resolved, ...closure.optional].map(
-      (w) => w.external_key,
-    ),
-  );
-  for (const s of facts.siblings.filter((w) => !covered.has(w.external_key))) {
-    chunks.push(
-      chunk(
-        `sibling:${s.external_key}`,
-        "related",
-        `${s.title} (same milestone ${work.milestone})\n${stateLines(s)}`,
-        [workEntity(s)],
-        optional(80, s.revision),
-      ),
-    );
-  }
-
-  if (facts.milestone_done.length > 0) {
-    chunks.push(
-      chunk(
-        `milestone-progress:${work.milestone}`,
-        "related",
-        `Completed in ${work.milestone} (${facts.milestone_done.length}): ${facts.milestone_done.map((d) => `${d.key} ${d.title}`).join("; ")}`,
-        [],
-        optional(82, work.revision),
-      ),
-    );
-  }
-
-  chunks.push(
-    chunk(
-      "completeness",
-      "metadata",
-      [
-        completeness.status,
-        ...completeness.issues.map((i) => `${i.code} [${i.reference}]: ${i.reason}`),
-      ].join("\n"),
-      [],
-      required,
-    ),
-  );
+  chunks.push(...deltaChunks(facts, completeness, meta));
   return chunks;
 }
