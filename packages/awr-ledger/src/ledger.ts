@@ -188,7 +188,7 @@ export class Ledger extends RuntimeMethods {
   ): Promise<ContextCompileResult> {
     return this.#read(options, caller, async (revision) => {
       const { compileContext } = await import("./context/compile-context.js");
-      return compileContext(this.store.db, input, this.#contextScope(caller, revision, options));
+      return compileContext(this.store.db, input, this.#contextScope(caller, revision));
     });
   }
 
@@ -203,11 +203,11 @@ export class Ledger extends RuntimeMethods {
   ): Promise<ContextBootstrapResult> {
     return this.#read(options, caller, async (revision) => {
       const { bootstrapContext } = await import("./context/bootstrap-context.js");
-      return bootstrapContext(this.store.db, input, this.#contextScope(caller, revision, options));
+      return bootstrapContext(this.store.db, input, this.#contextScope(caller, revision));
     });
   }
 
-  #contextScope(caller: Caller, revision: number, options?: ReadOptions): CompileContextScope {
+  #contextScope(caller: Caller, revision: number): CompileContextScope {
     const { project } = this.context.manifest().manifest;
     return {
       client: caller.client,
@@ -215,7 +215,6 @@ export class Ledger extends RuntimeMethods {
       projectId: this.projectId,
       projectKey: project.external_key ?? this.context.projectName,
       projectName: this.context.projectName,
-      refreshed: options?.refresh === true,
     };
   }
 

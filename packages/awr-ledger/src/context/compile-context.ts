@@ -51,8 +51,6 @@ export interface CompileContextScope {
   projectId: string;
   projectKey: string;
   projectName: string;
-  /** Whether this read reindexed changed sources first (the CLI) or only verified them (MCP). */
-  refreshed: boolean;
 }
 
 export function checkBudget(budget: number | undefined, fallback: number): number {
@@ -126,7 +124,6 @@ export async function compileContext(
     project_id: scope.projectId,
     project_revision: scope.revision,
     work_item_key: selection.work_key,
-    refreshed: scope.refreshed,
     sources,
   };
   const report = {
@@ -138,10 +135,15 @@ export async function compileContext(
   } as const;
 
   if (selection.work === null) {
+    const reason =
+      selection.basis === "explicit_work_missing"
+        ? `No work item "${selection.work_key}" is in the ledger.`
+        : selection.basis === "session_work_retired"
+          ? `The session's work item ${selection.work_key} is no longer in the sources.`
+          : "No work was given, the call has no session, and no item is current (claimed or in progress).";
     const text =
       `CONTEXT INCOMPLETE\nProject: ${scope.projectName} [${scope.projectKey}] ${scope.projectId} r${scope.revision}\n` +
-      `Requested work: ${selection.work_key}\n` +
-      `No work item was resolved (${selection.basis}). Give an existing work key (awr status, awr ready) and compile again.\n`;
+      `Requested work: ${selection.work_key}\n${reason} Give an existing work key (awr status, awr ready) and compile again.\n`;
     const required = countTokens(text);
     if (required > budget) {
       throw new LedgerError(
@@ -155,10 +157,7 @@ export async function compileContext(
       checkpoint_id: null,
       delta_after_revision: null,
       work_context: null,
-      completeness: missingWorkCompleteness(
-        base,
-        `No work item "${selection.work_key}" is in the ledger (${selection.basis}).`,
-      ),
+      completeness: missingWorkCompleteness(base, reason),
       omitted_refs: [],
       diagnostic_text: text,
       continuity,

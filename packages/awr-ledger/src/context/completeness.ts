@@ -26,7 +26,6 @@ export interface CompletenessBase {
   project_id: string;
   project_revision: number;
   work_item_key: string;
-  refreshed: boolean;
   sources: SourceVersion[];
 }
 
@@ -69,10 +68,11 @@ function verdict(
     project_revision: base.project_revision,
     work_item_key: base.work_item_key,
     branch_id: null,
-    source_refresh_performed: base.refreshed,
-    freshness_basis: base.refreshed
-      ? "source_refresh_at_project_revision"
-      : "source_verified_readonly",
+    // Every read verifies the sources first (reindexing them for the CLI, refusing with
+    // SourceStale over MCP), so both transports compile from sources current at this revision
+    // and state it alike: the verdict and the hash binding it do not depend on the transport.
+    source_refresh_performed: true,
+    freshness_basis: "source_refresh_at_project_revision",
     source_fresh,
     ...parts,
     issues,

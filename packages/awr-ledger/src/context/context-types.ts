@@ -88,7 +88,7 @@ export interface ContextCompleteness {
   work_item_key: string;
   branch_id: null;
   source_refresh_performed: boolean;
-  freshness_basis: "source_refresh_at_project_revision" | "source_verified_readonly";
+  freshness_basis: "source_refresh_at_project_revision";
   source_fresh: boolean;
   work_item_found: boolean;
   work_state_complete: boolean;

@@ -3,7 +3,6 @@ import {
   type EntityView,
   entitiesOfKind,
   entityRevisions,
-  stringOf,
   tableExists,
 } from "../read/entity-view.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
@@ -12,7 +11,7 @@ import type { SourceVersion } from "./context-types.js";
 import { type DependencyClosure, dependencyClosure } from "./dependency-closure.js";
 import { concretePaths, type RuleContext } from "./rule-scope.js";
 import { type RuleFact, type RuleSelection, ruleFact, selectRules } from "./select-rules.js";
-import { type WorkFact, workFact } from "./work-facts.js";
+import { type WorkFact, workEntities, workFact, workInMilestone } from "./work-facts.js";
 
 /** Goal statuses that end a goal: such goals are not selected without an explicit key. */
 const TERMINAL_GOALS = ["completed", "done", "cancelled", "canceled", "archived", "retired"];
@@ -70,15 +69,20 @@ export async function gatherFacts(
   const revisionOf = (key: string) => revisions.get(key) ?? 0;
   const work = workFact(input.work, revisionOf(input.work.key));
   const { sources } = input;
-  const [closure, ruleEntities, goals, milestones, plans, decisions, works] = await Promise.all([
-    dependencyClosure(db, work.external_key, revisionOf),
-    entitiesOfKind(db, revision, "rule"),
-    entitiesOfKind(db, revision, "goal"),
-    entitiesOfKind(db, revision, "milestone"),
-    entitiesOfKind(db, revision, "plan"),
-    entitiesOfKind(db, revision, "decision"),
-    entitiesOfKind(db, revision, "work"),
-  ]);
+  const [closure, ruleEntities, goals, milestones, plans, decisions, sameMilestone] =
+    await Promise.all([
+      dependencyClosure(db, work.external_key, revisionOf),
+      entitiesOfKind(db, revision, "rule"),
+      entitiesOfKind(db, revision, "goal"),
+      entitiesOfKind(db, revision, "milestone"),
+      entitiesOfKind(db, revision, "plan"),
+      entitiesOfKind(db, revision, "decision"),
+      work.milestone === null
+        ? []
+        : workInMilestone(db, work.milestone).then((ws) =>
+            ws.filter((w) => w.key !== work.external_key),
+          ),
+    ]);
 
   const { context, origin } = ruleContext(work, input);
   const rules = selectRules(
@@ -129,14 +133,11 @@ export async function gatherFacts(
       .orderBy("work_key")
       .execute(),
   ]);
-  const workByKey = new Map(works.map((w) => [w.key, w]));
+  const dependentEntities = await workEntities(
+    db,
+    dependents.map((d) => d.work_key),
+  );
   const active = (w: EntityView) => w.status !== "completed" && w.status !== "cancelled";
-  const sameMilestone =
-    work.milestone === null
-      ? []
-      : works.filter(
-          (w) => w.key !== work.external_key && stringOf(w, "milestone") === work.milestone,
-        );
   return {
     work,
     closure,
@@ -158,7 +159,7 @@ export async function gatherFacts(
     work_events: workEvents,
     project_events: projectEvents,
     dependents: dependents.flatMap(({ work_key }) => {
-      const entity = workByKey.get(work_key);
+      const entity = dependentEntities.get(work_key);
       return entity === undefined ? [] : [workFact(entity, revisionOf(work_key))];
     }),
     siblings: sameMilestone.filter(active).map((w) => workFact(w, revisionOf(w.key))),

@@ -8,6 +8,7 @@ import {
   type ScopeEntry,
   scopeText,
 } from "./rule-scope.js";
+import { type SourceRefView, sourceRefOf } from "./work-facts.js";
 
 export type Severity = "hard" | "soft" | "info";
 const SEVERITIES: readonly string[] = ["hard", "soft", "info"];
@@ -21,7 +22,7 @@ export interface RuleFact {
   id: string;
   external_key: string;
   revision: number;
-  source_ref: { source_id: string; locator: string; start_line: number; end_line: number };
+  source_ref: SourceRefView;
   text: string;
   severity: Severity | null;
   scope: ScopeEntry | null;
@@ -66,12 +67,7 @@ export function ruleFact(entity: EntityView, revisionOf: (key: string) => number
     id: entity.id,
     external_key: entity.key,
     revision: revisionOf(entity.key),
-    source_ref: {
-      source_id: entity.source.path,
-      locator: entity.source.path,
-      start_line: entity.source.line_start,
-      end_line: entity.source.line_end,
-    },
+    source_ref: sourceRefOf(entity, revisionOf(entity.key)),
     text: body === "" ? entity.title : `${entity.title}\n\n${body}`,
     severity,
     scope: entries.length === 1 ? (entries[0] as ScopeEntry) : null,
