@@ -1,7 +1,9 @@
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { chunk, renderSegments } from "../src/context/context-records.js";
 import { countTokens, encodingFromRanks } from "../src/context/tokens.js";
 import { tempRoot } from "./helpers/backends.js";
 
@@ -43,5 +45,43 @@ describe("token counting", () => {
     expect(() => module.countTokens(text)).toThrow(/special token/);
     expect(countTokens(text)).toBe(module.encode(text, { disallowedSpecial: new Set() }).length);
     expect(countTokens(text)).toBeGreaterThan(countTokens("A rule body may quote or literally."));
+  });
+
+  it("counts a packet exactly as the sum of its segments, whatever the chunk texts hold", () => {
+    const texts = [
+      "",
+      "ends with a slash /",
+      "/starts with a slash",
+      "trailing spaces   ",
+      "   leading spaces",
+      "CRLF line\r\nnext\r",
+      "numbers 123\n456",
+      "Unicode 验收 — naïve 🚀 \u00a0nbsp\u2028sep",
+      "<|endoftext|> and ''s contractions 'll",
+      "\n\nblank lines around\n\n",
+    ];
+    const chunks = texts.map((text, i) =>
+      chunk(`k${i}/${text.slice(0, 3)}`, i % 2 === 0 ? "work" : "rules", text, [], {
+        required: true,
+      }),
+    );
+    const segments = renderSegments("AWR L1 context\nProject: p\n", chunks, 12);
+    const sum = segments.reduce((n, s) => n + countTokens(s), 0);
+    expect(sum).toBe(countTokens(segments.join("")));
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.string({ unit: "grapheme" }), fc.string({ maxLength: 12 })), {
+          maxLength: 8,
+        }),
+        (pairs) => {
+          const random = pairs.map(([text, key], i) =>
+            chunk(`${key}${i}`, "delta", text, [], { priority: i, recency: 0 }),
+          );
+          const parts = renderSegments("AWR L1 context\n", random, pairs.length);
+          return parts.reduce((n, s) => n + countTokens(s), 0) === countTokens(parts.join(""));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

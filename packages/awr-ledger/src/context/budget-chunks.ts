@@ -4,8 +4,9 @@ import {
   type ContextChunk,
   type ContextSection,
   chunkText,
-  renderChunks,
-  SECTION_TITLES,
+  footerText,
+  headingText,
+  renderSegments,
 } from "./context-records.js";
 import { countTokens } from "./tokens.js";
 
@@ -26,8 +27,9 @@ export interface BudgetedChunks {
  * budget the answer is BudgetExceeded {required, budget}, never a shortened packet. Optional
  * chunks unchanged since `since` (a delta baseline) are left out as such; the rest are tried in
  * preference order and kept while they fit, so a later smaller chunk can still fit after a
- * larger one did not. Fitting is estimated per chunk, then the rendered text is counted exactly
- * and the least preferred kept chunks are dropped until it fits.
+ * larger one did not. Token counts add up exactly over segments (see renderSegments), so every
+ * decision is exact. The footer is reserved at its largest (every candidate left out): its
+ * count only shrinks as chunks are kept.
  */
 export function budgetChunks(
   header: string,
@@ -45,8 +47,16 @@ export function budgetChunks(
       return false;
     })
     .sort(byPreference);
-  const requiredText = renderChunks(header, required, candidates.length + omitted.length);
-  const required_tokens = countTokens(requiredText);
+  const sections = new Set<ContextSection>();
+  const costOf = (c: ContextChunk) =>
+    countTokens(chunkText(c)) + (sections.has(c.section) ? 0 : countTokens(headingText(c.section)));
+  let body = countTokens(header);
+  for (const c of required) {
+    body += costOf(c);
+    sections.add(c.section);
+  }
+  const footerReserve = countTokens(footerText(candidates.length + omitted.length));
+  const required_tokens = body + footerReserve;
   if (required_tokens > budget) {
     throw new LedgerError(
       "BudgetExceeded",
@@ -54,38 +64,21 @@ export function budgetChunks(
       { required: required_tokens, budget },
     );
   }
-  const sections = new Set<ContextSection>(required.map((c) => c.section));
   const kept: ContextChunk[] = [];
-  let estimate = required_tokens;
   for (const c of candidates) {
-    const heading = sections.has(c.section)
-      ? 0
-      : countTokens(`\n## ${SECTION_TITLES[c.section]}\n`);
-    const cost = countTokens(chunkText(c)) + heading;
-    if (estimate + cost <= budget) {
+    const cost = costOf(c);
+    if (body + cost + footerReserve <= budget) {
       kept.push(c);
       sections.add(c.section);
-      estimate += cost;
+      body += cost;
     } else omitted.push({ chunk: c, reason: "insufficient_budget_for_whole_chunk" });
   }
-  const render = () => renderChunks(header, [...required, ...kept], omitted.length);
-  let rendered_context = render();
-  let token_estimate = countTokens(rendered_context);
-  // Terminates within budget: with no optional chunk kept, the text is the required-only
-  // packet measured above (its footer counted every candidate as left out).
-  while (token_estimate > budget && kept.length > 0) {
-    omitted.push({
-      chunk: kept.pop() as ContextChunk,
-      reason: "insufficient_budget_for_whole_chunk",
-    });
-    rendered_context = render();
-    token_estimate = countTokens(rendered_context);
-  }
+  const included = [...required, ...kept];
   return {
-    included: [...required, ...kept],
+    included,
     omitted,
-    rendered_context,
-    token_estimate,
+    rendered_context: renderSegments(header, included, omitted.length).join(""),
+    token_estimate: body + countTokens(footerText(omitted.length)),
     required_tokens,
   };
 }

@@ -9,7 +9,12 @@ import {
 } from "./completeness.js";
 import { DEFAULT_CONTEXT_BUDGET } from "./context-defaults.js";
 import { contextHash } from "./context-hash.js";
-import { type ContextChunk, inRenderOrder, type SelectedEntity } from "./context-records.js";
+import {
+  type ContextChunk,
+  headerText,
+  inRenderOrder,
+  type SelectedEntity,
+} from "./context-records.js";
 import { selectContext } from "./context-selection.js";
 import {
   BUDGET_POLICY,
@@ -219,12 +224,12 @@ export async function compileContext(
     branch_id: null,
     source_versions: sources,
   };
-  const header = [
+  const header = headerText([
     "AWR L1 context",
     `Project: ${scope.projectName} [${scope.projectKey}] ${scope.projectId} r${scope.revision}`,
     `Work: ${work.external_key} [${work.id}] r${work.revision} — ${work.title}`,
     sourceLine(sources),
-  ].join("\n");
+  ]);
   const budgeted = budgetChunks(header, chunks, budget, explicitBaseline ? afterRevision : null);
   const request = {
     work: work.external_key,

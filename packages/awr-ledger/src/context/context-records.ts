@@ -78,28 +78,41 @@ const byPlace = (a: ContextChunk, b: ContextChunk) =>
 export const byPreference = (a: ContextChunk, b: ContextChunk) =>
   a.priority - b.priority || b.recency - a.recency || byPlace(a, b);
 
-/** The chunk body as rendered under its section heading. */
+/**
+ * The rendered text is a sequence of segments: the header, section headings (`## Title`),
+ * chunks (`[key]` then the text) and the footer. Each segment ends with a newline and starts
+ * with a character that is neither whitespace nor `/`, which is where o200k_base's
+ * pre-tokenizer always splits (a piece never runs from a newline into such a character), so the
+ * tokens of the whole text are exactly the sum of the segments' tokens. Budgeting counts
+ * segments once each instead of recounting the whole text.
+ */
 export const chunkText = (c: ContextChunk) => `[${c.key}]\n${c.text}\n`;
+export const headingText = (section: ContextSection) => `## ${SECTION_TITLES[section]}\n`;
+export const headerText = (lines: readonly string[]) => `${lines.join("\n")}\n`;
+export const footerText = (omitted: number) =>
+  `Optional chunks left out for the budget: ${omitted}. Explicit reads (awr work show, awr search) give the rest.\n`;
 
 /**
- * Renders a header, the chunks in fixed section/key order (independent of selection order, so
- * the same facts always give the same text), and a footer counting what the budget left out.
+ * The segments of a packet: the header, then the chunks in fixed section/key order
+ * (independent of selection order, so the same facts always give the same text) under their
+ * section headings, then the footer counting what the budget left out.
  */
-export function renderChunks(
+export function renderSegments(
   header: string,
   chunks: readonly ContextChunk[],
   omitted: number,
-): string {
-  let text = `${header}\n`;
+): string[] {
+  const segments = [header];
   let section: ContextSection | undefined;
   for (const c of [...chunks].sort(byPlace)) {
     if (c.section !== section) {
-      text += `\n## ${SECTION_TITLES[c.section]}\n`;
+      segments.push(headingText(c.section));
       section = c.section;
     }
-    text += chunkText(c);
+    segments.push(chunkText(c));
   }
-  return `${text}\nOptional chunks left out for the budget: ${omitted}. Explicit reads (awr work show, awr search) give the rest.\n`;
+  segments.push(footerText(omitted));
+  return segments;
 }
 
 /** Chunks sorted as they are rendered. */

@@ -5,6 +5,7 @@ import {
   entityRevisions,
   tableExists,
 } from "../read/entity-view.js";
+import { memoAt } from "../read/read-cache.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
 import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
 import type { SourceVersion } from "./context-types.js";
@@ -71,7 +72,9 @@ export async function gatherFacts(
   const { sources } = input;
   const [closure, ruleEntities, goals, milestones, plans, decisions, sameMilestone] =
     await Promise.all([
-      dependencyClosure(db, work.external_key, revisionOf),
+      memoAt(db, revision, `closure:${work.external_key}`, () =>
+        dependencyClosure(db, work.external_key, revisionOf),
+      ),
       entitiesOfKind(db, revision, "rule"),
       entitiesOfKind(db, revision, "goal"),
       entitiesOfKind(db, revision, "milestone"),
@@ -79,9 +82,9 @@ export async function gatherFacts(
       entitiesOfKind(db, revision, "decision"),
       work.milestone === null
         ? []
-        : workInMilestone(db, work.milestone).then((ws) =>
-            ws.filter((w) => w.key !== work.external_key),
-          ),
+        : memoAt(db, revision, `milestone-work:${work.milestone}`, () =>
+            workInMilestone(db, work.milestone as string),
+          ).then((ws) => ws.filter((w) => w.key !== work.external_key)),
     ]);
 
   const { context, origin } = ruleContext(work, input);

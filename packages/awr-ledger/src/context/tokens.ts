@@ -30,10 +30,26 @@ let encoding: Encoding | undefined;
 const ORDINARY = { disallowedSpecial: new Set<string>() };
 
 /**
+ * Counts of recently counted texts. Packets are compiled again and again from mostly the same
+ * chunks (a work item's siblings, rules, goals), so most chunk counts are repeats. Bounded: the
+ * oldest entry goes first; long texts (whole packets) are not kept.
+ */
+const counted = new Map<string, number>();
+const MAX_COUNTED = 8192;
+const MAX_COUNTED_LENGTH = 4096;
+
+/**
  * Tokens of `text` in the o200k_base encoding, counted as ordinary text: the unit of every
  * context budget. The encoding is loaded on the first call (only context compilation needs it).
  */
 export function countTokens(text: string): number {
+  const known = counted.get(text);
+  if (known !== undefined) return known;
   encoding ??= existsSync(RANKS_FILE) ? encodingFromRanks(RANKS_FILE) : o200kModule();
-  return encoding.countTokens(text, ORDINARY);
+  const count = encoding.countTokens(text, ORDINARY);
+  if (text.length <= MAX_COUNTED_LENGTH) {
+    if (counted.size >= MAX_COUNTED) counted.delete(counted.keys().next().value as string);
+    counted.set(text, count);
+  }
+  return count;
 }
