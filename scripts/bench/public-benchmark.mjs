@@ -98,6 +98,14 @@ export async function run() {
           budget: 5000,
         });
         if (!bootstrap.context.complete || !compiled.completeness.complete) incomplete++;
+        for (const [level, pack] of [
+          ["L0", bootstrap],
+          ["L1", compiled.work_context],
+        ]) {
+          if (countTokens(pack?.rendered_context ?? "") !== pack?.token_estimate) {
+            failures.push(`${key}: ${level} token_estimate differs from the rendered text's count`);
+          }
+        }
         l0.push(bootstrap.token_estimate);
         l1.push(compiled.work_context?.token_estimate ?? 0);
         const facts = assessFacts(expected, bootstrap, compiled);

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { countTokens } from "@awr/awr-ledger";
 import { assessFacts, failedChecks, generateBenchmarkProject } from "@awr/awr-ledger/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, tempRoot } from "./helpers/backends.js";
@@ -51,7 +52,11 @@ describe.each(BACKENDS)("benchmark-shaped project on %s", (backend) => {
         `${key} L1: ${JSON.stringify(compiled.completeness.issues)}`,
       ).toBe(true);
       expect(bootstrap.token_estimate).toBeLessThanOrEqual(1000);
+      expect(bootstrap.token_estimate).toBe(countTokens(bootstrap.rendered_context));
       expect(compiled.work_context?.token_estimate).toBeLessThanOrEqual(5000);
+      expect(compiled.work_context?.token_estimate).toBe(
+        countTokens(compiled.work_context?.rendered_context ?? ""),
+      );
       const facts = assessFacts(expected, bootstrap, compiled);
       assertions += facts.assertions;
       passed += facts.passed;
