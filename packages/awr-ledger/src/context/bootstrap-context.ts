@@ -14,7 +14,13 @@ import {
   TOKENIZER,
 } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
-import { loadCheckpoint, loadSources, ruleContext, sourceVersion } from "./gather-records.js";
+import {
+  isRuleSource,
+  loadCheckpoint,
+  loadSources,
+  ruleContext,
+  sourceVersion,
+} from "./gather-records.js";
 import { possiblyHard, ruleFact, selectRules } from "./select-rules.js";
 import { countTokens } from "./tokens.js";
 import { type WorkFact, workFact } from "./work-facts.js";
@@ -67,7 +73,7 @@ export async function bootstrapContext(
     if (work.status === "blocked" && work.blocker === null)
       gap("missing_blocker", work.id, "work is blocked without a declared reason");
   }
-  if (!sources.some((s) => s.domain === "rule"))
+  if (!sources.some(isRuleSource))
     gap("rules_source_missing", "rules", "no rules source is configured");
 
   const rules = selectRules(

@@ -147,7 +147,7 @@ export async function gatherFacts(
     rule_context: context,
     paths_origin: origin,
     rules,
-    rule_sources: sources.filter((s) => s.domain === "rule").length,
+    rule_sources: sources.filter(isRuleSource).length,
     goals: [...selectedGoals].sort((a, b) => (a.key < b.key ? -1 : 1)),
     requested_goals: requested,
     milestone: milestones.find((m) => m.key === work.milestone) ?? null,
@@ -174,6 +174,12 @@ export async function gatherFacts(
     revision_of: revisionOf,
   };
 }
+
+/**
+ * Whether a source holds rules: this ledger's domain name (`rule`) or the original AWR's
+ * manifest name (`rules`), so the verdict does not change with the manifest's dialect.
+ */
+export const isRuleSource = (s: SourceTable) => s.domain === "rule" || s.domain === "rules";
 
 /** The project's sources in path order. */
 export function loadSources(db: Kysely<LedgerSchema>): Promise<SourceTable[]> {
