@@ -1,34 +1,21 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { type BudgetedChunks, budgetChunks } from "./budget-chunks.js";
+import { budgetChunks } from "./budget-chunks.js";
 import {
   assessCompleteness,
   type CompletenessBase,
   missingWorkCompleteness,
 } from "./completeness.js";
 import { DEFAULT_CONTEXT_BUDGET } from "./context-defaults.js";
-import { contextHash } from "./context-hash.js";
-import {
-  type ContextChunk,
-  headerText,
-  inRenderOrder,
-  type SelectedEntity,
-} from "./context-records.js";
+import { headerText } from "./context-records.js";
 import { selectContext } from "./context-selection.js";
-import {
-  BUDGET_POLICY,
-  type ContextCompileResult,
-  type ContextIdentity,
-  type SourceVersion,
-  TOKEN_COUNT_SCOPE,
-  TOKENIZER,
-  type WorkContext,
-} from "./context-types.js";
+import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
 import { gatherFacts, loadCheckpoint, loadSources, sourceVersion } from "./gather-records.js";
 import { packetChunks } from "./packet-chunks.js";
 import { countTokens } from "./tokens.js";
+import { workContext } from "./work-context.js";
 
 export interface ContextCompileInput {
   work?: string | undefined;
@@ -103,7 +90,7 @@ function validate(input: ContextCompileInput): number {
   return budget;
 }
 
-export function sourceLine(sources: readonly SourceVersion[]): string {
+function sourceLine(sources: readonly SourceVersion[]): string {
   return `Sources: ${sources.map((s) => `${s.locator} r${s.revision} ${s.freshness}`).join("; ")}`;
 }
 
@@ -263,63 +250,5 @@ export async function compileContext(
       })),
     diagnostic_text: null,
     continuity,
-  };
-}
-
-const entityKey = (e: SelectedEntity) => `${e.kind}\u0000${e.id}\u0000${e.revision}`;
-
-function workContext(
-  identity: ContextIdentity,
-  budgeted: BudgetedChunks,
-  budget: number,
-  binding: Record<string, unknown>,
-): WorkContext {
-  const selected = inRenderOrder(budgeted.included);
-  const selected_chunks = selected.map((c: ContextChunk) => ({
-    key: c.key,
-    section: c.section,
-    required: c.required,
-    entities: c.entities,
-  }));
-  const entities = new Map<string, SelectedEntity>();
-  for (const e of [
-    ...selected.flatMap((c) => c.entities),
-    { kind: "work_item", id: identity.work_item_id, revision: identity.work_item_revision },
-  ]) {
-    entities.set(entityKey(e), e);
-  }
-  const selected_entities = [...entities.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, e]) => e);
-  const omitted_chunks = budgeted.omitted.map(({ chunk, reason }) => ({
-    key: chunk.key,
-    section: chunk.section,
-    entities: chunk.entities,
-    reason,
-  }));
-  const context_hash = contextHash({
-    policy: BUDGET_POLICY,
-    tokenizer: TOKENIZER,
-    budget,
-    identity,
-    binding,
-    selected_chunks,
-    selected_entities,
-    omitted_chunks,
-    rendered_context: budgeted.rendered_context,
-  });
-  return {
-    identity,
-    rendered_context: budgeted.rendered_context,
-    context_hash,
-    token_estimate: budgeted.token_estimate,
-    required_tokens: budgeted.required_tokens,
-    token_budget: budget,
-    tokenizer: TOKENIZER,
-    token_count_scope: TOKEN_COUNT_SCOPE,
-    policy: BUDGET_POLICY,
-    selected_chunks,
-    selected_entities,
-    omitted_chunks,
   };
 }
