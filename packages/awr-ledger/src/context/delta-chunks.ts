@@ -5,6 +5,9 @@ import type { ContextCompleteness } from "./context-types.js";
 import type { ContextFacts } from "./gather-records.js";
 import type { PacketMeta } from "./packet-chunks.js";
 
+const SIBLING_LIMIT = 12;
+const DONE_LIMIT = 25;
+
 /**
  * The packet's delta, evidence, related-work and metadata chunks: the baseline and the
  * checkpoint (required), recent events, evidence gaps (required) and evidence, dependents and
@@ -115,7 +118,12 @@ export function deltaChunks(
       (w) => w.external_key,
     ),
   );
-  for (const s of facts.siblings.filter((w) => !covered.has(w.external_key))) {
+  // Neighbours are context, not facts: a few, those working toward the same goal first.
+  const siblings = facts.siblings
+    .filter((w) => !covered.has(w.external_key))
+    .sort((a, b) => Number(b.goal === work.goal) - Number(a.goal === work.goal))
+    .slice(0, SIBLING_LIMIT);
+  for (const s of siblings) {
     chunks.push(
       chunk(
         `sibling:${s.external_key}`,
@@ -127,12 +135,15 @@ export function deltaChunks(
     );
   }
 
-  if (facts.milestone_done.length > 0) {
+  const done = facts.milestone_done;
+  if (done.length > 0) {
+    const listed = done.slice(0, DONE_LIMIT).map((d) => `${d.key} ${d.title}`);
+    if (done.length > DONE_LIMIT) listed.push(`${done.length - DONE_LIMIT} more`);
     chunks.push(
       chunk(
         `milestone-progress:${work.milestone}`,
         "related",
-        `Completed in ${work.milestone} (${facts.milestone_done.length}): ${facts.milestone_done.map((d) => `${d.key} ${d.title}`).join("; ")}`,
+        `Completed in ${work.milestone} (${done.length}): ${listed.join("; ")}`,
         [],
         optional(82, work.revision),
       ),
