@@ -33,10 +33,9 @@ export async function run() {
         failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
         continue;
       }
-      rendered.push(countTokens(packet.rendered_context));
-      const found = item.required_facts.filter((fact) =>
-        packet.rendered_context.includes(fact),
-      ).length;
+      const text = packet.work_context?.rendered_context ?? "";
+      rendered.push(countTokens(text));
+      const found = item.required_facts.filter((fact) => text.includes(fact)).length;
       factsTotal += item.required_facts.length;
       factsFound += found;
       if (found === item.required_facts.length) fullRecall++;

@@ -109,7 +109,7 @@ describe("reads", () => {
       { cwd: root },
     );
     expect(result.code).toBe(0);
-    const packet = result.json();
+    const packet = result.json()["work_context"] as Record<string, unknown>;
     expect(packet["rendered_context"]).toContain("W-2");
     expect(packet["context_hash"]).toEqual(expect.any(String));
     const human = await awr(["context", "compile", "W-2", "--detached"], { cwd: root });

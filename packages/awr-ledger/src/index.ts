@@ -1,11 +1,12 @@
 // Public API of @awr/awr-ledger. Named exports only.
 
-export {
-  type CompletenessEntry,
-  type ContextCompileInput,
-  type ContextCompileResult,
-  DEFAULT_CONTEXT_BUDGET,
-} from "./context/compile-context.js";
+export type { ContextBootstrapInput } from "./context/bootstrap-context.js";
+export type { ContextCompileInput } from "./context/compile-context.js";
+export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_CONTEXT_BUDGET } from "./context/context-defaults.js";
+export type * from "./context/context-types.js";
+export type { Continuity, ContinuityPredecessor, ContinuityWait } from "./context/continuity.js";
+export { SCOPE_KINDS, type ScopeEntry, type ScopeKind } from "./context/rule-scope.js";
+export type { RuleFact } from "./context/select-rules.js";
 export { countTokens } from "./context/tokens.js";
 export {
   AWR_ERROR_CODES,

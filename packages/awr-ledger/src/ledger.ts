@@ -1,10 +1,8 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import {
-  type ContextCompileInput,
-  type ContextCompileResult,
-  compileContext,
-} from "./context/compile-context.js";
+import type { ContextBootstrapInput } from "./context/bootstrap-context.js";
+import type { CompileContextScope, ContextCompileInput } from "./context/compile-context.js";
+import type { ContextBootstrapResult, ContextCompileResult } from "./context/context-types.js";
 import { LedgerError } from "./errors.js";
 import { throwIfAborted } from "./internal/abort.js";
 import type { WriteReceipt } from "./journal/run-write.js";
@@ -184,18 +182,45 @@ export class Ledger extends RuntimeMethods {
     });
   }
 
+  /**
+   * L1 context (awr_context_compile, `awr context compile`): the packet under `work_context`,
+   * its `completeness`, and `continuity` (waits and predecessor state, outside the packet).
+   */
   async contextCompile(
     input: ContextCompileInput,
     caller: Caller = { client: "stdio" },
     options?: ReadOptions,
   ): Promise<ContextCompileResult> {
-    return this.#read(options, caller, (revision) =>
-      compileContext(this.store.db, input, {
-        client: caller.client,
-        revision,
-        projectName: this.context.projectName,
-      }),
-    );
+    return this.#read(options, caller, async (revision) => {
+      const { compileContext } = await import("./context/compile-context.js");
+      return compileContext(this.store.db, input, this.#contextScope(caller, revision));
+    });
+  }
+
+  /**
+   * L0 context (`awr context bootstrap`, no MCP tool): the work item's identity, state, next
+   * action and every applicable hard rule, the session and its checkpoint, budget 1000 by default.
+   */
+  async contextBootstrap(
+    input: ContextBootstrapInput = {},
+    caller: Caller = { client: "stdio" },
+    options?: ReadOptions,
+  ): Promise<ContextBootstrapResult> {
+    return this.#read(options, caller, async (revision) => {
+      const { bootstrapContext } = await import("./context/bootstrap-context.js");
+      return bootstrapContext(this.store.db, input, this.#contextScope(caller, revision));
+    });
+  }
+
+  #contextScope(caller: Caller, revision: number): CompileContextScope {
+    const { project } = this.context.manifest().manifest;
+    return {
+      client: caller.client,
+      revision,
+      projectId: this.projectId,
+      projectKey: project.external_key ?? this.context.projectName,
+      projectName: this.context.projectName,
+    };
   }
 
   /**

@@ -175,13 +175,24 @@ export function workLines(result: Result, colors: Colors): string[] {
 
 /** The rendered packet is what a person wants to read; the metadata follows it. */
 export function contextLines(result: Result, colors: Colors): string[] {
-  const rendered = result["rendered_context"];
+  const packet = result["work_context"] as Result | null | undefined;
+  const rendered = packet?.["rendered_context"] ?? result["diagnostic_text"];
   if (typeof rendered !== "string") return documentLines(result, colors);
+  const completeness = result["completeness"] as Result | undefined;
   return [
     rendered.trimEnd(),
     "",
     colors.dim("---"),
-    ...documentLines(without(result, "rendered_context"), colors),
+    ...documentLines(
+      {
+        tokens: packet ? `${packet["token_estimate"]} of ${packet["token_budget"]}` : null,
+        context_hash: packet?.["context_hash"] ?? null,
+        status: completeness?.["status"],
+        issues: completeness?.["issues"],
+        continuity: result["continuity"],
+      },
+      colors,
+    ),
   ];
 }
 

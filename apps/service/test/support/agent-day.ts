@@ -68,8 +68,9 @@ export async function runAgentDay(
   expect(started["claim"]).not.toBeNull();
 
   const context = await ok(client, "awr_context_compile", p({ work: "W-1", session }));
-  expect(typeof context["rendered_context"]).toBe("string");
-  expect(context["rendered_context"]).toContain("Build checkout");
+  const packet = context["work_context"] as Record<string, unknown>;
+  expect(typeof packet["rendered_context"]).toBe("string");
+  expect(packet["rendered_context"]).toContain("Build checkout");
 
   await write("awr_work_transition", {
     work: "W-1",

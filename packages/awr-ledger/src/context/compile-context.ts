@@ -1,167 +1,64 @@
-import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { sql } from "../internal/kysely.js";
-import { type EntityView, requireWork, tableExists } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { CONTEXT_SECTIONS, type ContextRecord, renderContext } from "./context-records.js";
-import { gatherRecords } from "./gather-records.js";
+import { budgetChunks } from "./budget-chunks.js";
+import {
+  assessCompleteness,
+  type CompletenessBase,
+  missingWorkCompleteness,
+} from "./completeness.js";
+import { DEFAULT_CONTEXT_BUDGET } from "./context-defaults.js";
+import { headerText } from "./context-records.js";
+import { selectContext } from "./context-selection.js";
+import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./context-types.js";
+import { continuityOf, predecessorChain } from "./continuity.js";
+import { gatherFacts, loadCheckpoint, loadSources, sourceVersion } from "./gather-records.js";
+import { packetChunks } from "./packet-chunks.js";
 import { countTokens } from "./tokens.js";
+import { workContext } from "./work-context.js";
 
 export interface ContextCompileInput {
   work?: string | undefined;
   session?: string | undefined;
   conversation?: string | undefined;
+  /** Compile for explicit work without a session (no session or conversation may be given). */
   detached?: boolean | undefined;
+  /** The agent whose `agent`-scoped rules apply (default: the session's agent). */
+  agent?: string | undefined;
   budget?: number | undefined;
   intent?: string | undefined;
+  /** Concrete paths the work touches (default: the item's declared paths). */
   paths?: string[] | undefined;
+  /** Tags in play besides the item's own. */
   tags?: string[] | undefined;
   goals?: string[] | undefined;
   checkpoint?: string | undefined;
   after_revision?: number | undefined;
 }
 
-export interface CompletenessEntry {
-  section: string;
-  ref: string;
-  tokens: number;
+/** What the ledger knows about the project and the call. */
+export interface CompileContextScope {
+  client: string;
+  revision: number;
+  projectId: string;
+  projectKey: string;
+  projectName: string;
 }
 
-export interface ContextCompileResult {
-  project_revision: number;
-  work: string | null;
-  session: string | null;
-  rendered_context: string;
-  /** sha256 of rendered_context: identical inputs and ledger state give the same hash. */
-  context_hash: string;
-  /** o200k_base tokens of rendered_context; never above budget. */
-  token_estimate: number;
-  budget: number;
-  /** The delta baseline (checkpoint revision or after_revision), or null for a full packet. */
-  since_revision: number | null;
-  completeness: {
-    /** True when no record was left out for lack of budget. */
-    complete: boolean;
-    required: CompletenessEntry[];
-    included: CompletenessEntry[];
-    omitted: (CompletenessEntry & { reason: "budget" | "unchanged" })[];
-  };
-}
-
-export const DEFAULT_CONTEXT_BUDGET = 5000;
-
-interface SessionRow {
-  id: string;
-  work: string | null;
-}
-
-async function resolveSession(
-  db: Kysely<LedgerSchema>,
-  input: ContextCompileInput,
-  client: string,
-): Promise<SessionRow | null> {
-  if (input.session === undefined && input.conversation === undefined) return null;
-  if (!(await tableExists(db, "sessions"))) {
-    throw new LedgerError(
-      "NotFound",
-      "No sessions exist in this ledger yet; start one with awr_session_start.",
-    );
-  }
-  const { rows } =
-    input.session !== undefined
-      ? await sql<
-          SessionRow & { conversation: string; client: string }
-        >`SELECT id, work, conversation, client FROM sessions WHERE id = ${input.session}`.execute(
-          db,
-        )
-      : await sql<SessionRow & { conversation: string; client: string }>`
-          SELECT id, work, conversation, client FROM sessions WHERE client = ${client} AND conversation = ${input.conversation}
-          ORDER BY start_revision DESC LIMIT 1`.execute(db);
-  const row = rows[0];
-  if (row === undefined) {
-    throw new LedgerError(
-      "NotFound",
-      `Session ${input.session ?? `for conversation "${input.conversation}"`} not found; start one with awr_session_start.`,
-      {
-        session: input.session ?? null,
-        conversation: input.conversation ?? null,
-      },
-    );
-  }
-  if (
-    input.session !== undefined &&
-    input.conversation !== undefined &&
-    row.conversation !== input.conversation
-  ) {
+export function checkBudget(budget: number | undefined, fallback: number): number {
+  const value = budget ?? fallback;
+  if (!Number.isInteger(value) || value < 1 || value > 100_000) {
     throw new LedgerError(
       "InvalidInput",
-      "session and conversation name different sessions; pass only one of them.",
+      `budget must be an integer from 1 to 100000 tokens; got ${String(budget)}.`,
+      { field: "budget" },
     );
   }
-  return { id: row.id, work: row.work };
-}
-
-async function loadCheckpoint(
-  db: Kysely<LedgerSchema>,
-  id: string | undefined,
-  session: string | null,
-) {
-  if (!(await tableExists(db, "checkpoints"))) {
-    if (id !== undefined)
-      throw new LedgerError("NotFound", `Checkpoint ${id} not found.`, { checkpoint: id });
-    return null;
-  }
-  const { rows } =
-    id !== undefined
-      ? await sql<{
-          id: string;
-          revision: number;
-          digest: string;
-          next_action: string | null;
-          open_loops: string;
-        }>`
-          SELECT id, revision, digest, next_action, open_loops FROM checkpoints WHERE id = ${id}`.execute(
-          db,
-        )
-      : session === null
-        ? { rows: [] }
-        : await sql<{
-            id: string;
-            revision: number;
-            digest: string;
-            next_action: string | null;
-            open_loops: string;
-          }>`
-          SELECT id, revision, digest, next_action, open_loops FROM checkpoints WHERE session = ${session}
-          ORDER BY revision DESC LIMIT 1`.execute(db);
-  const row = rows[0];
-  if (row === undefined) {
-    if (id !== undefined)
-      throw new LedgerError(
-        "NotFound",
-        `Checkpoint ${id} not found; list checkpoints with awr session show.`,
-        { checkpoint: id },
-      );
-    return null;
-  }
-  return {
-    id: row.id,
-    revision: Number(row.revision),
-    digest: row.digest,
-    next_action: row.next_action,
-    open_loops: JSON.parse(row.open_loops) as string[],
-  };
+  return value;
 }
 
 function validate(input: ContextCompileInput): number {
-  const budget = input.budget ?? DEFAULT_CONTEXT_BUDGET;
-  if (!Number.isInteger(budget) || budget < 1 || budget > 100_000) {
-    throw new LedgerError(
-      "InvalidInput",
-      `budget must be an integer from 1 to 100000 tokens; got ${String(input.budget)}.`,
-    );
-  }
+  const budget = checkBudget(input.budget, DEFAULT_CONTEXT_BUDGET);
   if (input.checkpoint !== undefined && input.after_revision !== undefined) {
     throw new LedgerError(
       "InvalidInput",
@@ -177,120 +74,181 @@ function validate(input: ContextCompileInput): number {
       "after_revision must be a non-negative integer revision.",
     );
   }
-  if (
-    input.detached === true &&
-    (input.session !== undefined || input.conversation !== undefined)
-  ) {
+  if (input.intent !== undefined && input.intent.trim() === "") {
     throw new LedgerError(
       "InvalidInput",
-      "detached compiles without a session: drop session/conversation or detached.",
+      "intent must not be blank (omit it for the default, work).",
     );
+  }
+  for (const field of ["paths", "tags", "goals"] as const) {
+    if (input[field]?.some((v) => typeof v !== "string" || v.trim() === "")) {
+      throw new LedgerError("InvalidInput", `${field} entries must be non-blank strings.`, {
+        field,
+      });
+    }
   }
   return budget;
 }
 
+function sourceLine(sources: readonly SourceVersion[]): string {
+  return `Sources: ${sources.map((s) => `${s.locator} r${s.revision} ${s.freshness}`).join("; ")}`;
+}
+
 /**
- * Compiles a bounded, deterministic context packet. Required facts (the item, its acceptance,
- * hard rules in scope, unmet required dependencies, the session's pending waits) are never
- * dropped: if they alone exceed the budget the call fails with BudgetExceeded {required, budget}.
- * Everything else is added whole, by section priority, while it fits.
+ * L1: a bounded, deterministic packet of the facts an agent needs to execute one work item
+ * (docs/design/context-compiler.md). Every required fact is in the packet or the call fails
+ * with BudgetExceeded {required, budget}; `completeness` says what is missing or unknown.
  */
 export async function compileContext(
   db: Kysely<LedgerSchema>,
   input: ContextCompileInput,
-  context: { client: string; revision: number; projectName: string },
+  scope: CompileContextScope,
 ): Promise<ContextCompileResult> {
   const budget = validate(input);
-  const session = input.detached === true ? null : await resolveSession(db, input, context.client);
-  const workKey = input.work ?? session?.work ?? null;
-  if (workKey === null && input.detached !== true) {
+  const intent = input.intent?.trim() ?? "work";
+  const selection = await selectContext(db, input, scope.client);
+  const continuity = await continuityOf(db, selection.session);
+  const goalBasis =
+    (input.goals ?? []).length > 0 ? "explicit_goal_keys" : "project_primary_goal_sources";
+  const sourceRows = await loadSources(db);
+  const sources = sourceRows.map(sourceVersion);
+  const base: CompletenessBase = {
+    project_id: scope.projectId,
+    project_revision: scope.revision,
+    work_item_key: selection.work_key,
+    sources,
+  };
+  const report = {
+    project_revision: scope.revision,
+    level: "L1" as const,
+    selection_basis: selection.basis,
+    goal_selection_basis: goalBasis,
+    session_id: selection.session?.id ?? null,
+  } as const;
+
+  if (selection.work === null) {
+    const reason =
+      selection.basis === "explicit_work_missing"
+        ? `No work item "${selection.work_key}" is in the ledger.`
+        : selection.basis === "session_work_retired"
+          ? `The session's work item ${selection.work_key} is no longer in the sources.`
+          : "No work was given, the call has no session, and no item is current (claimed or in progress).";
+    const text =
+      `CONTEXT INCOMPLETE\nProject: ${scope.projectName} [${scope.projectKey}] ${scope.projectId} r${scope.revision}\n` +
+      `Requested work: ${selection.work_key}\n${reason} Give an existing work key (awr status, awr ready) and compile again.\n`;
+    const required = countTokens(text);
+    if (required > budget) {
+      throw new LedgerError(
+        "BudgetExceeded",
+        `The diagnostic needs ${required} tokens but the budget is ${budget}; raise budget to at least ${required}.`,
+        { required, budget },
+      );
+    }
+    return {
+      ...report,
+      checkpoint_id: null,
+      delta_after_revision: null,
+      work_context: null,
+      completeness: missingWorkCompleteness(base, reason),
+      omitted_refs: [],
+      diagnostic_text: text,
+      continuity,
+    };
+  }
+
+  const sessions =
+    selection.session === null
+      ? []
+      : [selection.session.id, ...(await predecessorChain(db, selection.session)).map((s) => s.id)];
+  const checkpoint = await loadCheckpoint(db, input.checkpoint, sessions);
+  if (input.checkpoint !== undefined && checkpoint === null) {
     throw new LedgerError(
-      "ContextIncomplete",
-      "No work item to compile context for: pass work, a session bound to work, or detached: true for a project overview.",
+      "NotFound",
+      `Checkpoint ${input.checkpoint} not found; list checkpoints with awr session show.`,
+      {
+        checkpoint: input.checkpoint,
+      },
     );
   }
-  const work: EntityView | null = workKey === null ? null : await requireWork(db, workKey);
-  const checkpoint = await loadCheckpoint(db, input.checkpoint, session?.id ?? null);
-  const since =
+  const [afterRevision, origin] =
     input.checkpoint !== undefined
-      ? (checkpoint?.revision ?? null)
-      : (input.after_revision ?? null);
-  const records = await gatherRecords(db, context.revision, {
-    work,
-    session: session?.id ?? null,
-    checkpoint: input.checkpoint !== undefined ? null : checkpoint,
-    paths: input.paths ?? [],
-    tags: input.tags ?? [],
+      ? [checkpoint?.revision ?? 0, "checkpoint"]
+      : input.after_revision !== undefined
+        ? [input.after_revision, "after_revision"]
+        : checkpoint !== null
+          ? [checkpoint.revision, "session_checkpoint"]
+          : [0, "project_start"];
+  const explicitBaseline = input.checkpoint !== undefined || input.after_revision !== undefined;
+
+  const facts = await gatherFacts(db, scope.revision, {
+    work: selection.work,
+    project_key: scope.projectKey,
+    agent: input.agent ?? selection.session?.agent ?? null,
+    paths: input.paths,
+    tags: input.tags,
     goals: input.goals ?? [],
-    intent: input.intent ?? null,
+    checkpoint,
+    after_revision: afterRevision,
+    sources: sourceRows,
   });
-  const header = [
-    `# AWR context: ${work === null ? `project ${context.projectName}` : `${work.key} — ${work.title}`}`,
-    `project revision ${context.revision}${since === null ? "" : `; changes since revision ${since}`}`,
-    input.intent === undefined ? null : `intent: ${input.intent.replace(/\s+/g, " ").trim()}`,
-  ]
-    .filter((l) => l !== null)
-    .join("\n");
-
-  const entry = (r: ContextRecord) => ({
-    section: r.section,
-    ref: r.ref,
-    tokens: countTokens(r.text),
+  const completeness = assessCompleteness(base, facts);
+  const chunks = packetChunks(facts, completeness, {
+    intent,
+    selection_basis: selection.basis,
+    session_id: selection.session?.id ?? null,
+    after_revision: afterRevision,
+    baseline_origin: origin,
+    project_revision: scope.revision,
   });
-  const required = records.filter((r) => r.required);
-  const omitted: ContextCompileResult["completeness"]["omitted"] = [];
-  const optional = records
-    .filter((r) => !r.required)
-    .filter((r) => {
-      if (since === null || r.changed_revision > since) return true;
-      omitted.push({ ...entry(r), reason: "unchanged" });
-      return false;
-    })
-    .sort((a, b) => CONTEXT_SECTIONS.indexOf(a.section) - CONTEXT_SECTIONS.indexOf(b.section));
-
-  const requiredTokens = countTokens(renderContext(header, required));
-  if (requiredTokens > budget) {
-    throw new LedgerError(
-      "BudgetExceeded",
-      `The required facts need ${requiredTokens} tokens but the budget is ${budget}; raise budget to at least ${requiredTokens}.`,
-      { required: requiredTokens, budget },
-    );
-  }
-  // Greedy by priority with an estimate, then verify on the real rendered text and drop the
-  // lowest-priority record until it fits (token counts of concatenations are not exactly additive).
-  const included: ContextRecord[] = [...required];
-  let estimate = requiredTokens;
-  const sectionsUsed = new Set(required.map((r) => r.section));
-  for (const r of optional) {
-    const cost = countTokens(r.text) + 1 + (sectionsUsed.has(r.section) ? 0 : 8);
-    if (estimate + cost <= budget) {
-      included.push(r);
-      sectionsUsed.add(r.section);
-      estimate += cost;
-    } else omitted.push({ ...entry(r), reason: "budget" });
-  }
-  let rendered = renderContext(header, included);
-  let tokens = countTokens(rendered);
-  while (tokens > budget) {
-    const dropped = included.pop() as ContextRecord;
-    omitted.push({ ...entry(dropped), reason: "budget" });
-    rendered = renderContext(header, included);
-    tokens = countTokens(rendered);
-  }
-  return {
-    project_revision: context.revision,
-    work: work?.key ?? null,
-    session: session?.id ?? null,
-    rendered_context: rendered,
-    context_hash: `sha256:${createHash("sha256").update(rendered).digest("hex")}`,
-    token_estimate: tokens,
+  const { work } = facts;
+  const identity: ContextIdentity = {
+    project_id: scope.projectId,
+    project_key: scope.projectKey,
+    project_revision: scope.revision,
+    work_item_id: work.id,
+    work_item_key: work.external_key,
+    work_item_revision: work.revision,
+    branch_id: null,
+    source_versions: sources,
+  };
+  const header = headerText([
+    "AWR L1 context",
+    `Project: ${scope.projectName} [${scope.projectKey}] ${scope.projectId} r${scope.revision}`,
+    `Work: ${work.external_key} [${work.id}] r${work.revision} — ${work.title}`,
+    sourceLine(sources),
+  ]);
+  const budgeted = budgetChunks(header, chunks, budget, explicitBaseline ? afterRevision : null);
+  const request = {
+    work: work.external_key,
+    session: selection.session?.id ?? null,
+    detached: input.detached === true,
+    agent: input.agent ?? null,
+    goals: [...new Set(input.goals ?? [])].sort(),
+    paths: input.paths === undefined ? null : [...new Set(input.paths)].sort(),
+    tags: input.tags === undefined ? null : [...new Set(input.tags)].sort(),
+    intent,
     budget,
-    since_revision: since,
-    completeness: {
-      complete: !omitted.some((o) => o.reason === "budget"),
-      required: required.map(entry),
-      included: included.filter((r) => !r.required).map(entry),
-      omitted,
-    },
+    delta_after_revision: afterRevision,
+  };
+  return {
+    ...report,
+    checkpoint_id: checkpoint?.id ?? null,
+    delta_after_revision: afterRevision,
+    work_context: workContext(identity, budgeted, budget, {
+      request,
+      completeness,
+      selection: selection.basis,
+    }),
+    completeness,
+    omitted_refs: [...facts.rules.unknown]
+      .filter((m) => m.rule.severity === "soft" || m.rule.severity === "info")
+      .map((m) => ({
+        kind: "rule",
+        reference: m.rule.external_key,
+        count: 1,
+        reason: `optional rule applicability is unresolved: ${m.reasons.join("; ")}`,
+      })),
+    diagnostic_text: null,
+    continuity,
   };
 }

@@ -1,285 +1,286 @@
 import type { Kysely } from "kysely";
-import { sql } from "../internal/kysely.js";
 import {
-  acceptanceOf,
-  dependenciesOf,
   type EntityView,
   entitiesOfKind,
   entityRevisions,
-  stringOf,
-  stringsOf,
   tableExists,
 } from "../read/entity-view.js";
-import type { LedgerSchema } from "../storage/schema.js";
-import type { ContextRecord, ContextSection } from "./context-records.js";
-import { scopeMatches } from "./rule-scope.js";
+import { memoAt } from "../read/read-cache.js";
+import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
+import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
+import type { SourceVersion } from "./context-types.js";
+import { type DependencyClosure, dependencyClosure } from "./dependency-closure.js";
+import { concretePaths, type RuleContext } from "./rule-scope.js";
+import { type RuleFact, type RuleSelection, ruleFact, selectRules } from "./select-rules.js";
+import { type WorkFact, workEntities, workFact, workInMilestone } from "./work-facts.js";
+
+/** Goal statuses that end a goal: such goals are not selected without an explicit key. */
+const TERMINAL_GOALS = ["completed", "done", "cancelled", "canceled", "archived", "retired"];
 
 export interface GatherInput {
-  work: EntityView | null;
-  session: string | null;
-  checkpoint: {
-    id: string;
-    revision: number;
-    digest: string;
-    next_action: string | null;
-    open_loops: string[];
-  } | null;
-  paths: string[];
-  tags: string[];
+  work: EntityView;
+  project_key: string;
+  agent: string | null;
+  /** The caller's paths and tags; undefined when not given (the work's own are used). */
+  paths: string[] | undefined;
+  tags: string[] | undefined;
   goals: string[];
-  intent: string | null;
+  checkpoint: CheckpointView | null;
+  /** Events after this revision are the recent delta. */
+  after_revision: number;
+  sources: readonly SourceTable[];
 }
 
-const line = (s: string | null | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
-
-function record(
-  section: ContextSection,
-  ref: string,
-  text: string,
-  required: boolean,
-  changed: number,
-): ContextRecord {
-  return { section, ref, text, required, changed_revision: changed };
+/** Everything a packet states or weighs, read at one project revision. */
+export interface ContextFacts {
+  work: WorkFact;
+  closure: DependencyClosure;
+  rule_context: RuleContext;
+  /** Where the paths in the rule context came from. */
+  paths_origin: "caller" | "work_source" | "unknown_broad_scope" | "none";
+  rules: RuleSelection;
+  rule_sources: number;
+  goals: EntityView[];
+  requested_goals: string[];
+  milestone: EntityView | null;
+  plans: EntityView[];
+  decisions: EntityView[];
+  evidence: EvidenceTable[];
+  source_evidence: unknown[];
+  work_events: EventTable[];
+  project_events: EventTable[];
+  dependents: WorkFact[];
+  /** Active items of the same milestone. */
+  siblings: WorkFact[];
+  /** Completed items of the same milestone: what this phase has already delivered. */
+  milestone_done: { key: string; title: string }[];
+  checkpoint: CheckpointView | null;
+  sources: SourceVersion[];
+  revision_of: (key: string) => number;
 }
 
-/** Collects every candidate record for a context packet, required ones flagged. */
-export async function gatherRecords(
+const EVENT_LIMIT = 20;
+
+export async function gatherFacts(
   db: Kysely<LedgerSchema>,
   revision: number,
   input: GatherInput,
-): Promise<ContextRecord[]> {
-  const out: ContextRecord[] = [];
-  const work = input.work;
+): Promise<ContextFacts> {
   const revisions = await entityRevisions(db, revision);
-  const changedOf = (key: string) => revisions.get(key) ?? 0;
-  const paths = [...input.paths, ...(work === null ? [] : stringsOf(work, "paths"))];
-  const tags = [...input.tags, ...(work === null ? [] : stringsOf(work, "tags"))];
-
-  if (work !== null) {
-    const fields = [
-      `- ${work.key}: ${work.title}`,
-      `  status: ${work.status}${work.raw_status === null ? "" : ` (source says "${work.raw_status}")`}`,
-      work.summary === null ? null : `  summary: ${line(work.summary)}`,
-      stringOf(work, "next_action") === null
-        ? null
-        : `  next action: ${line(stringOf(work, "next_action"))}`,
-      stringOf(work, "blocker") === null ? null : `  blocker: ${line(stringOf(work, "blocker"))}`,
-      paths.length === 0 ? null : `  paths: ${stringsOf(work, "paths").join(", ")}`,
-      tags.length === 0 ? null : `  tags: ${stringsOf(work, "tags").join(", ")}`,
-      `  source: ${work.source.path}:${work.source.line_start}-${work.source.line_end}`,
-    ];
-    out.push(
-      record(
-        "work",
-        work.key,
-        fields.filter((f) => f !== null).join("\n"),
-        true,
-        changedOf(work.key),
+  const revisionOf = (key: string) => revisions.get(key) ?? 0;
+  const work = workFact(input.work, revisionOf(input.work.key));
+  const { sources } = input;
+  const [closure, ruleEntities, goals, milestones, plans, decisions, sameMilestone] =
+    await Promise.all([
+      memoAt(db, revision, `closure:${work.external_key}`, () =>
+        dependencyClosure(db, work.external_key, revisionOf),
       ),
-    );
-    for (const ac of acceptanceOf(work)) {
-      out.push(
-        record(
-          "acceptance",
-          `${work.key}/${ac.id}`,
-          `- [${ac.id}] ${line(ac.text)} (evidence level: ${ac.level})`,
-          true,
-          changedOf(work.key),
-        ),
-      );
-    }
-    const deps = (await dependenciesOf(db, [work.key])).get(work.key) ?? [];
-    for (const dep of deps.filter((d) => d.required && !d.satisfied)) {
-      out.push(
-        record(
-          "unmet_dependencies",
-          dep.work,
-          `- ${dep.work}: ${dep.title ?? "(not defined)"} [${dep.status}]`,
-          true,
-          changedOf(dep.work),
-        ),
-      );
-    }
-  }
+      entitiesOfKind(db, revision, "rule"),
+      entitiesOfKind(db, revision, "goal"),
+      entitiesOfKind(db, revision, "milestone"),
+      entitiesOfKind(db, revision, "plan"),
+      entitiesOfKind(db, revision, "decision"),
+      work.milestone === null
+        ? []
+        : memoAt(db, revision, `milestone-work:${work.milestone}`, () =>
+            workInMilestone(db, work.milestone as string),
+          ).then((ws) => ws.filter((w) => w.key !== work.external_key)),
+    ]);
 
-  const rules = await entitiesOfKind(db, revision, "rule");
-  for (const rule of rules) {
-    const scope = (rule.attributes["scope"] as string[] | undefined) ?? ["global"];
-    if (!scopeMatches(scope, paths, tags)) continue;
-    const severity = String(rule.attributes["severity"] ?? "soft");
-    const text = `- ${rule.key} (${severity}; scope ${scope.join(" ")}): ${rule.title}${rule.summary === null ? "" : ` — ${line(rule.summary)}`}`;
-    out.push(
-      record(
-        severity === "hard" ? "hard_rules" : "soft_rules",
-        rule.key,
-        text,
-        severity === "hard",
-        changedOf(rule.key),
-      ),
-    );
-  }
+  const { context, origin } = ruleContext(work, input);
+  const rules = selectRules(
+    ruleEntities.map((r): RuleFact => ruleFact(r, revisionOf)),
+    context,
+  );
+  const primaryGoalSources = new Set(
+    sources.filter((s) => s.domain === "goal" && s.role === "primary").map((s) => s.path),
+  );
+  const requested = [...new Set(input.goals)].sort();
+  const selectedGoals =
+    requested.length > 0
+      ? goals.filter((g) => requested.includes(g.key))
+      : goals.filter(
+          (g) =>
+            primaryGoalSources.has(g.source.path) &&
+            !TERMINAL_GOALS.includes(g.status.toLowerCase()),
+        );
+  const related = (entity: EntityView) => mentions(entity, work);
 
-  if (input.session !== null && (await tableExists(db, "waits"))) {
-    const { rows } = await sql<{ id: string; question: string; created_revision: number }>`
-      SELECT id, question, created_revision FROM waits
-      WHERE session = ${input.session} AND status = 'waiting_user' ORDER BY created_revision`.execute(
-      db,
-    );
-    for (const wait of rows) {
-      out.push(
-        record(
-          "pending_waits",
-          wait.id,
-          `- wait ${wait.id}: ${line(wait.question)} (waiting for the user)`,
-          true,
-          Number(wait.created_revision),
-        ),
-      );
-    }
-  }
-
-  const goalKeys = [
-    ...new Set(
-      [...(work === null ? [] : [stringOf(work, "goal")]), ...input.goals].filter(
-        (g): g is string => g !== null,
-      ),
-    ),
-  ];
-  const goals = await entitiesOfKind(db, revision, "goal");
-  const chosenGoals =
-    goalKeys.length > 0 || work !== null
-      ? goals.filter((g) => goalKeys.includes(g.key))
-      : goals.filter((g) => g.status === "active");
-  for (const goal of chosenGoals) {
-    out.push(
-      record(
-        "goal",
-        goal.key,
-        `- ${goal.key}: ${goal.title} [${goal.status}]${goal.summary === null ? "" : ` — ${line(goal.summary)}`}`,
-        false,
-        changedOf(goal.key),
-      ),
-    );
-  }
-  if (work !== null) {
-    const milestoneKey = stringOf(work, "milestone");
-    const milestone =
-      milestoneKey === null
-        ? undefined
-        : (await entitiesOfKind(db, revision, "milestone")).find((m) => m.key === milestoneKey);
-    if (milestone !== undefined) {
-      out.push(
-        record(
-          "milestone",
-          milestone.key,
-          `- ${milestone.key}: ${milestone.title} [${milestone.status}]${milestone.summary === null ? "" : ` — ${line(milestone.summary)}`}`,
-          false,
-          changedOf(milestone.key),
-        ),
-      );
-    }
-    const named = stringsOf(work, "decisions");
-    for (const decision of await entitiesOfKind(db, revision, "decision")) {
-      const linked =
-        named.includes(decision.key) ||
-        ((decision.attributes["work"] as string[] | undefined) ?? []).includes(work.key);
-      if (!linked) continue;
-      out.push(
-        record(
-          "decisions",
-          decision.key,
-          `- ${decision.key}: ${decision.title} [${decision.status}]${decision.summary === null ? "" : ` — ${line(decision.summary)}`}`,
-          false,
-          changedOf(decision.key),
-        ),
-      );
-    }
-  }
-
-  if (input.checkpoint !== null) {
-    const cp = input.checkpoint;
-    const loops =
-      cp.open_loops.length === 0 ? "" : `\n  open loops: ${cp.open_loops.map(line).join("; ")}`;
-    out.push(
-      record(
-        "checkpoint",
-        cp.id,
-        `- ${cp.id} (revision ${cp.revision}): ${line(cp.digest)}${cp.next_action === null ? "" : `\n  next action: ${line(cp.next_action)}`}${loops}`,
-        false,
-        cp.revision,
-      ),
-    );
-  }
-
-  if (work !== null) {
-    for (const [i, ev] of (
-      (work.attributes["evidence"] as unknown[] | undefined) ?? []
-    ).entries()) {
-      const text = typeof ev === "string" ? ev : JSON.stringify(ev);
-      out.push(
-        record(
-          "evidence",
-          `${work.key}/source-evidence-${i + 1}`,
-          `- (source) ${line(text)}`,
-          false,
-          changedOf(work.key),
-        ),
-      );
-    }
-    const recorded = await db
+  const [evidence, workEvents, projectEvents, dependents] = await Promise.all([
+    db
       .selectFrom("evidence")
       .selectAll()
-      .where("work", "=", work.key)
+      .where("work", "=", work.external_key)
       .orderBy("revision", "desc")
-      .execute();
-    for (const ev of recorded) {
-      out.push(
-        record(
-          "evidence",
-          ev.external_key,
-          `- ${ev.external_key} [${ev.evidence_type}, ${ev.level}]: ${line(ev.summary)}`,
-          false,
-          Number(ev.revision),
-        ),
-      );
-    }
-    const events = await db
+      .execute(),
+    db
       .selectFrom("events")
-      .select(["id", "seq", "revision", "type", "summary"])
-      .where("work", "=", work.key)
+      .selectAll()
+      .where("work", "=", work.external_key)
+      .where("revision", ">", input.after_revision)
       .orderBy("seq", "desc")
-      .limit(10)
-      .execute();
-    for (const ev of events) {
-      out.push(
-        record(
-          "recent_events",
-          ev.id,
-          `- #${ev.seq} r${ev.revision} ${ev.type}${ev.summary === null ? "" : `: ${line(ev.summary)}`}`,
-          false,
-          Number(ev.revision),
-        ),
-      );
-    }
-    const related = new Map<string, string>();
-    const deps = (await dependenciesOf(db, [work.key])).get(work.key) ?? [];
-    for (const dep of deps.filter((d) => !(d.required && !d.satisfied))) {
-      related.set(
-        dep.work,
-        `- ${dep.work}: ${dep.title ?? "(not defined)"} [${dep.status}] (${dep.required ? "required" : "optional"} dependency)`,
-      );
-    }
-    const dependents = await db
-      .selectFrom("dependencies as d")
-      .innerJoin("entities as e", "e.key", "d.work_key")
-      .select(["e.key", "e.title", "e.status"])
-      .where("d.depends_on", "=", work.key)
-      .orderBy("e.key")
-      .execute();
-    for (const d of dependents)
-      related.set(d.key, `- ${d.key}: ${d.title} [${d.status}] (depends on this item)`);
-    for (const [key, text] of related)
-      out.push(record("related_work", key, text, false, changedOf(key)));
+      .limit(EVENT_LIMIT)
+      .execute(),
+    db
+      .selectFrom("events")
+      .selectAll()
+      .where("work", "is", null)
+      .where("revision", ">", input.after_revision)
+      .orderBy("seq", "desc")
+      .limit(EVENT_LIMIT)
+      .execute(),
+    db
+      .selectFrom("dependencies")
+      .select("work_key")
+      .where("depends_on", "=", work.external_key)
+      .orderBy("work_key")
+      .execute(),
+  ]);
+  const dependentEntities = await workEntities(
+    db,
+    dependents.map((d) => d.work_key),
+  );
+  const active = (w: EntityView) => w.status !== "completed" && w.status !== "cancelled";
+  return {
+    work,
+    closure,
+    rule_context: context,
+    paths_origin: origin,
+    rules,
+    rule_sources: sources.filter(isRuleSource).length,
+    goals: [...selectedGoals].sort((a, b) => (a.key < b.key ? -1 : 1)),
+    requested_goals: requested,
+    milestone: milestones.find((m) => m.key === work.milestone) ?? null,
+    plans: plans.filter(related),
+    decisions: decisions.filter(
+      (d) =>
+        work.decisions.includes(d.key) ||
+        ((d.attributes["work"] as string[] | undefined) ?? []).includes(work.external_key),
+    ),
+    evidence,
+    source_evidence: (input.work.attributes["evidence"] as unknown[] | undefined) ?? [],
+    work_events: workEvents,
+    project_events: projectEvents,
+    dependents: dependents.flatMap(({ work_key }) => {
+      const entity = dependentEntities.get(work_key);
+      return entity === undefined ? [] : [workFact(entity, revisionOf(work_key))];
+    }),
+    siblings: sameMilestone.filter(active).map((w) => workFact(w, revisionOf(w.key))),
+    milestone_done: sameMilestone
+      .filter((w) => w.status === "completed")
+      .map((w) => ({ key: w.key, title: w.title })),
+    checkpoint: input.checkpoint,
+    sources: sources.map(sourceVersion),
+    revision_of: revisionOf,
+  };
+}
+
+/**
+ * Whether a source holds rules: this ledger's domain name (`rule`) or the original AWR's
+ * manifest name (`rules`), so the verdict does not change with the manifest's dialect.
+ */
+export const isRuleSource = (s: SourceTable) => s.domain === "rule" || s.domain === "rules";
+
+/** The project's sources in path order. */
+export function loadSources(db: Kysely<LedgerSchema>): Promise<SourceTable[]> {
+  return db.selectFrom("sources").selectAll().orderBy("path").execute();
+}
+
+/**
+ * A source as results name it. Reads verify freshness first (SourceStale, or a reindex with
+ * `refresh`), so every source a packet is compiled from is fresh.
+ */
+export function sourceVersion(row: SourceTable): SourceVersion {
+  return {
+    id: row.path,
+    revision: Number(row.indexed_revision),
+    fingerprint: row.fingerprint,
+    freshness: "fresh",
+    locator: row.path,
+  };
+}
+
+/**
+ * The rule context of a work item: its own key, the project key, the agent, its tags with the
+ * caller's, and the concrete paths in play (the caller's if given, else the item's declared
+ * paths). Unknown stays null, so scope matching can say "unknown" instead of guessing.
+ */
+export function ruleContext(
+  work: WorkFact,
+  input: {
+    project_key: string;
+    agent: string | null;
+    paths?: string[] | undefined;
+    tags?: string[] | undefined;
+  },
+): { context: RuleContext; origin: ContextFacts["paths_origin"] } {
+  const declared = input.paths ?? (work.paths.length > 0 ? work.paths : undefined);
+  const paths = declared === undefined ? null : concretePaths(declared);
+  const origin =
+    declared === undefined
+      ? "none"
+      : paths === null
+        ? "unknown_broad_scope"
+        : input.paths !== undefined
+          ? "caller"
+          : "work_source";
+  const tags =
+    work.tags.length > 0 || input.tags !== undefined
+      ? [...new Set([...work.tags, ...(input.tags ?? [])])].sort()
+      : null;
+  return {
+    context: {
+      project_key: input.project_key,
+      work_item_key: work.external_key,
+      agent_id: input.agent,
+      paths,
+      tags,
+    },
+    origin,
+  };
+}
+
+/** Whether a plan section bears on the work item: it names the item, its milestone or its goal. */
+function mentions(entity: EntityView, work: WorkFact): boolean {
+  const names = [work.external_key, work.milestone, work.goal].filter(
+    (n): n is string => n !== null,
+  );
+  const attributes = Object.values(entity.attributes).flatMap((v) =>
+    Array.isArray(v) ? v.map(String) : [String(v)],
+  );
+  return names.some(
+    (n) =>
+      attributes.includes(n) ||
+      new RegExp(`(^|[^\\w#-])${escapeRegExp(n)}($|[^\\w-])`).test(entity.body),
+  );
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A checkpoint by id, or the session's latest (its own, else the one it inherited on resume). */
+export async function loadCheckpoint(
+  db: Kysely<LedgerSchema>,
+  id: string | undefined,
+  sessions: readonly string[],
+): Promise<CheckpointView | null> {
+  if (!(await tableExists(db, "checkpoints"))) return null;
+  if (id !== undefined) {
+    const row = await db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row === undefined ? null : checkpointView(row);
   }
-  return out;
+  for (const session of sessions) {
+    const row = await db
+      .selectFrom("checkpoints")
+      .selectAll()
+      .where("session", "=", session)
+      .orderBy("revision", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (row !== undefined) return checkpointView(row);
+  }
+  return null;
 }

@@ -24,8 +24,18 @@ export interface OpenProject {
 /** A fixture project, initialised with its manifest on a fresh database of the given backend. */
 export async function openFixtureProject(name: string, backend: Backend): Promise<OpenProject> {
   const { root, remove } = copyFixture(name);
+  return openProjectAt(root, join(root, "project.toml"), backend, remove);
+}
+
+/** A project already written under `root`, initialised on a fresh database; close() calls `remove`. */
+export async function openProjectAt(
+  root: string,
+  manifest: string,
+  backend: Backend,
+  remove: () => void,
+): Promise<OpenProject> {
   const db = await freshDatabase(backend);
-  await initProject({ root, manifest: join(root, "project.toml"), accept: true, database: db.db });
+  await initProject({ root, manifest, accept: true, database: db.db });
   const ledger = await openLedger({ root, database: db.db });
   return {
     root,

@@ -1,0 +1,135 @@
+import type { Kysely } from "kysely";
+import { LedgerError } from "../errors.js";
+import { type EntityView, tableExists, toView } from "../read/entity-view.js";
+import { resolveSession } from "../runtime/runtime-lookup.js";
+import type { SessionTable } from "../runtime/runtime-tables.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import type { SelectionBasis } from "./context-types.js";
+
+export interface SelectionInput {
+  work?: string | undefined;
+  session?: string | undefined;
+  conversation?: string | undefined;
+  detached?: boolean | undefined;
+  agent?: string | undefined;
+}
+
+export interface Selection {
+  work: EntityView | null;
+  /** The key asked for or found, for reports; "(unresolved work)" when none. */
+  work_key: string;
+  session: SessionTable | null;
+  basis: SelectionBasis;
+}
+
+const CURRENT_STATUSES = ["claimed", "in_progress"];
+
+async function findWork(db: Kysely<LedgerSchema>, key: string): Promise<EntityView | null> {
+  const row = await db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", "work")
+    .where("key", "=", key)
+    .executeTakeFirst();
+  return row === undefined ? null : toView(row);
+}
+
+/**
+ * Which work item and session a context request is about. An explicit work key is never
+ * replaced by another item: when it is not in the ledger the basis is explicit_work_missing.
+ * Without one, the session's work is used; without a session, the one current (claimed or
+ * in-progress) item, and an InvalidInput naming them when there are several.
+ */
+export async function selectContext(
+  db: Kysely<LedgerSchema>,
+  input: SelectionInput,
+  client: string,
+): Promise<Selection> {
+  const bySession = input.session !== undefined || input.conversation !== undefined;
+  if (input.detached === true && (bySession || input.work === undefined)) {
+    throw new LedgerError(
+      "InvalidInput",
+      "detached context needs an explicit work item and no session: give work and drop session/conversation.",
+      { field: "detached" },
+    );
+  }
+  for (const [field, value] of Object.entries({ work: input.work, agent: input.agent })) {
+    if (value !== undefined && value.trim() === "") {
+      throw new LedgerError("InvalidInput", `${field} must not be blank.`, { field });
+    }
+  }
+  if (input.work !== undefined) {
+    const work = await findWork(db, input.work);
+    if (work === null) {
+      return { work: null, work_key: input.work, session: null, basis: "explicit_work_missing" };
+    }
+    const session = bySession ? await sessionOf(db, input, client) : null;
+    if (session !== null && session.work !== work.key) {
+      throw new LedgerError(
+        "InvalidInput",
+        `session ${session.id} is bound to ${session.work ?? "no work item"}, not ${work.key}: give the matching session or drop work.`,
+        { session: session.id, work: work.key },
+      );
+    }
+    return {
+      work,
+      work_key: work.key,
+      session,
+      basis: input.detached === true ? "explicit_work_detached_session" : "explicit_work",
+    };
+  }
+  if (bySession) {
+    const session = await sessionOf(db, input, client);
+    const work = session.work === null ? null : await findWork(db, session.work);
+    return {
+      work,
+      work_key: session.work ?? "(unresolved work)",
+      session,
+      basis: work !== null ? "session" : "session_work_retired",
+    };
+  }
+  const current = await db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", "work")
+    .where("status", "in", CURRENT_STATUSES)
+    .orderBy("key")
+    .execute();
+  if (current.length > 1) {
+    throw new LedgerError(
+      "InvalidInput",
+      `Several work items are current (${current.map((w) => w.key).join(", ")}); give work to choose one.`,
+      { field: "work" },
+    );
+  }
+  const only = current[0];
+  return only === undefined
+    ? { work: null, work_key: "(unresolved work)", session: null, basis: "none" }
+    : { work: toView(only), work_key: only.key, session: null, basis: "source_current" };
+}
+
+async function sessionOf(
+  db: Kysely<LedgerSchema>,
+  input: SelectionInput,
+  client: string,
+): Promise<SessionTable> {
+  if (!(await tableExists(db, "sessions"))) {
+    throw new LedgerError(
+      "NotFound",
+      "No sessions exist in this ledger yet; start one with awr_session_start.",
+    );
+  }
+  const session = await resolveSession(
+    db,
+    { client },
+    { session: input.session, conversation: input.conversation },
+  );
+  if (input.agent !== undefined && input.agent !== session.agent) {
+    throw new LedgerError(
+      "InvalidInput",
+      `session ${session.id} belongs to agent ${session.agent}, not ${input.agent}: give the matching agent or drop it.`,
+      { session: session.id },
+    );
+  }
+  return session;
+}

@@ -1,0 +1,121 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { BACKENDS } from "./helpers/backends.js";
+import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
+
+const caller = { client: "stdio" };
+const QUESTION = "Which provider account should the hosted page use?";
+const ANSWER = "The sandbox account until launch week.";
+
+// An answered wait must reach the next turn and a resumed successor: in `continuity`, beside
+// the packet, not inside its text, budget or hash.
+describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
+  let p: OpenProject | undefined;
+  afterEach(async () => {
+    await p?.close();
+    p = undefined;
+  });
+
+  const revision = () => (p as OpenProject).ledger.store.currentRevision();
+
+  async function sessionWithAnsweredWait() {
+    const ledger = (p as OpenProject).ledger;
+    const started = await ledger.sessionStart({
+      work: "PAY-2",
+      conversation: "conv-1",
+      agent: "agent-a",
+      provider: "provider-a",
+      model: "model-a",
+      claim: true,
+      expected_revision: await revision(),
+    });
+    const session = started.session.id;
+    const waited = await ledger.sessionWait({
+      session,
+      question: QUESTION,
+      digest: "Redirect endpoint drafted; the provider account is undecided.",
+      next_action: "Configure the provider account",
+      open_loops: ["provider account", "webhook secret rotation"],
+      expected_revision: await revision(),
+    });
+    const pending = await ledger.contextCompile({ session, goals: ["goal#checkout"] });
+    expect(pending.continuity.pending_wait_ids).toEqual([waited.wait.id]);
+    expect(pending.continuity.waits).toEqual([
+      expect.objectContaining({
+        id: waited.wait.id,
+        question: QUESTION,
+        status: "waiting_user",
+        reply: null,
+      }),
+    ]);
+    await ledger.sessionReply({ session, answer: ANSWER, expected_revision: await revision() });
+    return { session, wait: waited.wait.id, checkpoint: waited.checkpoint.id };
+  }
+
+  it("carries the question and the answer into the session's next packet, outside the packet", async () => {
+    p = await openFixtureProject("basic", backend);
+    const { session, wait } = await sessionWithAnsweredWait();
+    const next = await p.ledger.contextCompile({ session, goals: ["goal#checkout"] }, caller);
+    expect(next.session_id).toBe(session);
+    expect(next.selection_basis).toBe("session");
+    expect(next.continuity).toMatchObject({
+      session_id: session,
+      pending_wait_ids: [],
+      waits: [
+        { id: wait, session_id: session, question: QUESTION, status: "answered", reply: ANSWER },
+      ],
+      predecessors: [],
+    });
+    // Not part of the packet: not rendered, not counted, not among the hashed facts.
+    expect(JSON.stringify(next.work_context)).not.toContain(ANSWER);
+    expect(JSON.stringify(next.completeness)).not.toContain(ANSWER);
+    expect(next.work_context?.rendered_context).toContain("provider account");
+  });
+
+  it("hands a resumed successor its predecessor's answered wait, last checkpoint and open loops", async () => {
+    p = await openFixtureProject("basic", backend);
+    const { session, wait, checkpoint } = await sessionWithAnsweredWait();
+    const resumed = await p.ledger.sessionResume({
+      session,
+      new_conversation: "conv-2",
+      expected_revision: await revision(),
+    });
+    const successor = resumed.session.id;
+    const ctx = await p.ledger.contextCompile(
+      { conversation: "conv-2", goals: ["goal#checkout"] },
+      caller,
+    );
+    expect(ctx.session_id).toBe(successor);
+    expect(ctx.checkpoint_id).toBe(checkpoint);
+    expect(ctx.continuity.session_id).toBe(successor);
+    expect(ctx.continuity.waits).toEqual([]);
+    expect(ctx.continuity.predecessors).toEqual([
+      expect.objectContaining({
+        session_id: session,
+        status: "interrupted",
+        open_loops: ["provider account", "webhook secret rotation"],
+        last_checkpoint: expect.objectContaining({
+          id: checkpoint,
+          next_action: "Configure the provider account",
+        }),
+        waits: [
+          expect.objectContaining({
+            id: wait,
+            question: QUESTION,
+            status: "answered",
+            reply: ANSWER,
+          }),
+        ],
+      }),
+    ]);
+    // The inherited checkpoint is a required fact of the successor's packet.
+    expect(ctx.work_context?.rendered_context).toContain(
+      "Checkpoint open loops:\nprovider account",
+    );
+    expect(ctx.completeness.complete).toBe(true);
+
+    const l0 = await p.ledger.contextBootstrap({ session: successor }, caller);
+    expect(l0.context.checkpoint_origin).toBe("handoff");
+    expect(l0.continuity.predecessors[0]?.waits[0]?.reply).toBe(ANSWER);
+    expect(l0.rendered_context).not.toContain(ANSWER);
+  });
+});
