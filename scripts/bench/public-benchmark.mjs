@@ -3,7 +3,7 @@
 // sizes over every active task, and the exact-fact oracle's score, beside the original's
 // published 18,955 / 4,998 / 676-of-676. The corpus lives outside the repository (shared
 // fixtures); without it the row is skipped with a note. It is copied to a temp dir first.
-import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { DIST, fmtInt, load, ROOT, tempDir } from "./lib.mjs";
@@ -16,21 +16,6 @@ const CORPUS =
   join(ROOT, "..", "shared", "fixtures", "awr-public-benchmark");
 const SOURCES = ["GOALS.md", "RULES.md", "work-ledger.yaml"];
 const PUBLISHED = { baseline: 18_955, l1Max: 4_998, l0Max: 227, facts: "676/676" };
-
-/**
- * TEMPORARY, until the manifest work that accepts the original's domain names has merged: the
- * copy's manifest is rewritten to the domain names this ledger accepts today (`rules` → `rule`,
- * `ledger` → `work`). Once it has, delete this function and its call: nothing is renamed.
- */
-function renameDomainsTemporarily(manifestPath) {
-  const text = readFileSync(manifestPath, "utf8");
-  writeFileSync(
-    manifestPath,
-    text
-      .replace('domain = "rules"', 'domain = "rule"')
-      .replace('domain = "ledger"', 'domain = "work"'),
-  );
-}
 
 /** The facts the oracle expects, read straight from the corpus files (not through AWR). */
 function expectedFacts(root) {
@@ -75,7 +60,6 @@ export async function run() {
   }
   const root = join(tempDir("public"), "project");
   cpSync(CORPUS, root, { recursive: true });
-  renameDomainsTemporarily(join(root, "project.toml"));
   const { initProject, openLedger, countTokens } = await load(DIST.ledger);
   const { assessFacts, failedChecks } = await load(DIST.fixtures);
   const baseline = countTokens(SOURCES.map((f) => readFileSync(join(root, f), "utf8")).join("\n"));
