@@ -79,7 +79,11 @@ function isValidId(value: unknown): value is JsonRpcId {
  */
 export function parseMessage(text: string, options: ParseOptions = {}): ParsedMessage {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  if (text.length > maxBytes || utf8ByteLength(text, maxBytes + 1) > maxBytes) {
+  // A UTF-16 unit takes at most 3 UTF-8 bytes: only long inputs need counting.
+  if (
+    text.length > maxBytes ||
+    (text.length * 3 > maxBytes && utf8ByteLength(text, maxBytes + 1) > maxBytes)
+  ) {
     return invalid(InvalidReason.Oversized, `message is larger than the ${maxBytes}-byte limit`);
   }
   let value: unknown;

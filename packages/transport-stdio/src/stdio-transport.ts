@@ -178,7 +178,7 @@ export class StdioTransport extends CorrelatedTransport {
     const frame = `${serializeMessage(message)}\n`;
     try {
       await writer.write(frame, {
-        signal: context.signal,
+        signal: () => context.signal,
         dropQuietly: context.requestId !== undefined,
       });
     } catch (error) {
