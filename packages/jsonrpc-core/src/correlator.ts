@@ -67,8 +67,9 @@ const SETTLED = Object.freeze(new Error("the request has settled"));
 class SettledSignal implements OutgoingContext {
   readonly requestId: JsonRpcId;
   #controller: AbortController | undefined;
-  #listeners: (() => void)[] | undefined;
+  #listeners: ((answered: boolean) => void)[] | undefined;
   #settled = false;
+  #answered = false;
 
   constructor(requestId: JsonRpcId) {
     this.requestId = requestId;
@@ -80,17 +81,22 @@ class SettledSignal implements OutgoingContext {
     return this.#controller.signal;
   }
 
-  onSettled(listener: () => void): void {
-    if (this.#settled) listener();
-    else (this.#listeners ??= []).push(listener);
+  onSettled(listener: (answered: boolean) => void): void {
+    if (this.#settled) {
+      listener(this.#answered);
+      return;
+    }
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
   }
 
-  settle(): void {
+  settle(answered: boolean): void {
     this.#settled = true;
+    this.#answered = answered;
     this.#controller?.abort(SETTLED);
     const listeners = this.#listeners;
     this.#listeners = undefined;
-    if (listeners) for (const listener of listeners) listener();
+    if (listeners) for (const listener of listeners) listener(answered);
   }
 }
 
@@ -202,8 +208,8 @@ export class RequestCorrelator {
       return "unknown";
     }
     if ("error" in response)
-      this.#settle(id, entry, JsonRpcError.fromObject(response.error), false);
-    else this.#settle(id, entry, response.result, true);
+      this.#settle(id, entry, JsonRpcError.fromObject(response.error), false, true);
+    else this.#settle(id, entry, response.result, true, true);
     return "matched";
   }
 
@@ -284,11 +290,11 @@ export class RequestCorrelator {
     });
   }
 
-  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean): void {
+  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean, answered = false): void {
     this.#pending.delete(id);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     entry.detachAbort?.();
-    entry.settled.settle();
+    entry.settled.settle(answered);
     if (ok) entry.resolve(value);
     else entry.reject(value);
   }

@@ -27,8 +27,12 @@ export interface NotifyOptions {
 export interface OutgoingContext {
   readonly signal: AbortSignal;
   readonly requestId?: JsonRpcId;
-  /** Runs `listener` once the request has settled (at once if it has; never for notifications). */
-  onSettled(listener: () => void): void;
+  /**
+   * Runs `listener` once the request has settled (at once if it has; never for notifications).
+   * `answered` is true when the peer's response settled it, false for a timeout, a cancellation,
+   * a failed write or a close: then nobody waits for the exchange any more.
+   */
+  onSettled(listener: (answered: boolean) => void): void;
 }
 
 /** The context of a message that is not a request: it never settles. */
