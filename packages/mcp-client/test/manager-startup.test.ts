@@ -150,7 +150,7 @@ describe("MCPManager startup", () => {
     });
   });
 
-  it("loads servers from a .mcp.json and reports bad entries as closed with their error", async () => {
+  it("loads servers from a .mcp.json and reports bad entries as failed with their config error", async () => {
     await writeFile(
       join(dir, ".mcp.json"),
       JSON.stringify({
@@ -170,7 +170,10 @@ describe("MCPManager startup", () => {
     const statuses = await manager.start({ gateMs: 15_000 });
     expect(statuses.find((s) => s.name === "everything")?.state).toBe("ready");
     const broken = statuses.find((s) => s.name === "broken");
-    expect(broken?.state).toBe("closed");
+    expect(broken?.state).toBe("failed");
     expect(broken?.lastError).toMatchObject({ code: MCPClientErrorCode.InvalidConfig });
+    await expect(manager.callServerTool("broken", "anything")).rejects.toMatchObject({
+      code: MCPClientErrorCode.InvalidConfig,
+    });
   });
 });
