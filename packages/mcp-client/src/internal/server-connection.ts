@@ -99,6 +99,8 @@ export class ServerConnection {
       stderrTail: this.#stderrTail,
       attempts: this.#attempts,
       circuit: this.#breaker.state,
+      cooldownMs:
+        this.#breaker.state === CircuitState.Closed ? undefined : this.#breaker.currentCooldownMs,
       retryAt: this.#retryAt,
       toolCount: this.#tools.length,
       toolsFromCache: this.#toolsFromCache,
