@@ -140,6 +140,19 @@ describe("MCPManager startup", () => {
     await expect(manager.callServerTool("fake", "drop")).rejects.toMatchObject({
       code: MCPClientErrorCode.UnknownTool,
     });
+    // Names resolve through the map of listed tools only, never by splitting the string.
+    expect(manager.resolveToolName("mcp__fake__nope")).toBeUndefined();
+    await expect(manager.callTool("mcp__fake__nope")).rejects.toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+      message: expect.stringContaining("no server lists it"),
+    });
+    // A tool the server never listed is refused before anything is sent.
+    const sent = fake.requests.length;
+    await expect(manager.callServerTool("fake", "nope")).rejects.toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+      message: 'server "fake" does not list a tool "nope" (it lists 3: see listTools())',
+    });
+    expect(fake.requests.length).toBe(sent);
     await expect(manager.callServerTool("off", "x")).rejects.toMatchObject({
       code: MCPClientErrorCode.ServerDisabled,
     });
