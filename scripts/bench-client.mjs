@@ -7,8 +7,11 @@
 // both alike; the table shows the median calls/s and CPU µs per call of each, and the ratios
 // (ours / SDK).
 //
-//   node scripts/bench-client.mjs [--calls 4000] [--rounds 5] [--concurrency 32] [--warmup 2000]
-//       [--only stdio|http]
+//   node scripts/bench-client.mjs [--calls 4000] [--http-calls 1500] [--warmup 2000]
+//       [--http-warmup 500] [--rounds 5] [--concurrency 32] [--only stdio|http]
+//
+// A worker alone (for profiling one client; "auto" starts its own HTTP server):
+//   node --cpu-prof scripts/bench-client.mjs --worker ours|sdk stdio|http auto CONCURRENCY CALLS WARMUP
 //
 // It runs our client from the built dist/ (`pnpm build`; `pnpm bench` builds when it is
 // missing). Not a test: it asserts nothing and is not run by CI.
@@ -83,8 +86,9 @@ const factories = {
 
 /** Worker mode: one client, one measurement, one JSON line on stdout. */
 async function worker() {
-  const [kind, transport, url, concurrency, calls, warmup] = args.slice(1);
-  const client = await factories[kind](transport, url);
+  const [kind, transport, given, concurrency, calls, warmup] = args.slice(1);
+  const server = transport === "http" && given === "auto" ? await startHttpServer() : undefined;
+  const client = await factories[kind](transport, server?.url ?? given);
   const total = Number(calls);
   // Warm-up: both processes' JITs settle before the clock starts.
   for (let i = 0; i < Number(warmup); i++) await client.call(i);
@@ -99,15 +103,16 @@ async function worker() {
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
   await client.close();
+  server?.stop();
   process.stdout.write(
     `${JSON.stringify({ callsPerSecond: total / seconds, cpuUsPerCall: (used.user + used.system) / total })}\n`,
   );
   process.exit(0);
 }
 
-if (args[0] === "--worker") await worker();
-
 const CALLS = Number(option("calls", 4000));
+const HTTP_CALLS = Number(option("http-calls", 1500));
+const HTTP_WARMUP = Number(option("http-warmup", 500));
 const ROUNDS = Number(option("rounds", 5));
 const CONCURRENCY = Number(option("concurrency", 32));
 const WARMUP = Number(option("warmup", 2000));
@@ -149,16 +154,7 @@ async function startHttpServer() {
 async function measure(kind, transport, url, concurrency) {
   const child = spawn(
     process.execPath,
-    [
-      self,
-      "--worker",
-      kind,
-      transport,
-      url,
-      String(concurrency),
-      String(CALLS),
-      String(WARMUP),
-    ],
+    [self, "--worker", kind, transport, url, String(concurrency), String(CALLS), String(WARMUP)],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";
@@ -169,6 +165,8 @@ async function measure(kind, transport, url, concurrency) {
   if (code !== 0) throw new Error(`bench worker ${kind} ${transport} exited with ${code}`);
   return JSON.parse(out.trim().split("\n").pop());
 }
+
+if (args[0] === "--worker") await worker();
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const round2 = (value) => Number(value.toFixed(2));
@@ -209,6 +207,6 @@ try {
   http.stop();
 }
 console.log(
-  `\n${CALLS} echo calls per run after ${WARMUP} warm-up calls, ${ROUNDS} alternated rounds, one process per run, medians:`,
+  `\necho calls per run: stdio ${CALLS} after ${WARMUP} warm-up calls, HTTP ${HTTP_CALLS} after ${HTTP_WARMUP}; ${ROUNDS} alternated rounds, one process per run; medians:`,
 );
 console.table(rows);

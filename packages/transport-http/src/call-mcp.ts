@@ -15,6 +15,7 @@ import { HttpChannel } from "./internal/http-channel.js";
 import type { HttpResponse } from "./internal/http-exchange.js";
 import { EVENT_STREAM, mediaTypeOf } from "./internal/media-type.js";
 import { noResponse, postMessage } from "./internal/request-response.js";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./package-version.js";
 
 export interface CallMCPOptions {
   /** Milliseconds for the whole call, body included (30 000). */
@@ -179,6 +180,7 @@ async function resumeStream(
 export interface InitializeMCPOptions extends Omit<CallMCPOptions, "sessionId"> {
   /** Offered in `initialize` (2025-11-25). */
   protocolVersion?: string;
+  /** Default: this package's name and version. */
   clientInfo?: { name: string; version: string };
   capabilities?: Record<string, unknown>;
 }
@@ -209,7 +211,7 @@ export async function initializeMCP(
     {
       protocolVersion: offered,
       capabilities: capabilities ?? {},
-      clientInfo: clientInfo ?? { name: "callMCP", version: "1.0.0" },
+      clientInfo: clientInfo ?? { name: PACKAGE_NAME, version: PACKAGE_VERSION },
     },
     { ...call, protocolVersion: offered },
   );
