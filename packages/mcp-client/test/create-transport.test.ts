@@ -88,13 +88,10 @@ describe("createTransport", () => {
     });
     cleanups.push(() => manager.close());
     await manager.start({ gateMs: 15_000 });
-    const envOf = async (server: string) =>
-      JSON.parse(
-        String(
-          ((await manager.callServerTool(server, "get-env", {})).content[0] as { text: string })
-            .text,
-        ),
-      ) as Record<string, string>;
+    const envOf = async (server: string): Promise<Record<string, string>> => {
+      const [block] = (await manager.callServerTool(server, "get-env", {})).content;
+      return JSON.parse(String(block?.text ?? "{}"));
+    };
     expect((await envOf("plain")).AWR_TEST_INHERITED).toBe("passed-on");
     // A server's own transport options override the manager's.
     expect((await envOf("own")).AWR_TEST_INHERITED).toBeUndefined();

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${VAR}` here is .mcp.json syntax under test, not a template literal.
 // The circuit breaker and configuration errors against real server processes: a restart that
 // recovers within the backoff window never opens the breaker, a crash loop meets a growing
 // cool-down, a stable session clears the failures, and configuration errors (ENOENT, an unset
@@ -65,7 +66,9 @@ async function tempDir(): Promise<string> {
 }
 
 function serverPid(manager: MCPManager, name: string): number {
-  return (manager.getClient(name)?.transport as StdioTransport).pid as number;
+  const pid = (manager.getClient(name)?.transport as StdioTransport | undefined)?.pid;
+  if (pid === undefined) throw new Error(`server "${name}" has no process`);
+  return pid;
 }
 
 describe("MCPManager circuit breaker against real servers", () => {
@@ -171,14 +174,12 @@ describe("MCPManager configuration errors", () => {
   });
 
   it("an unset variable: failed with the config error naming it, not SERVER_DISABLED", async () => {
-    const config = parseMcpConfig(
-      { mcpServers: { web: { type: "http", url: "${WEB_URL}/mcp" } } },
-      { env: {} },
-    );
-    const manager = await MCPManager.fromConfigFile(
-      await writeConfig({ mcpServers: { web: { type: "http", url: "${WEB_URL}/mcp" } } }),
-      { env: {}, toolCache: false },
-    );
+    const entry = { mcpServers: { web: { type: "http", url: "${WEB_URL}/mcp" } } };
+    const config = parseMcpConfig(entry, { env: {} });
+    const manager = await MCPManager.fromConfigFile(await writeConfig(entry), {
+      env: {},
+      toolCache: false,
+    });
     cleanups.push(() => manager.close());
     expect(config.problems[0]?.error.message).toContain("WEB_URL");
     const [status] = await manager.start({ gateMs: 5_000 });
