@@ -105,7 +105,7 @@ async function worker() {
   await client.close();
   server?.stop();
   process.stdout.write(
-    `${JSON.stringify({ callsPerSecond: total / seconds, cpuUsPerCall: (used.user + used.system) / total })}\n`,
+    `${JSON.stringify({ callsPerSecond: total / seconds, cpuUsPerCall: (used.user + used.system) / total, systemUsPerCall: used.system / total })}\n`,
   );
   process.exit(0);
 }
