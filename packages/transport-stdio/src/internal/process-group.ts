@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { sleep } from "@awr/jsonrpc-core";
 import type { ChildExit } from "./child-exit.js";
 
 /**
@@ -72,7 +73,7 @@ export async function pollUntilGone(
   const deadline = Date.now() + ms;
   while (check()) {
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await sleep(everyMs);
   }
   return true;
 }
