@@ -6,7 +6,7 @@ import { readInitializeResult } from "./internal/initialize-result.js";
 import { ListenerSet } from "./internal/listener-set.js";
 import { checkStructuredContent } from "./internal/output-schema.js";
 import { collectPages } from "./internal/paginate.js";
-import { expectResultWithArray, isRecord } from "./internal/result-shapes.js";
+import { expectCompletion, expectResultWithArray, isRecord } from "./internal/result-shapes.js";
 import { ServerRequestResponder } from "./internal/server-requests.js";
 import {
   isSafeToRepeat,
@@ -248,13 +248,7 @@ export class MCPClient {
       throw invalidArgument("complete needs { ref, argument: { name, value } }");
     }
     const raw = await this.request("completion/complete", params, options);
-    if (!isRecord(raw) || !isRecord(raw.completion) || !Array.isArray(raw.completion.values)) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidResult,
-        "completion/complete: the result has no completion.values array",
-      );
-    }
-    return raw as CompleteResult;
+    return expectCompletion(raw);
   }
 
   /** `logging/setLevel`: the least severe `notifications/message` level the server sends. */
