@@ -5,13 +5,13 @@
 // `process.cpuUsage()` there is that client's own CPU (the server is another process; for
 // stdio it is that process's child). Runs of the two clients alternate, so machine noise hits
 // both alike; the table shows the median calls/s and CPU µs per call of each, and the ratios
-// (ours / SDK).
+// (ours / SDK). Over stdio a third, minimal client (the floor) is measured the same way.
 //
 //   node scripts/bench-client.mjs [--calls 4000] [--http-calls 1500] [--warmup 2000]
 //       [--http-warmup 500] [--rounds 5] [--concurrency 32] [--only stdio|http]
 //
 // A worker alone (for profiling one client; "auto" starts its own HTTP server):
-//   node --cpu-prof scripts/bench-client.mjs --worker ours|sdk stdio|http auto CONCURRENCY CALLS WARMUP
+//   node --cpu-prof scripts/bench-client.mjs --worker ours|sdk|floor stdio|http auto CONCURRENCY CALLS WARMUP
 //
 // It runs our client from the built dist/ (`pnpm build`; `pnpm bench` builds when it is
 // missing). Not a test: it asserts nothing and is not run by CI.
@@ -38,6 +38,45 @@ function option(name, fallback) {
 
 /** Each factory returns { call(i), close() } for one connected client. */
 const factories = {
+  /**
+   * The floor, stdio only: the least a client can do (stringify, write, split lines, parse,
+   * match the id; no validation, timeouts, cancellation or framing safety). It shows how much
+   * of a call's CPU is the pipe and the event loop rather than any client library.
+   */
+  async floor(transport) {
+    if (transport !== "stdio") throw new Error("the floor client speaks stdio only");
+    const child = spawn(process.execPath, [everything, "stdio"], {
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const pending = new Map();
+    let buffer = "";
+    let lastId = 0;
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text) => {
+      buffer += text;
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const message = JSON.parse(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+        pending.get(message.id)?.(message);
+        pending.delete(message.id);
+      }
+    });
+    const request = (method, params) =>
+      new Promise((resolve) => {
+        const id = ++lastId;
+        pending.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      });
+    await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo });
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    return {
+      call: (i) => request("tools/call", { name: "echo", arguments: { message: `m${i}` } }),
+      close: async () => {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      },
+    };
+  },
   async ours(transport, url) {
     const ours = await import(pathToFileURL(oursEntry).href);
     const config =
@@ -180,10 +219,11 @@ try {
       ["sequential", 1],
       [`${CONCURRENCY} concurrent`, CONCURRENCY],
     ]) {
-      const results = { ours: [], sdk: [] };
+      const results = { ours: [], sdk: [], floor: [] };
+      const kinds = transport === "stdio" ? ["ours", "sdk", "floor"] : ["ours", "sdk"];
       for (let round = 0; round < ROUNDS; round++) {
-        // Alternate which client goes first, so neither always runs on a warmer machine.
-        const order = round % 2 === 0 ? ["ours", "sdk"] : ["sdk", "ours"];
+        // Rotate which client goes first, so none always runs on a warmer machine.
+        const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
         for (const kind of order)
           results[kind].push(await measure(kind, transport, http.url, concurrency));
       }
@@ -199,6 +239,10 @@ try {
         "sdk cpu µs/call": round2(cpu("sdk")),
         "cpu ratio": round2(cpu("ours") / cpu("sdk")),
       };
+      if (results.floor.length > 0) {
+        row["floor cpu µs/call"] = round2(cpu("floor"));
+        row["floor cpu ratio"] = round2(cpu("floor") / cpu("sdk"));
+      }
       rows.push(row);
       console.log(JSON.stringify(row));
     }
