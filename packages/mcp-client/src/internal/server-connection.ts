@@ -236,10 +236,11 @@ export class ServerConnection {
         everReady = true;
         this.#settled = true;
         this.#setState(ServerState.Ready);
+        // Bookkeeping only: it must not keep a host's process alive.
         const stable = setTimeout(() => {
           this.#breaker.recordSuccess();
           this.#attempts = 0;
-        }, this.#deps.stableAfterMs);
+        }, this.#deps.stableAfterMs).unref();
         lost = await loss;
         clearTimeout(stable);
         this.#loss = undefined;
