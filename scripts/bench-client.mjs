@@ -1,61 +1,166 @@
 #!/usr/bin/env node
 // Benchmark: @awr/mcp-client's MCPClient against the official SDK's Client, both calling
 // server-everything's `echo` over stdio and Streamable HTTP, sequentially and with 32 calls in
-// flight. Runs of the two clients alternate so machine noise hits both alike; the table shows
-// the median calls/s of each and their ratio (ours / SDK).
+// flight. Every measurement runs in a fresh node process that holds one client only, so
+// `process.cpuUsage()` there is that client's own CPU (the server is another process; for
+// stdio it is that process's child). Runs of the two clients alternate, so machine noise hits
+// both alike; the table shows the median calls/s and CPU µs per call of each, and the ratios
+// (ours / SDK). Over stdio a third, minimal client (the floor) is measured the same way.
 //
-//   node scripts/bench-client.mjs [--calls 2000] [--rounds 3] [--concurrency 32] [--warmup 2000]
+//   node scripts/bench-client.mjs [--calls 4000] [--http-calls 1500] [--warmup 2000]
+//       [--http-warmup 500] [--rounds 5] [--concurrency 32] [--only stdio|http]
 //
-// It runs our package from its TypeScript sources: the script re-executes itself under
-// `--conditions=@awr/source --import tsx` (tsx is a devDependency of packages/mcp-client), so
-// no build is needed. Not a test: it asserts nothing and is not run by CI.
+// A worker alone (for profiling one client; "auto" starts its own HTTP server):
+//   node --cpu-prof scripts/bench-client.mjs --worker ours|sdk|floor stdio|http auto CONCURRENCY CALLS WARMUP
+//
+// It runs our client from the built dist/ (`pnpm build`; `pnpm bench` builds when it is
+// missing). Not a test: it asserts nothing and is not run by CI.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createRequire } from "node:module";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const self = fileURLToPath(import.meta.url);
+const root = join(dirname(self), "..");
 const pkg = join(root, "packages/mcp-client");
-const requireFromPkg = createRequire(join(pkg, "package.json"));
-
-if (!process.execArgv.some((arg) => arg.includes("@awr/source"))) {
-  const tsx = pathToFileURL(requireFromPkg.resolve("tsx")).href;
-  const child = spawn(
-    process.execPath,
-    [
-      ...process.execArgv,
-      "--conditions=@awr/source",
-      "--import",
-      tsx,
-      fileURLToPath(import.meta.url),
-      ...process.argv.slice(2),
-    ],
-    { stdio: "inherit" },
-  );
-  const [code] = await once(child, "exit");
-  process.exit(code ?? 1);
-}
+const oursEntry = join(pkg, "dist/index.js");
+const sdkDir = join(pkg, "node_modules/@modelcontextprotocol/sdk/dist/esm");
+const everything = join(pkg, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const clientInfo = { name: "bench", version: "1.0.0" };
 
 const args = process.argv.slice(2);
 function option(name, fallback) {
   const index = args.indexOf(`--${name}`);
-  return index >= 0 ? Number(args[index + 1]) : fallback;
+  return index >= 0 ? args[index + 1] : fallback;
 }
-const CALLS = option("calls", 2000);
-const ROUNDS = option("rounds", 3);
-const CONCURRENCY = option("concurrency", 32);
-const WARMUP = option("warmup", 2000);
 
-const ours = await import(pathToFileURL(join(pkg, "src/index.ts")).href);
-const sdkDir = join(pkg, "node_modules/@modelcontextprotocol/sdk/dist/esm");
-const { Client } = await import(pathToFileURL(join(sdkDir, "client/index.js")).href);
-const { StdioClientTransport } = await import(pathToFileURL(join(sdkDir, "client/stdio.js")).href);
-const { StreamableHTTPClientTransport } = await import(
-  pathToFileURL(join(sdkDir, "client/streamableHttp.js")).href
-);
-const everything = join(pkg, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+/** Each factory returns { call(i), close() } for one connected client. */
+const factories = {
+  /**
+   * The floor, stdio only: the least a client can do (stringify, write, split lines, parse,
+   * match the id; no validation, timeouts, cancellation or framing safety). It shows how much
+   * of a call's CPU is the pipe and the event loop rather than any client library.
+   */
+  async floor(transport) {
+    if (transport !== "stdio") throw new Error("the floor client speaks stdio only");
+    const child = spawn(process.execPath, [everything, "stdio"], {
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const pending = new Map();
+    let buffer = "";
+    let lastId = 0;
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (text) => {
+      buffer += text;
+      for (let end = buffer.indexOf("\n"); end >= 0; end = buffer.indexOf("\n")) {
+        const message = JSON.parse(buffer.slice(0, end));
+        buffer = buffer.slice(end + 1);
+        pending.get(message.id)?.(message);
+        pending.delete(message.id);
+      }
+    });
+    const request = (method, params) =>
+      new Promise((resolve) => {
+        const id = ++lastId;
+        pending.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      });
+    await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo });
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    return {
+      call: (i) => request("tools/call", { name: "echo", arguments: { message: `m${i}` } }),
+      close: async () => {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      },
+    };
+  },
+  async ours(transport, url) {
+    const ours = await import(pathToFileURL(oursEntry).href);
+    const config =
+      transport === "stdio"
+        ? { command: process.execPath, args: [everything, "stdio"] }
+        : { type: "http", url };
+    const client = new ours.MCPClient(
+      ours.createTransport(config, { closeGraceMs: 200 }),
+      clientInfo,
+    );
+    await client.connect();
+    return {
+      call: (i) => client.callTool("echo", { message: `m${i}` }, { timeout: 30_000 }),
+      close: () => client.close(),
+    };
+  },
+  async sdk(transport, url) {
+    const { Client } = await import(pathToFileURL(join(sdkDir, "client/index.js")).href);
+    const client = new Client(clientInfo);
+    let t;
+    if (transport === "stdio") {
+      const { StdioClientTransport } = await import(
+        pathToFileURL(join(sdkDir, "client/stdio.js")).href
+      );
+      t = new StdioClientTransport({
+        command: process.execPath,
+        args: [everything, "stdio"],
+        stderr: "ignore",
+      });
+    } else {
+      const { StreamableHTTPClientTransport } = await import(
+        pathToFileURL(join(sdkDir, "client/streamableHttp.js")).href
+      );
+      t = new StreamableHTTPClientTransport(new URL(url));
+    }
+    await client.connect(t);
+    return {
+      call: (i) =>
+        client.callTool({ name: "echo", arguments: { message: `m${i}` } }, undefined, {
+          timeout: 30_000,
+        }),
+      close: () => client.close(),
+    };
+  },
+};
+
+/** Worker mode: one client, one measurement, one JSON line on stdout. */
+async function worker() {
+  const [kind, transport, given, concurrency, calls, warmup] = args.slice(1);
+  const server = transport === "http" && given === "auto" ? await startHttpServer() : undefined;
+  const client = await factories[kind](transport, server?.url ?? given);
+  const total = Number(calls);
+  // Warm-up: both processes' JITs settle before the clock starts.
+  for (let i = 0; i < Number(warmup); i++) await client.call(i);
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Number(concurrency) }, async () => {
+      while (next < total) await client.call(next++);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await client.close();
+  server?.stop();
+  process.stdout.write(
+    `${JSON.stringify({ callsPerSecond: total / seconds, cpuUsPerCall: (used.user + used.system) / total, systemUsPerCall: used.system / total })}\n`,
+  );
+  process.exit(0);
+}
+
+const CALLS = Number(option("calls", 4000));
+const HTTP_CALLS = Number(option("http-calls", 1500));
+const HTTP_WARMUP = Number(option("http-warmup", 500));
+const ROUNDS = Number(option("rounds", 5));
+const CONCURRENCY = Number(option("concurrency", 32));
+const WARMUP = Number(option("warmup", 2000));
+const ONLY = option("only", undefined);
+
+if (!existsSync(oursEntry)) {
+  console.error(`bench-client: ${oursEntry} is missing: run \`pnpm build\` first`);
+  process.exit(2);
+}
 
 async function freePort() {
   const server = createServer().listen(0, "127.0.0.1");
@@ -85,88 +190,59 @@ async function startHttpServer() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
 }
 
-const clientInfo = { name: "bench", version: "1.0.0" };
-
-/** Each factory returns { call(i), close() } for one connected client. */
-const factories = {
-  async ours(transport, url) {
-    const config =
-      transport === "stdio"
-        ? { command: process.execPath, args: [everything, "stdio"] }
-        : { type: "http", url };
-    const client = new ours.MCPClient(
-      ours.createTransport(config, { closeGraceMs: 200 }),
-      clientInfo,
-    );
-    await client.connect();
-    return {
-      call: (i) => client.callTool("echo", { message: `m${i}` }, { timeout: 30_000 }),
-      close: () => client.close(),
-    };
-  },
-  async sdk(transport, url) {
-    const client = new Client(clientInfo);
-    const t =
-      transport === "stdio"
-        ? new StdioClientTransport({
-            command: process.execPath,
-            args: [everything, "stdio"],
-            stderr: "ignore",
-          })
-        : new StreamableHTTPClientTransport(new URL(url));
-    await client.connect(t);
-    return {
-      call: (i) =>
-        client.callTool({ name: "echo", arguments: { message: `m${i}` } }, undefined, {
-          timeout: 30_000,
-        }),
-      close: () => client.close(),
-    };
-  },
-};
-
 async function measure(kind, transport, url, concurrency) {
-  const client = await factories[kind](transport, url);
-  try {
-    // Warm-up: a fresh server process (stdio) needs a few thousand calls before its JIT settles.
-    for (let i = 0; i < WARMUP; i++) await client.call(i);
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < CALLS) await client.call(next++);
-      }),
-    );
-    return CALLS / ((performance.now() - started) / 1000);
-  } finally {
-    await client.close();
-  }
+  const child = spawn(
+    process.execPath,
+    [self, "--worker", kind, transport, url, String(concurrency), String(CALLS), String(WARMUP)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  const [code] = await once(child, "exit");
+  if (code !== 0) throw new Error(`bench worker ${kind} ${transport} exited with ${code}`);
+  return JSON.parse(out.trim().split("\n").pop());
 }
 
+if (args[0] === "--worker") await worker();
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const round2 = (value) => Number(value.toFixed(2));
 
 const http = await startHttpServer();
 const rows = [];
 try {
   for (const transport of ["stdio", "http"]) {
+    if (ONLY && ONLY !== transport) continue;
     for (const [mode, concurrency] of [
       ["sequential", 1],
       [`${CONCURRENCY} concurrent`, CONCURRENCY],
     ]) {
-      const results = { ours: [], sdk: [] };
+      const results = { ours: [], sdk: [], floor: [] };
+      const kinds = transport === "stdio" ? ["ours", "sdk", "floor"] : ["ours", "sdk"];
       for (let round = 0; round < ROUNDS; round++) {
-        // Alternate which client goes first, so neither always runs on a warmer machine.
-        const order = round % 2 === 0 ? ["ours", "sdk"] : ["sdk", "ours"];
+        // Rotate which client goes first, so none always runs on a warmer machine.
+        const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
         for (const kind of order)
           results[kind].push(await measure(kind, transport, http.url, concurrency));
       }
+      const rate = (kind) => median(results[kind].map((r) => r.callsPerSecond));
+      const cpu = (kind) => median(results[kind].map((r) => r.cpuUsPerCall));
       const row = {
         transport,
         mode,
-        "ours calls/s": Math.round(median(results.ours)),
-        "sdk calls/s": Math.round(median(results.sdk)),
-        ratio: Number((median(results.ours) / median(results.sdk)).toFixed(2)),
+        "ours calls/s": Math.round(rate("ours")),
+        "sdk calls/s": Math.round(rate("sdk")),
+        ratio: round2(rate("ours") / rate("sdk")),
+        "ours cpu µs/call": round2(cpu("ours")),
+        "sdk cpu µs/call": round2(cpu("sdk")),
+        "cpu ratio": round2(cpu("ours") / cpu("sdk")),
       };
+      if (results.floor.length > 0) {
+        row["floor cpu µs/call"] = round2(cpu("floor"));
+        row["floor cpu ratio"] = round2(cpu("floor") / cpu("sdk"));
+      }
       rows.push(row);
       console.log(JSON.stringify(row));
     }
@@ -174,5 +250,7 @@ try {
 } finally {
   http.stop();
 }
-console.log(`\n${CALLS} echo calls per run, ${ROUNDS} alternated rounds, median of each:`);
+console.log(
+  `\necho calls per run: stdio ${CALLS} after ${WARMUP} warm-up calls, HTTP ${HTTP_CALLS} after ${HTTP_WARMUP}; ${ROUNDS} alternated rounds, one process per run; medians:`,
+);
 console.table(rows);

@@ -4,7 +4,12 @@ import type { IdAllocator } from "./id-allocator.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { TransportError } from "./local-errors.js";
 import { classifyMessage, type ParsedMessage, parseMessage } from "./parser.js";
-import type { NotifyOptions, OutgoingContext, RequestOptions } from "./request-options.js";
+import {
+  NOTIFICATION_CONTEXT,
+  type NotifyOptions,
+  type OutgoingContext,
+  type RequestOptions,
+} from "./request-options.js";
 import type { IncomingRequestHandler, MCPTransport, TransportCloseInfo } from "./transport.js";
 import type {
   JsonRpcMessage,
@@ -29,11 +34,6 @@ export interface TransportStats extends CorrelatorStats {
 }
 
 type State = "idle" | "opening" | "open" | "closed";
-
-/** A fresh signal per write, so transports may listen on it without piling up listeners. */
-function neverAborted(): AbortSignal {
-  return new AbortController().signal;
-}
 
 /**
  * Shared machinery for transports: the lifecycle, a RequestCorrelator, routing of inbound
@@ -110,7 +110,10 @@ export abstract class CorrelatedTransport implements MCPTransport {
     if (this.#state !== "open") throw this.closedError();
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-    await this.#write(message, { signal: options.signal ?? neverAborted() });
+    await this.#write(
+      message,
+      options.signal ? { signal: options.signal, onSettled() {} } : NOTIFICATION_CONTEXT,
+    );
   }
 
   close(): Promise<void> {
@@ -232,7 +235,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
       response = { jsonrpc: "2.0", id: request.id, error: wire.toObject() };
     }
     if (this.#state !== "open") return;
-    await this.#write(response, { signal: neverAborted() }).catch((error: unknown) => {
+    await this.#write(response, NOTIFICATION_CONTEXT).catch((error: unknown) => {
       this.reportError(error instanceof Error ? error : new Error(String(error)));
     });
   }

@@ -3,7 +3,12 @@ import { createIdAllocator, type IdAllocator } from "./id-allocator.js";
 import { BoundedIdSet } from "./internal/bounded-id-set.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { RequestTimeoutError, TransportError } from "./local-errors.js";
-import type { OutgoingContext, RequestOptions, SendMessage } from "./request-options.js";
+import {
+  NOTIFICATION_CONTEXT,
+  type OutgoingContext,
+  type RequestOptions,
+  type SendMessage,
+} from "./request-options.js";
 import type {
   JsonRpcId,
   JsonRpcParams,
@@ -55,33 +60,43 @@ interface Pending {
 const SETTLED = Object.freeze(new Error("the request has settled"));
 
 /**
- * The "this request has settled" signal handed to transports, created only if a transport reads
- * it: most requests never need one, and an AbortController per request is measurable on the
- * hot path.
+ * What a transport learns of one request's end. The AbortSignal is created only if a transport
+ * reads it (an AbortController per request costs measurable CPU on the hot path); `onSettled`
+ * is the cheap way to hear of the end.
  */
-class SettledSignal {
+class SettledSignal implements OutgoingContext {
+  readonly requestId: JsonRpcId;
   #controller: AbortController | undefined;
+  #listeners: ((answered: boolean) => void)[] | undefined;
   #settled = false;
+  #answered = false;
 
-  contextFor(requestId: JsonRpcId): OutgoingContext {
-    const owner = this;
-    return {
-      requestId,
-      get signal() {
-        return owner.#signal();
-      },
-    };
+  constructor(requestId: JsonRpcId) {
+    this.requestId = requestId;
   }
 
-  settle(): void {
-    this.#settled = true;
-    this.#controller?.abort(SETTLED);
-  }
-
-  #signal(): AbortSignal {
+  get signal(): AbortSignal {
     this.#controller ??= new AbortController();
     if (this.#settled && !this.#controller.signal.aborted) this.#controller.abort(SETTLED);
     return this.#controller.signal;
+  }
+
+  onSettled(listener: (answered: boolean) => void): void {
+    if (this.#settled) {
+      listener(this.#answered);
+      return;
+    }
+    this.#listeners ??= [];
+    this.#listeners.push(listener);
+  }
+
+  settle(answered: boolean): void {
+    this.#settled = true;
+    this.#answered = answered;
+    this.#controller?.abort(SETTLED);
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners) for (const listener of listeners) listener(answered);
   }
 }
 
@@ -150,7 +165,7 @@ export class RequestCorrelator {
         method,
         resolve: resolve as (value: unknown) => void,
         reject,
-        settled: new SettledSignal(),
+        settled: new SettledSignal(id),
         startedAt: Date.now(),
         timeout: options.timeout ?? this.#defaultTimeout,
         maxTotalTimeout: options.maxTotalTimeout,
@@ -166,7 +181,7 @@ export class RequestCorrelator {
         signal.addEventListener("abort", onAbort, { once: true });
         entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       }
-      this.#send(message, entry.settled.contextFor(id)).catch((error: unknown) => {
+      this.#send(message, entry.settled).catch((error: unknown) => {
         this.fail(id, error);
       });
     });
@@ -193,8 +208,8 @@ export class RequestCorrelator {
       return "unknown";
     }
     if ("error" in response)
-      this.#settle(id, entry, JsonRpcError.fromObject(response.error), false);
-    else this.#settle(id, entry, response.result, true);
+      this.#settle(id, entry, JsonRpcError.fromObject(response.error), false, true);
+    else this.#settle(id, entry, response.result, true, true);
     return "matched";
   }
 
@@ -270,16 +285,16 @@ export class RequestCorrelator {
       method: "notifications/cancelled",
       params: { requestId: id, reason: why },
     };
-    this.#send(cancel, { signal: new AbortController().signal }).catch(() => {
+    this.#send(cancel, NOTIFICATION_CONTEXT).catch(() => {
       // The peer may already be gone; the request itself has been settled either way.
     });
   }
 
-  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean): void {
+  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean, answered = false): void {
     this.#pending.delete(id);
     if (entry.timer !== undefined) clearTimeout(entry.timer);
     entry.detachAbort?.();
-    entry.settled.settle();
+    entry.settled.settle(answered);
     if (ok) entry.resolve(value);
     else entry.reject(value);
   }

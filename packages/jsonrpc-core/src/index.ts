@@ -1,3 +1,4 @@
+export { type BackoffOptions, backoffDelay, sleep } from "./backoff.js";
 export {
   CorrelatedTransport,
   type CorrelatedTransportOptions,
@@ -32,11 +33,12 @@ export {
   type ParseOptions,
   parseMessage,
 } from "./parser.js";
-export type {
-  NotifyOptions,
-  OutgoingContext,
-  RequestOptions,
-  SendMessage,
+export {
+  NOTIFICATION_CONTEXT,
+  type NotifyOptions,
+  type OutgoingContext,
+  type RequestOptions,
+  type SendMessage,
 } from "./request-options.js";
 export { serializeMessage } from "./serializer.js";
 export type { IncomingRequestHandler, MCPTransport, TransportCloseInfo } from "./transport.js";

@@ -79,7 +79,11 @@ function isValidId(value: unknown): value is JsonRpcId {
  */
 export function parseMessage(text: string, options: ParseOptions = {}): ParsedMessage {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  if (text.length > maxBytes || utf8ByteLength(text, maxBytes + 1) > maxBytes) {
+  // A UTF-16 unit takes at most 3 UTF-8 bytes: only long inputs need counting.
+  if (
+    text.length > maxBytes ||
+    (text.length * 3 > maxBytes && utf8ByteLength(text, maxBytes + 1) > maxBytes)
+  ) {
     return invalid(InvalidReason.Oversized, `message is larger than the ${maxBytes}-byte limit`);
   }
   let value: unknown;
@@ -91,7 +95,10 @@ export function parseMessage(text: string, options: ParseOptions = {}): ParsedMe
   return classifyMessage(value);
 }
 
-/** Classifies an already-decoded value (for transports whose framing decodes JSON itself). */
+/**
+ * Classifies an already-decoded value (for transports whose framing decodes JSON itself). A
+ * valid message is returned as the value itself (members beyond JSON-RPC's are kept), not a copy.
+ */
 export function classifyMessage(value: unknown): ParsedMessage {
   if (Array.isArray(value)) {
     return invalid(InvalidReason.Batch, "batches are not supported: send one message per frame");
@@ -139,13 +146,11 @@ export function classifyMessage(value: unknown): ParsedMessage {
         readableId,
       );
     }
-    const base = { jsonrpc: "2.0" as const, method: value.method };
-    const withParams =
-      "params" in value ? { ...base, params: value.params as JsonRpcRequest["params"] } : base;
-    if (!hasId) return { kind: "notification", message: withParams };
+    // The checked value itself is the message: no copy on the hot path.
+    if (!hasId) return { kind: "notification", message: value as unknown as JsonRpcNotification };
     if (rawId === null)
       return invalid(InvalidReason.NullIdRequest, "a request id must not be null");
-    return { kind: "request", message: { ...withParams, id: rawId as JsonRpcId } };
+    return { kind: "request", message: value as unknown as JsonRpcRequest };
   }
 
   if (hasResult && hasError) {
@@ -166,10 +171,7 @@ export function classifyMessage(value: unknown): ParsedMessage {
   if (hasResult) {
     if (rawId === null)
       return invalid(InvalidReason.BadId, "a successful response cannot have a null id");
-    return {
-      kind: "result",
-      message: { jsonrpc: "2.0", id: rawId as JsonRpcId, result: value.result },
-    };
+    return { kind: "result", message: value as unknown as JsonRpcSuccessResponse };
   }
   const error = value.error;
   if (
@@ -184,12 +186,5 @@ export function classifyMessage(value: unknown): ParsedMessage {
       readableId,
     );
   }
-  const errorObject =
-    "data" in error
-      ? { code: error.code, message: error.message, data: error.data }
-      : { code: error.code, message: error.message };
-  return {
-    kind: "error",
-    message: { jsonrpc: "2.0", id: rawId as JsonRpcId | null, error: errorObject },
-  };
+  return { kind: "error", message: value as unknown as JsonRpcErrorResponse };
 }

@@ -19,14 +19,30 @@ export interface NotifyOptions {
 }
 
 /**
- * What a transport learns about one outgoing message. `signal` aborts once the request it
- * belongs to has settled (answered, timed out, cancelled, closed), so a transport can stop
- * reading a response stream nobody waits for. `requestId` is set for requests only.
+ * What a transport learns about one outgoing message. For a request, `signal` aborts and
+ * `onSettled` listeners run once it has settled (answered, timed out, cancelled, closed), so a
+ * transport can stop reading a response stream nobody waits for. `requestId` is set for
+ * requests only. Reading `signal` creates it: prefer `onSettled` on hot paths.
  */
 export interface OutgoingContext {
-  signal: AbortSignal;
-  requestId?: JsonRpcId;
+  readonly signal: AbortSignal;
+  readonly requestId?: JsonRpcId;
+  /**
+   * Runs `listener` once the request has settled (at once if it has; never for notifications).
+   * `answered` is true when the peer's response settled it, false for a timeout, a cancellation,
+   * a failed write or a close: then nobody waits for the exchange any more.
+   */
+  onSettled(listener: (answered: boolean) => void): void;
 }
+
+/** The context of a message that is not a request: it never settles. */
+export const NOTIFICATION_CONTEXT: OutgoingContext = Object.freeze({
+  /** A fresh signal per read, so transports may listen on it without piling up listeners. */
+  get signal(): AbortSignal {
+    return new AbortController().signal;
+  },
+  onSettled(): void {},
+});
 
 /** Writes one message to the peer; rejects when it could not be handed to the wire. */
 export type SendMessage = (message: JsonRpcMessage, context: OutgoingContext) => Promise<void>;

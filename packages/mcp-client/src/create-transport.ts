@@ -4,30 +4,48 @@ import { createStdioTransport } from "@awr/transport-stdio";
 import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
 import { isRecord } from "./internal/result-shapes.js";
 import type { HttpServerConfig, ServerConfig, StdioServerConfig } from "./server-config.js";
+import type { CreateTransportOptions } from "./transport-options.js";
 
-export interface CreateTransportOptions {
-  /** Default request timeout of the transport, in milliseconds. */
-  timeout?: number;
-  /** The server's name in the transport's error messages. */
-  name?: string;
-  /**
-   * HTTP only: open the GET stream for server-initiated messages (list_changed, roots/list…)
-   * after the handshake. Default true.
-   */
-  listen?: boolean;
-  /** HTTP only: a bearer token, asked for before every request (a refreshed token is picked up). */
-  getToken?: () => string | undefined | Promise<string | undefined>;
-  /** stdio only: receives the server's stderr as it arrives. */
-  onStderr?: (chunk: string) => void;
-  /** stdio only: how long `close()` waits for the server to exit after its stdin ends. */
-  closeGraceMs?: number;
+/** The options without their undefined members (the transports validate what is set). */
+function defined<T extends object>(options: T): T {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as T;
+}
+
+/** Splits createTransport's options into the HTTP transports' and the stdio transport's. */
+function splitOptions(options: CreateTransportOptions) {
+  const {
+    listen,
+    getToken,
+    authProvider,
+    maxBodyBytes,
+    reconnect,
+    idleTimeoutMs,
+    closeTimeoutMs,
+    fetch,
+    ...stdio
+  } = options;
+  const http = {
+    listen,
+    getToken,
+    authProvider,
+    maxBodyBytes,
+    reconnect,
+    idleTimeoutMs,
+    closeTimeoutMs,
+    fetch,
+    timeout: options.timeout,
+  };
+  return { http: defined(http), stdio: defined(stdio) };
 }
 
 /**
- * Picks the transport for a server config (the seed's rule): `type` omitted or "stdio" spawns
- * `command` (no shell); "http" speaks Streamable HTTP; "sse" is the same HTTP transport in
- * legacy HTTP+SSE mode. Anything else throws INVALID_CONFIG. The transport is not connected
- * yet: `MCPClient.connect()` does that.
+ * Picks the transport for a server config: `type` omitted or "stdio" spawns `command` (no
+ * shell); "http" speaks Streamable HTTP (HttpTransport); "sse" the legacy HTTP+SSE transport
+ * (SseTransport). Every option is passed on to the transport it concerns. Anything unusable
+ * throws INVALID_CONFIG naming it. The transport is not connected yet: `MCPClient.connect()`
+ * does that.
  */
 export function createTransport(
   config: ServerConfig,
@@ -56,14 +74,11 @@ function stdioTransport(config: StdioServerConfig, options: CreateTransportOptio
   }
   try {
     return createStdioTransport({
+      ...splitOptions(options).stdio,
       command: config.command,
       args: config.args ?? [],
       ...(config.env ? { env: config.env } : {}),
       ...(config.cwd ? { cwd: config.cwd } : {}),
-      ...(options.name ? { name: options.name } : {}),
-      ...(options.onStderr ? { onStderr: options.onStderr } : {}),
-      ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
-      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     });
   } catch (error) {
     throw new MCPClientError(MCPClientErrorCode.InvalidConfig, (error as Error).message, {
@@ -80,13 +95,13 @@ function httpTransport(config: HttpServerConfig, options: CreateTransportOptions
     );
   }
   try {
+    const { http } = splitOptions(options);
     return createHttpTransport({
+      ...http,
+      listen: http.listen ?? true,
       url: config.url,
       type: config.type,
       ...(config.headers ? { headers: config.headers } : {}),
-      listen: options.listen ?? true,
-      ...(options.getToken ? { getToken: options.getToken } : {}),
-      ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     });
   } catch (error) {
     throw new MCPClientError(MCPClientErrorCode.InvalidConfig, (error as Error).message, {

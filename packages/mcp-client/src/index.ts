@@ -1,4 +1,4 @@
-export { type BackoffOptions, backoffDelay } from "./backoff.js";
+export { type BackoffOptions, backoffDelay } from "@awr/jsonrpc-core";
 export { CircuitBreaker, type CircuitBreakerOptions, CircuitState } from "./circuit-breaker.js";
 export {
   isMCPClientError,
@@ -6,7 +6,7 @@ export {
   MCPClientErrorCode,
   type MCPClientErrorOptions,
 } from "./client-errors.js";
-export { type CreateTransportOptions, createTransport } from "./create-transport.js";
+export { createTransport } from "./create-transport.js";
 export { type ExpansionResult, expandVariables } from "./env-expansion.js";
 export { MCPClient } from "./mcp-client.js";
 export type {
@@ -26,6 +26,7 @@ export {
   parseMcpConfig,
 } from "./mcp-config.js";
 export {
+  DEFAULT_BACKOFF,
   type ManagedTool,
   MCPManager,
   type MCPManagerEvents,
@@ -35,10 +36,13 @@ export {
 export type {
   CallToolResult,
   ClientCapabilities,
+  CompleteParams,
+  CompleteResult,
   ContentBlock,
   GetPromptResult,
   Implementation,
   InitializeResult,
+  LoggingLevel,
   LoggingMessage,
   Prompt,
   PromptArgument,
@@ -46,6 +50,7 @@ export type {
   ReadResourceResult,
   Resource,
   ResourceContents,
+  ResourceTemplate,
   Root,
   ServerCapabilities,
   ServerNotificationParams,
@@ -82,3 +87,8 @@ export {
   type ToolAddress,
   ToolNameMap,
 } from "./tool-names.js";
+export type {
+  CreateTransportOptions,
+  HttpTransportOptions,
+  StdioTransportOptions,
+} from "./transport-options.js";

@@ -26,10 +26,12 @@ export interface MCPClientOptions {
   /** Handlers for other server→client requests, by method; without one, -32601 is answered. */
   requestHandlers?: Record<string, ServerRequestHandler>;
   /**
-   * When the HTTP server reports the session expired (404), initialise again on the same
-   * transport and repeat the failed request once, except `tools/call`, which rejects with the
-   * SessionExpiredError on the renewed session. Default true; MCPManager turns it off and heals
-   * with a fresh transport instead.
+   * When the HTTP server no longer knows the session (404, or a 400 saying the session id is
+   * unknown or missing, as servers built on the SDK's examples answer after a restart),
+   * initialise a new session on the same transport and repeat the request that met the loss if
+   * it is safe: every request but `tools/call`, and calls of tools annotated `readOnlyHint` or
+   * `idempotentHint`; other tool calls reject with a SessionExpiredError saying they were not
+   * repeated. Default true; MCPManager turns it off and heals with a fresh transport instead.
    */
   renewExpiredSessions?: boolean;
 }

@@ -1,18 +1,19 @@
-import {
-  isLocalError,
-  type JsonRpcNotification,
-  type JsonRpcParams,
-  LocalErrorCode,
-  type MCPTransport,
-} from "@awr/jsonrpc-core";
+import type { JsonRpcNotification, JsonRpcParams, MCPTransport } from "@awr/jsonrpc-core";
 import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
 import { invalidArgument, requireNonEmptyString } from "./internal/argument-checks.js";
 import { DebouncedTask } from "./internal/debounced-task.js";
 import { readInitializeResult } from "./internal/initialize-result.js";
 import { ListenerSet } from "./internal/listener-set.js";
+import { checkStructuredContent } from "./internal/output-schema.js";
 import { collectPages } from "./internal/paginate.js";
-import { expectResultWithArray, isRecord } from "./internal/result-shapes.js";
+import { expectCompletion, expectResultWithArray, isRecord } from "./internal/result-shapes.js";
 import { ServerRequestResponder } from "./internal/server-requests.js";
+import {
+  isSafeToRepeat,
+  isSessionExpired,
+  notRepeated,
+  SessionRenewal,
+} from "./internal/session-renewal.js";
 import type {
   CallOptions,
   ConnectOptions,
@@ -22,12 +23,16 @@ import type {
 } from "./mcp-client-options.js";
 import type {
   CallToolResult,
+  CompleteParams,
+  CompleteResult,
   GetPromptResult,
   Implementation,
   InitializeResult,
+  LoggingLevel,
   Prompt,
   ReadResourceResult,
   Resource,
+  ResourceTemplate,
   ServerCapabilities,
   ServerNotificationParams,
   Tool,
@@ -67,7 +72,10 @@ export class MCPClient {
   #tools: readonly Tool[] | undefined;
   readonly #toolRefresh: DebouncedTask;
   #closing: Promise<void> | undefined;
-  #renewing: Promise<void> | undefined;
+  readonly #renewal = new SessionRenewal(async () => {
+    await this.#handshake(undefined, undefined);
+    if (this.#initialize) this.#events.emit("reinitialized", this.#initialize);
+  });
 
   constructor(transport: MCPTransport, clientInfo: Implementation, options: MCPClientOptions = {}) {
     if (
@@ -167,9 +175,10 @@ export class MCPClient {
     }
   }
 
-  /** `ping`; resolves when the server answered. */
-  async ping(options: CallOptions = {}): Promise<void> {
-    await this.request("ping", undefined, options);
+  /** `ping`; resolves with the server's (empty) result once it answered, as the SDK does. */
+  async ping(options: CallOptions = {}): Promise<Record<string, unknown>> {
+    const result = await this.request("ping", undefined, options);
+    return isRecord(result) ? result : {};
   }
 
   /** Every tool, following `nextCursor` across pages; also refreshes {@link tools}. */
@@ -184,7 +193,8 @@ export class MCPClient {
    * Calls a tool. Resolves with every answer, including `isError: true` results (the tool ran
    * and failed); rejects on protocol errors (JsonRpcError), transport failures, timeouts, and
    * with `signal.reason` itself on abort (the server is sent `notifications/cancelled` and the
-   * connection stays usable).
+   * connection stays usable). When the listed tool has an `outputSchema`, a successful result
+   * must carry `structuredContent` that conforms to it (INVALID_RESULT otherwise).
    */
   async callTool(
     name: string,
@@ -197,7 +207,10 @@ export class MCPClient {
       throw invalidArgument(`callTool("${name}"): arguments must be an object`);
     }
     const raw = await this.request("tools/call", { name, arguments: args ?? {} }, options);
-    return expectResultWithArray<CallToolResult>("tools/call", raw, "content");
+    const result = expectResultWithArray<CallToolResult>("tools/call", raw, "content");
+    const tool = this.#tools?.find((candidate) => candidate.name === name);
+    if (tool) await checkStructuredContent(tool, result);
+    return result;
   }
 
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
@@ -208,6 +221,40 @@ export class MCPClient {
     requireNonEmptyString(uri, "readResource needs a non-empty uri");
     const raw = await this.request("resources/read", { uri }, options);
     return expectResultWithArray<ReadResourceResult>("resources/read", raw, "contents");
+  }
+
+  async listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
+    return this.#listAll<ResourceTemplate>(
+      "resources/templates/list",
+      "resourceTemplates",
+      options,
+    );
+  }
+
+  /** `resources/subscribe`: the server then sends `notifications/resources/updated` for `uri`. */
+  async subscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
+    requireNonEmptyString(uri, "subscribeResource needs a non-empty uri");
+    await this.request("resources/subscribe", { uri }, options);
+  }
+
+  async unsubscribeResource(uri: string, options: CallOptions = {}): Promise<void> {
+    requireNonEmptyString(uri, "unsubscribeResource needs a non-empty uri");
+    await this.request("resources/unsubscribe", { uri }, options);
+  }
+
+  /** `completion/complete`: suggestions for a prompt's or resource template's argument. */
+  async complete(params: CompleteParams, options: CallOptions = {}): Promise<CompleteResult> {
+    if (!isRecord(params) || !isRecord(params.ref) || !isRecord(params.argument)) {
+      throw invalidArgument("complete needs { ref, argument: { name, value } }");
+    }
+    const raw = await this.request("completion/complete", params, options);
+    return expectCompletion(raw);
+  }
+
+  /** `logging/setLevel`: the least severe `notifications/message` level the server sends. */
+  async setLoggingLevel(level: LoggingLevel, options: CallOptions = {}): Promise<void> {
+    requireNonEmptyString(level, "setLoggingLevel needs a level (debug … emergency)");
+    await this.request("logging/setLevel", { level }, options);
   }
 
   async listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
@@ -225,7 +272,13 @@ export class MCPClient {
     return expectResultWithArray<GetPromptResult>("prompts/get", raw, "messages");
   }
 
-  /** Any request, for methods without a helper; applies the client's default timeout. */
+  /**
+   * Any request, for methods without a helper; applies the client's default timeout. When the
+   * HTTP session was lost (see `renewExpiredSessions`), the client initialises a new session
+   * and repeats the request if it is safe to: anything but `tools/call`, and tools annotated
+   * `readOnlyHint` or `idempotentHint`. Other tool calls reject with a SessionExpiredError that
+   * says the call was not repeated.
+   */
   async request<T = unknown>(
     method: string,
     params?: JsonRpcParams,
@@ -234,15 +287,15 @@ export class MCPClient {
     if (options.signal?.aborted) throw options.signal.reason;
     if (this.#state !== "ready") throw this.#notConnected();
     const requestOptions = this.#requestOptions(options);
+    if (this.#renewal.lost) await this.#renewal.renew();
     try {
       return await this.transport.request<T>(method, params, requestOptions);
     } catch (error) {
-      if (!this.#isExpiredSession(error) || options.signal?.aborted) throw error;
-      await this.#renewSession();
-      // A 404 means the server never ran the request; still, whether to repeat a tool call is
-      // the caller's decision (MCPManager repeats read-only and idempotent ones). Everything
-      // else this client sends is a read, so it is repeated once here.
-      if (method === "tools/call") throw error;
+      if (!this.#renews(error) || options.signal?.aborted) throw error;
+      await this.#renewal.renew();
+      // The server never ran the request (it did not know the session), but a tool call is
+      // only repeated for tools that say it is harmless.
+      if (!isSafeToRepeat(method, params, this.#tools)) throw notRepeated(error, params);
       return this.transport.request<T>(method, params, requestOptions);
     }
   }
@@ -282,40 +335,24 @@ export class MCPClient {
     await this.transport.notify("notifications/initialized", undefined, signal ? { signal } : {});
   }
 
-  #isExpiredSession(error: unknown): boolean {
+  /** Whether this client renews the session `error` reports lost. */
+  #renews(error: unknown): error is Parameters<typeof notRepeated>[0] {
     return (
       this.#options.renewExpiredSessions !== false &&
-      isLocalError(error) &&
-      error.code === LocalErrorCode.SessionExpired &&
-      this.#state === "ready"
+      this.#state === "ready" &&
+      isSessionExpired(error)
     );
-  }
-
-  /**
-   * The HTTP server forgot our session (404) and the transport dropped its id: initialise
-   * again on the same transport. Concurrent callers share one renewal; if it fails, the
-   * client closes (the session cannot be restored).
-   */
-  #renewSession(): Promise<void> {
-    this.#renewing ??= this.#handshake(undefined, undefined).then(
-      () => {
-        this.#renewing = undefined;
-        if (this.#initialize) this.#events.emit("reinitialized", this.#initialize);
-      },
-      async (error: unknown) => {
-        this.#renewing = undefined;
-        await this.close();
-        throw error;
-      },
-    );
-    return this.#renewing;
   }
 
   #wireTransport(): void {
     const transport = this.transport;
     transport.onNotification = (notification) => this.#dispatchNotification(notification);
     transport.onRequest = (request) => this.#serverRequests.answer(request);
-    transport.onError = (error) => this.#reportError(error);
+    transport.onError = (error) => {
+      // The GET listener met the lost session first: renew now, so server messages resume.
+      if (this.#renews(error)) this.#renewal.renew().catch(() => {});
+      this.#reportError(error);
+    };
     transport.onClose = (info) => {
       this.#state = "closed";
       this.#toolRefresh.cancel();

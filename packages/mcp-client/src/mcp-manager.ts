@@ -1,14 +1,19 @@
-import { isLocalError, LocalErrorCode, type MCPTransport } from "@awr/jsonrpc-core";
-import type { BackoffOptions } from "./backoff.js";
+import {
+  type BackoffOptions,
+  isLocalError,
+  LocalErrorCode,
+  type MCPTransport,
+} from "@awr/jsonrpc-core";
 import type { CircuitBreakerOptions } from "./circuit-breaker.js";
 import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
-import { type CreateTransportOptions, createTransport } from "./create-transport.js";
+import { createTransport } from "./create-transport.js";
 import { ListenerSet } from "./internal/listener-set.js";
 import { ServerConnection } from "./internal/server-connection.js";
 import type { MCPClient } from "./mcp-client.js";
 import type { CallOptions, MCPClientOptions } from "./mcp-client-options.js";
 import { loadMcpConfig, type ParseMcpConfigOptions } from "./mcp-config.js";
 import type { CallToolResult, Implementation, Tool } from "./mcp-types.js";
+import { PACKAGE_VERSION } from "./package-version.js";
 import {
   isServerEnabled,
   type ManagedServerConfig,
@@ -18,6 +23,7 @@ import {
 import type { ServerState, ServerStatus } from "./server-status.js";
 import { MemoryToolCache, type ToolCacheStore } from "./tool-cache.js";
 import { type ToolAddress, ToolNameMap } from "./tool-names.js";
+import type { CreateTransportOptions } from "./transport-options.js";
 
 export interface MCPManagerOptions {
   /** How the manager introduces itself in `initialize`. */
@@ -33,9 +39,19 @@ export interface MCPManagerOptions {
   toolCache?: ToolCacheStore | false;
   /** Age after which a cached tool list is ignored, in milliseconds (24 h). */
   toolCacheTtlMs?: number;
-  reconnect?: BackoffOptions;
+  /** Backoff between reconnect attempts (see {@link DEFAULT_BACKOFF}). */
+  reconnect?: Partial<BackoffOptions>;
   circuitBreaker?: Omit<CircuitBreakerOptions, "now">;
-  /** Options for the default transport factory (stdio close grace, HTTP listen…). */
+  /**
+   * How long a session must last to count as a success for the circuit breaker, in
+   * milliseconds (10 000): a server that crashes sooner after every start is a crash loop.
+   */
+  stableAfterMs?: number;
+  /**
+   * Options for the default transport factory, for every server (every option of
+   * createTransport: stdio `maxFrameBytes`, `killGraceMs`, `inheritEnv`…, HTTP `listen`,
+   * `reconnect`…); a server's own `transport` setting overrides them.
+   */
   transport?: Omit<CreateTransportOptions, "name">;
   /** Builds transports (default: {@link createTransport}). */
   createTransport?: (config: ServerConfig, server: string) => MCPTransport;
@@ -68,7 +84,15 @@ export interface StartOptions {
   signal?: AbortSignal;
 }
 
-const DEFAULT_CLIENT_INFO: Implementation = { name: "awr-mcp-client", version: "0.1.0" };
+const DEFAULT_CLIENT_INFO: Implementation = { name: "awr-mcp-client", version: PACKAGE_VERSION };
+
+/** Reconnect backoff: 250 ms, doubling, capped at 30 s, half of it random. */
+export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({
+  initialDelayMs: 250,
+  maxDelayMs: 30_000,
+  factor: 2,
+  jitter: 0.5,
+});
 
 /** Local failures that mean the session is gone (as opposed to a slow or failing tool). */
 const SESSION_LOSS_CODES: ReadonlySet<string> = new Set([
@@ -79,21 +103,12 @@ const SESSION_LOSS_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether a failed call means the session is gone. Besides the transport's own verdicts, an
- * HTTP 400 that complains about the session id, on a transport that sent one, counts too:
- * servers built on older SDK examples (server-everything among them) answer an unknown session
- * that way instead of the 404 the specification asks for.
+ * Whether a failed call means the session is gone. The HTTP transport reports a lost session
+ * (404, or a 400 saying the session id is unknown) as SESSION_EXPIRED.
  */
-function isSessionLoss(error: unknown, client: MCPClient): boolean {
+function isSessionLoss(error: unknown): boolean {
   if (error instanceof MCPClientError) return error.code === MCPClientErrorCode.NotConnected;
-  if (!isLocalError(error)) return false;
-  if (SESSION_LOSS_CODES.has(error.code)) return true;
-  return (
-    error.code === LocalErrorCode.HttpStatus &&
-    error.details["status"] === 400 &&
-    client.transport.sessionId !== undefined &&
-    /session/i.test(String(error.details["body"] ?? ""))
-  );
+  return isLocalError(error) && SESSION_LOSS_CODES.has(error.code);
 }
 
 /**
@@ -195,25 +210,16 @@ export class MCPManager {
   }
 
   /**
-   * Maps a qualified name back to (server, tool). Names of tools listed so far resolve through
-   * the name map; a plain `mcp__<server>__<tool>` of a configured server resolves even before
-   * its tools are known (a server still starting without a cached list).
+   * Maps a qualified name back to (server, tool) through the name map of the tools exposed now
+   * (live, or cached for servers still starting). Names are never split: a name no server
+   * listed resolves to undefined.
    */
   resolveToolName(qualifiedName: string): ToolAddress | undefined {
     if (typeof qualifiedName !== "string") return undefined;
-    let known = this.#names.resolve(qualifiedName);
-    if (!known) {
-      this.listTools(); // registers the names of every tool known now
-      known = this.#names.resolve(qualifiedName);
-    }
+    const known = this.#names.resolve(qualifiedName);
     if (known) return known;
-    for (const server of this.#connections.keys()) {
-      const prefix = `mcp__${server}__`;
-      if (qualifiedName.startsWith(prefix) && qualifiedName.length > prefix.length) {
-        return { server, tool: qualifiedName.slice(prefix.length) };
-      }
-    }
-    return undefined;
+    this.listTools(); // registers the names of every tool known now
+    return this.#names.resolve(qualifiedName);
   }
 
   /** Calls a tool by its qualified name (as returned by {@link listTools}). */
@@ -228,7 +234,7 @@ export class MCPManager {
       return Promise.reject(
         new MCPClientError(
           MCPClientErrorCode.UnknownTool,
-          `unknown tool ${JSON.stringify(qualifiedName)}`,
+          `unknown tool ${JSON.stringify(qualifiedName)}: no server lists it (use a name from listTools())`,
         ),
       );
     }
@@ -237,8 +243,9 @@ export class MCPManager {
 
   /**
    * Calls `tool` on `server`, waiting (within the call's timeout) for a server that is starting or
-   * reconnecting. When the session is lost during the call, the server is healed and the call
-   * is retried once, but only for tools annotated `readOnlyHint` or `idempotentHint`.
+   * reconnecting. Refuses (UNKNOWN_TOOL) a tool the server does not list. When the session is
+   * lost during the call, the server is healed and the call is retried once, but only for tools
+   * annotated `readOnlyHint` or `idempotentHint`.
    */
   async callServerTool(
     server: string,
@@ -261,10 +268,17 @@ export class MCPManager {
       options.timeout ?? connection.config.timeout ?? this.#options.requestTimeout ?? 60_000;
     const callOptions: CallOptions = { ...options, timeout };
     const client = await connection.waitReady({ signal: options.signal, timeoutMs: timeout });
+    if (!connection.tools.some((candidate) => candidate.name === tool)) {
+      throw new MCPClientError(
+        MCPClientErrorCode.UnknownTool,
+        `server "${server}" does not list a tool "${tool}" (it lists ${connection.tools.length}: see listTools())`,
+        { details: { server, tool } },
+      );
+    }
     try {
       return await client.callTool(tool, args, callOptions);
     } catch (error) {
-      if (options.signal?.aborted || !isSessionLoss(error, client)) throw error;
+      if (options.signal?.aborted || !isSessionLoss(error)) throw error;
       connection.reportLoss(client, error instanceof Error ? error : new Error(String(error)));
       const annotations = connection.tools.find(
         (candidate) => candidate.name === tool,
@@ -312,12 +326,17 @@ export class MCPManager {
       createTransport:
         options.createTransport ??
         ((serverConfig, server) =>
-          createTransport(serverConfig, { ...options.transport, name: server })),
+          createTransport(serverConfig, {
+            ...options.transport,
+            ...config.transport,
+            name: server,
+          })),
       cache: this.#cache,
       cacheTtlMs: options.toolCacheTtlMs ?? 24 * 60 * 60 * 1000,
       startupTimeoutMs: config.startupTimeout ?? options.startupTimeout ?? 30_000,
-      backoff: options.reconnect ?? {},
+      backoff: { ...DEFAULT_BACKOFF, ...options.reconnect },
       breaker: options.circuitBreaker ?? {},
+      stableAfterMs: options.stableAfterMs ?? 10_000,
       onStatus: (status, previous) => this.#events.emit("state", status, previous),
       onTools: (server) => this.#events.emit("toolsChanged", server),
       onError: (error, server) => this.#events.emit("error", error, server),
@@ -327,7 +346,7 @@ export class MCPManager {
   }
 
   #addInvalid(name: string, error: MCPClientError): void {
-    this.#configs.set(name, { command: "", disabled: true });
+    this.#configs.set(name, { command: "" });
     const connection = this.#newConnection(name);
     connection.markInvalid(error);
     this.#connections.set(name, connection);

@@ -125,6 +125,41 @@ export interface GetPromptResult {
   [key: string]: unknown;
 }
 
+/** A parameterised resource (`resources/templates/list`), e.g. `file:///{path}`. */
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** Syslog severities, as `logging/setLevel` and `notifications/message` use them. */
+export type LoggingLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/** `completion/complete` params: what to complete, and the argument being typed. */
+export interface CompleteParams {
+  ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+  argument: { name: string; value: string };
+  /** Values of the other arguments already given (2025-06-18 and later). */
+  context?: { arguments?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+export interface CompleteResult {
+  completion: { values: string[]; total?: number; hasMore?: boolean };
+  [key: string]: unknown;
+}
+
 export interface LoggingMessage {
   level: string;
   logger?: string;

@@ -1,3 +1,5 @@
+import type { CreateTransportOptions } from "./transport-options.js";
+
 /**
  * Server entries as Claude Code and Cursor write them under `mcpServers`, plus the manager's
  * own optional per-server settings (other hosts ignore unknown keys, so one file serves all).
@@ -13,7 +15,7 @@ export interface StdioServerConfig {
 }
 
 export interface HttpServerConfig {
-  /** "http": Streamable HTTP. "sse": the same transport in legacy HTTP+SSE mode. */
+  /** "http": Streamable HTTP. "sse": the legacy HTTP+SSE transport (2024-11-05). */
   type: "http" | "sse";
   url: string;
   headers?: Record<string, string>;
@@ -37,6 +39,8 @@ export interface ManagedServerSettings {
   /** Milliseconds allowed for one connect attempt (spawn/initialize/tools/list). */
   startupTimeout?: number;
   tools?: ToolFilter;
+  /** Transport options for this server, over the manager's `transport` options. */
+  transport?: Omit<CreateTransportOptions, "name">;
 }
 
 export type ManagedServerConfig = ServerConfig & ManagedServerSettings;

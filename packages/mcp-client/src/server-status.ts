@@ -31,6 +31,8 @@ export interface ServerStatus {
   /** Failed attempts since the last success. */
   attempts: number;
   circuit: CircuitState;
+  /** The breaker's current cool-down while the circuit is not closed (it grows in crash loops). */
+  cooldownMs: number | undefined;
   /** Epoch milliseconds of the next attempt while waiting (reconnecting or failed). */
   retryAt: number | undefined;
   /** Tools currently exposed (before filters). */

@@ -52,7 +52,41 @@ describe("bad input", () => {
     server.clientTransport.deliver("{this is not json");
     server.clientTransport.deliver(JSON.stringify({ jsonrpc: "2.0", id: 999_999, result: {} }));
     await expect.poll(() => errors.length).toBeGreaterThanOrEqual(2);
-    await expect(client.ping()).resolves.toBeUndefined();
+    await expect(client.ping()).resolves.toEqual({});
+    await client.close();
+  });
+
+  it("refuses structuredContent that breaks the tool's outputSchema, or is missing", async () => {
+    const outputSchema = {
+      type: "object",
+      properties: { sum: { type: "number" } },
+      required: ["sum"],
+    } as const;
+    const answers: unknown[] = [
+      { content: [], structuredContent: { sum: "three" } },
+      { content: [{ type: "text", text: "3" }] },
+      { content: [], isError: true },
+      { content: [], structuredContent: { sum: 3 } },
+    ];
+    const server = new FakeServer({
+      "tools/list": () => ({
+        tools: [{ name: "add", inputSchema: { type: "object" }, outputSchema }],
+      }),
+      "tools/call": () => answers.shift(),
+    });
+    const client = new MCPClient(await server.start(), clientInfo);
+    await client.connect();
+    await client.listTools();
+    await expect(client.callTool("add")).rejects.toMatchObject({
+      code: MCPClientErrorCode.InvalidResult,
+      message: expect.stringMatching(/does not match its outputSchema: \/sum must be number/),
+    });
+    await expect(client.callTool("add")).rejects.toMatchObject({
+      code: MCPClientErrorCode.InvalidResult,
+      message: expect.stringMatching(/returned no structuredContent/),
+    });
+    await expect(client.callTool("add")).resolves.toMatchObject({ isError: true });
+    await expect(client.callTool("add")).resolves.toMatchObject({ structuredContent: { sum: 3 } });
     await client.close();
   });
 

@@ -1,66 +1,81 @@
-import { backoffDelay, CircuitBreaker, CircuitState } from "@awr/mcp-client";
+import { backoffDelay, CircuitBreaker, CircuitState, DEFAULT_BACKOFF } from "@awr/mcp-client";
 import { describe, expect, it } from "vitest";
 
+function clockedBreaker(options: ConstructorParameters<typeof CircuitBreaker>[0] = {}) {
+  const clock = { now: 0 };
+  const breaker = new CircuitBreaker({ ...options, now: () => clock.now });
+  return { breaker, clock };
+}
+
 describe("circuit breaker", () => {
-  it("opens after N failures in the window, half-opens after the cool-down, and closes on a good trial", () => {
-    let now = 0;
-    const breaker = new CircuitBreaker({
+  it("opens after N consecutive failures spanning openAfterMs, half-opens once, closes on a good probe", () => {
+    const { breaker, clock } = clockedBreaker({
       failureThreshold: 3,
-      windowMs: 1_000,
+      openAfterMs: 1_000,
       cooldownMs: 5_000,
-      now: () => now,
     });
     breaker.recordFailure();
     breaker.recordFailure();
+    breaker.recordFailure();
+    // Three fast failures: still within openAfterMs, so a quick restart never opens it.
     expect(breaker.state).toBe(CircuitState.Closed);
+    clock.now = 1_000;
     breaker.recordFailure();
     expect(breaker.state).toBe(CircuitState.Open);
     expect(breaker.tryAttempt()).toBe(false);
     expect(breaker.msUntilAttempt()).toBe(5_000);
-    now = 5_000;
+    clock.now = 6_000;
     expect(breaker.state).toBe(CircuitState.HalfOpen);
     expect(breaker.tryAttempt()).toBe(true);
     expect(breaker.tryAttempt()).toBe(false);
     breaker.recordSuccess();
     expect(breaker.state).toBe(CircuitState.Closed);
-    expect(breaker.recentFailures).toBe(0);
+    expect(breaker.consecutiveFailures).toBe(0);
   });
 
-  it("re-opens when the half-open trial fails", () => {
-    let now = 0;
-    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 100, now: () => now });
-    breaker.recordFailure();
-    now = 100;
-    expect(breaker.tryAttempt()).toBe(true);
-    breaker.recordFailure();
-    expect(breaker.state).toBe(CircuitState.Open);
-    expect(breaker.msUntilAttempt()).toBe(100);
-  });
-
-  it("forgets failures older than the window, but not because of a success", () => {
-    let now = 0;
-    const breaker = new CircuitBreaker({ failureThreshold: 2, windowMs: 1_000, now: () => now });
+  it("a success clears the failures counted so far", () => {
+    const { breaker, clock } = clockedBreaker({ failureThreshold: 2, openAfterMs: 0 });
     breaker.recordFailure();
     breaker.recordSuccess();
-    now = 500;
+    clock.now = 60_000;
+    breaker.recordFailure();
+    expect(breaker.state).toBe(CircuitState.Closed);
+    expect(breaker.consecutiveFailures).toBe(1);
     breaker.recordFailure();
     expect(breaker.state).toBe(CircuitState.Open);
-    const other = new CircuitBreaker({ failureThreshold: 2, windowMs: 1_000, now: () => now });
-    other.recordFailure();
-    now = 2_000;
-    other.recordFailure();
-    expect(other.state).toBe(CircuitState.Closed);
+  });
+
+  it("grows the cool-down after each failed probe, up to its cap, and resets it on success", () => {
+    const { breaker, clock } = clockedBreaker({
+      failureThreshold: 1,
+      openAfterMs: 0,
+      cooldownMs: 100,
+      cooldownFactor: 2,
+      maxCooldownMs: 300,
+    });
+    breaker.recordFailure();
+    const cooldowns = [];
+    for (let probe = 0; probe < 4; probe++) {
+      cooldowns.push(breaker.msUntilAttempt());
+      clock.now += breaker.msUntilAttempt();
+      expect(breaker.tryAttempt()).toBe(true);
+      breaker.recordFailure();
+    }
+    expect(cooldowns).toEqual([100, 200, 300, 300]);
+    clock.now += breaker.msUntilAttempt();
+    expect(breaker.tryAttempt()).toBe(true);
+    breaker.recordSuccess();
+    breaker.recordFailure();
+    expect(breaker.msUntilAttempt()).toBe(100);
   });
 });
 
 describe("backoff", () => {
   it("grows exponentially up to the cap, with bounded jitter", () => {
-    const fixed = () => 1;
-    expect(
-      [1, 2, 3, 4].map((n) => backoffDelay(n, { initialDelayMs: 100, jitter: 0 }, fixed)),
-    ).toEqual([100, 200, 400, 800]);
-    expect(backoffDelay(20, { initialDelayMs: 100, maxDelayMs: 1_000, jitter: 0 })).toBe(1_000);
-    expect(backoffDelay(1, { initialDelayMs: 100, jitter: 0.5 }, () => 0)).toBe(50);
-    expect(backoffDelay(1, { initialDelayMs: 100, jitter: 0.5 }, () => 1)).toBe(100);
+    const options = { ...DEFAULT_BACKOFF, initialDelayMs: 100, jitter: 0 };
+    expect([1, 2, 3, 4].map((n) => backoffDelay(n, options))).toEqual([100, 200, 400, 800]);
+    expect(backoffDelay(20, { ...options, maxDelayMs: 1_000 })).toBe(1_000);
+    expect(backoffDelay(1, { ...options, jitter: 0.5 }, () => 0)).toBe(50);
+    expect(backoffDelay(1, { ...options, jitter: 0.5 }, () => 1)).toBe(100);
   });
 });

@@ -46,6 +46,23 @@ describe.each(transports)("server-everything over %s", (_label, config) => {
     await client?.close();
   });
 
+  it("has the SDK's helpers: resource templates, subscriptions, completion, logging level, ping", async () => {
+    const templates = await client.listResourceTemplates();
+    expect(templates.map((template) => template.uriTemplate)).toContain(
+      "demo://resource/dynamic/text/{resourceId}",
+    );
+    const completion = await client.complete({
+      ref: { type: "ref/prompt", name: "completable-prompt" },
+      argument: { name: "department", value: "E" },
+    });
+    expect(completion.completion.values).toContain("Engineering");
+    await expect(client.setLoggingLevel("warning")).resolves.toBeUndefined();
+    const uri = "demo://resource/dynamic/text/1";
+    await expect(client.subscribeResource(uri)).resolves.toBeUndefined();
+    await expect(client.unsubscribeResource(uri)).resolves.toBeUndefined();
+    await expect(client.ping()).resolves.toEqual({});
+  });
+
   it("negotiates 2025-11-25 and sees every tool the server lists, including the roots tool", () => {
     expect(client.protocolVersion).toBe("2025-11-25");
     expect(client.serverInfo?.name).toBe("mcp-servers/everything");

@@ -140,6 +140,19 @@ describe("MCPManager startup", () => {
     await expect(manager.callServerTool("fake", "drop")).rejects.toMatchObject({
       code: MCPClientErrorCode.UnknownTool,
     });
+    // Names resolve through the map of listed tools only, never by splitting the string.
+    expect(manager.resolveToolName("mcp__fake__nope")).toBeUndefined();
+    await expect(manager.callTool("mcp__fake__nope")).rejects.toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+      message: expect.stringContaining("no server lists it"),
+    });
+    // A tool the server never listed is refused before anything is sent.
+    const sent = fake.requests.length;
+    await expect(manager.callServerTool("fake", "nope")).rejects.toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+      message: 'server "fake" does not list a tool "nope" (it lists 3: see listTools())',
+    });
+    expect(fake.requests.length).toBe(sent);
     await expect(manager.callServerTool("off", "x")).rejects.toMatchObject({
       code: MCPClientErrorCode.ServerDisabled,
     });
@@ -150,7 +163,7 @@ describe("MCPManager startup", () => {
     });
   });
 
-  it("loads servers from a .mcp.json and reports bad entries as closed with their error", async () => {
+  it("loads servers from a .mcp.json and reports bad entries as failed with their config error", async () => {
     await writeFile(
       join(dir, ".mcp.json"),
       JSON.stringify({
@@ -170,7 +183,10 @@ describe("MCPManager startup", () => {
     const statuses = await manager.start({ gateMs: 15_000 });
     expect(statuses.find((s) => s.name === "everything")?.state).toBe("ready");
     const broken = statuses.find((s) => s.name === "broken");
-    expect(broken?.state).toBe("closed");
+    expect(broken?.state).toBe("failed");
     expect(broken?.lastError).toMatchObject({ code: MCPClientErrorCode.InvalidConfig });
+    await expect(manager.callServerTool("broken", "anything")).rejects.toMatchObject({
+      code: MCPClientErrorCode.InvalidConfig,
+    });
   });
 });

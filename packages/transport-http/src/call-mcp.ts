@@ -1,22 +1,21 @@
 import {
-  classifyMessage,
   type JsonRpcId,
   type JsonRpcParams,
   type JsonRpcResponse,
   LocalErrorCode,
+  type ParsedMessage,
+  parseMessage,
   RequestTimeoutError,
   serializeMessage,
   TransportError,
 } from "@awr/jsonrpc-core";
-import { DEFAULT_MAX_BODY_BYTES, type FetchLike } from "./http-transport-config.js";
-import { readBodyText } from "./internal/body-text.js";
-import { readEventStream } from "./internal/event-stream.js";
-import { fetchFailure } from "./internal/fetch-failure.js";
-import { httpStatusError } from "./internal/http-status-error.js";
-import { parseJsonBody } from "./internal/json-body.js";
-import { linkSignals } from "./internal/linked-signal.js";
+import { type FetchLike, resolveHttpConfig } from "./http-transport-config.js";
+import { Cancellation } from "./internal/cancellation.js";
+import { HttpChannel } from "./internal/http-channel.js";
+import type { HttpResponse } from "./internal/http-exchange.js";
 import { EVENT_STREAM, mediaTypeOf } from "./internal/media-type.js";
-import { noResponse } from "./internal/request-response.js";
+import { noResponse, postMessage } from "./internal/request-response.js";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "./package-version.js";
 
 export interface CallMCPOptions {
   /** Milliseconds for the whole call, body included (30 000). */
@@ -24,29 +23,30 @@ export interface CallMCPOptions {
   /** Aborting rejects with `signal.reason` unchanged. */
   signal?: AbortSignal;
   headers?: Record<string, string>;
-  /** Sent as `Mcp-Session-Id`; a 404 then rejects with SessionExpiredError. */
+  /** Sent as `Mcp-Session-Id` (from an earlier `initialize`); a lost session rejects with SessionExpiredError. */
   sessionId?: string;
   /** Sent as `MCP-Protocol-Version`. */
   protocolVersion?: string;
-  /** The request id (1). */
+  /** The request id (1); ignored for notifications, which have none. */
   id?: JsonRpcId;
   /** Largest JSON body or SSE event accepted, in bytes (16 MiB). */
   maxBodyBytes?: number;
   fetch?: FetchLike;
 }
 
+/**
+ * What callMCP returns: the raw JSON-RPC envelope of the answer (`result` or `error`, never
+ * thrown) for a request, or `accepted: true` for a notification (`notifications/*`), plus the
+ * session id to send with the next call: the one the server assigned (at `initialize`), else
+ * the one that was sent.
+ */
+export type CallMCPResult =
+  | (JsonRpcResponse & { sessionId: string | undefined })
+  | { jsonrpc: "2.0"; accepted: true; sessionId: string | undefined };
+
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
-function checkInput(url: string | URL, method: string, options: CallMCPOptions): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    throw new TypeError(`callMCP: url is not a valid URL: ${String(url)}`, { cause: error });
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new TypeError(`callMCP: url must use http: or https:, got ${parsed.protocol}`);
-  }
+function checkInput(url: string | URL, method: string, options: CallMCPOptions): void {
   if (typeof method !== "string" || method.length === 0)
     throw new TypeError("callMCP: method must be a non-empty string");
   const { timeout } = options;
@@ -58,112 +58,177 @@ function checkInput(url: string | URL, method: string, options: CallMCPOptions):
       `callMCP: timeout must be a positive finite number, got ${String(timeout)}`,
     );
   }
-  return parsed;
+  try {
+    new URL(url);
+  } catch (error) {
+    throw new TypeError(`callMCP: url is not a valid URL: ${String(url)}`, { cause: error });
+  }
 }
 
 /**
- * One JSON-RPC request over HTTP without a transport: POSTs it, reads a JSON or SSE answer and
- * returns the raw envelope (`result` or `error`, not thrown). For quick calls to a known server;
- * use HttpTransport for sessions, notifications and server requests. Rejects with HTTP_STATUS /
- * SessionExpiredError, RequestTimeoutError, PROTOCOL_VIOLATION, or the caller's `signal.reason`.
+ * One JSON-RPC message over HTTP without a transport, on the same request path as
+ * HttpTransport: POSTs it and, for a request, reads the JSON or SSE answer (resuming a dropped
+ * stream with `Last-Event-ID` like the transport does). Methods under `notifications/` are sent
+ * as notifications (no id). For sessions on a stateful server pass back the returned
+ * `sessionId`; {@link initializeMCP} does the handshake. Rejects with HTTP_STATUS /
+ * SessionExpiredError, RequestTimeoutError, PROTOCOL_VIOLATION, TRANSPORT_FAILED, or the
+ * caller's `signal.reason`.
  */
 export async function callMCP(
   url: string | URL,
   method: string,
   params?: JsonRpcParams,
   options: CallMCPOptions = {},
-): Promise<JsonRpcResponse> {
+): Promise<CallMCPResult> {
   if (options.signal?.aborted) throw options.signal.reason;
-  const target = checkInput(url, method, options);
+  checkInput(url, method, options);
+  const config = resolveHttpConfig({
+    url,
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.maxBodyBytes !== undefined ? { maxBodyBytes: options.maxBodyBytes } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const isNotification = method.startsWith("notifications/");
   const id = options.id ?? 1;
   const timeoutMs = options.timeout ?? DEFAULT_CALL_TIMEOUT_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const done = new AbortController();
-  const linked = linkSignals(
-    options.signal ? [timeout, options.signal, done.signal] : [timeout, done.signal],
-  );
-  const { signal } = linked;
-  const headers = new Headers(options.headers);
-  headers.set("accept", `application/json, ${EVENT_STREAM}`);
-  headers.set("content-type", "application/json");
-  if (options.sessionId !== undefined) headers.set("mcp-session-id", options.sessionId);
-  if (options.protocolVersion !== undefined)
-    headers.set("mcp-protocol-version", options.protocolVersion);
-  const body = serializeMessage(
-    params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
-  );
-  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-
+  const channel = new HttpChannel(config);
+  channel.protocolVersion = options.protocolVersion;
+  const cancel = new Cancellation();
+  const stopTimer = cancel.after(timeoutMs, () => new RequestTimeoutError(method, id, timeoutMs));
+  const stopFollowing = cancel.follow(options.signal);
+  let sessionId = options.sessionId;
+  let answer: JsonRpcResponse | undefined;
+  let skipped: string | undefined;
+  const accept = (parsed: ParsedMessage) => {
+    if ((parsed.kind === "result" || parsed.kind === "error") && parsed.message.id === id)
+      answer ??= parsed.message;
+    else if (parsed.kind === "invalid") skipped ??= parsed.detail;
+  };
   try {
-    let response: Response;
-    try {
-      response = await doFetch(target, { method: "POST", headers, body, signal });
-    } catch (error) {
-      throw signal.aborted ? error : fetchFailure(error, "POST", target);
-    }
-    if (!response.ok)
-      throw await httpStatusError(response, {
-        method: "POST",
-        url: target,
-        sessionId: options.sessionId,
-      });
-    if (mediaTypeOf(response) === EVENT_STREAM && response.body) {
-      let answer: JsonRpcResponse | undefined;
-      let skipped: string | undefined;
-      await readEventStream(response.body, {
-        signal,
-        maxEventBytes: maxBodyBytes,
-        onEvent(event) {
-          if (answer || !event.data || (event.event !== undefined && event.event !== "message"))
-            return;
-          let value: unknown;
-          try {
-            value = JSON.parse(event.data);
-          } catch (error) {
-            skipped = (error as Error).message;
-            return;
-          }
-          const parsed = classifyMessage(value);
-          if ((parsed.kind === "result" || parsed.kind === "error") && parsed.message.id === id) {
-            answer = parsed.message;
-            done.abort();
-          }
+    await postMessage(
+      channel,
+      {
+        isPending: () => answer === undefined,
+        dispatch: accept,
+        receiveData: (data) => {
+          const parsed = parseMessage(data, { maxBytes: config.maxBodyBytes });
+          accept(parsed);
+          return parsed;
         },
-      }).catch((error: unknown) => {
-        if (!answer) throw error;
-      });
-      if (answer) return answer;
-      throw noResponse(
-        id,
-        skipped ? `the stream ended (a malformed event was skipped: ${skipped})` : undefined,
-      );
-    }
-    return findAnswer(await readBodyText(response, maxBodyBytes), id);
+        openStream: (lastEventId, streamCancel) =>
+          resumeStream(channel, config.url, lastEventId, sessionId, streamCancel),
+        serverRetryMs: () => undefined,
+        setServerRetryMs: () => {},
+        reconnect: config.reconnect,
+        maxBodyBytes: config.maxBodyBytes,
+      },
+      {
+        url: config.url,
+        body: serializeMessage(
+          isNotification
+            ? params === undefined
+              ? { jsonrpc: "2.0", method }
+              : { jsonrpc: "2.0", method, params }
+            : params === undefined
+              ? { jsonrpc: "2.0", id, method }
+              : { jsonrpc: "2.0", id, method, params },
+        ),
+        requestId: isNotification ? undefined : id,
+        sessionId,
+        cancel,
+        onResponse: (response) => {
+          sessionId = response.header("mcp-session-id") ?? sessionId;
+        },
+      },
+    );
+    if (isNotification) return { jsonrpc: "2.0", accepted: true, sessionId };
+    if (answer) return { ...answer, sessionId };
+    throw noResponse(
+      id,
+      skipped ? `a malformed message was skipped: ${skipped}` : "the body did not answer it",
+    );
   } catch (error) {
-    if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) throw new RequestTimeoutError(method, id, timeoutMs, { cause: error });
+    if (answer && !isNotification) return { ...answer, sessionId };
+    if (cancel.cancelled) throw cancel.reason;
     throw error;
   } finally {
-    linked.dispose();
+    stopTimer();
+    stopFollowing();
+    channel.close();
   }
 }
 
-function findAnswer(text: string, id: JsonRpcId): JsonRpcResponse {
-  const value = parseJsonBody(text, "malformed JSON body", {});
-  for (const item of Array.isArray(value) ? value : [value]) {
-    const parsed = classifyMessage(item);
-    if ((parsed.kind === "result" || parsed.kind === "error") && parsed.message.id === id)
-      return parsed.message;
-    if (parsed.kind === "invalid") {
-      throw new TransportError(
-        LocalErrorCode.ProtocolViolation,
-        `the body is not a JSON-RPC message: ${parsed.detail}`,
-        {
-          details: { reason: parsed.reason, body: text.slice(0, 1_000) },
-        },
-      );
-    }
+async function resumeStream(
+  channel: HttpChannel,
+  url: URL,
+  lastEventId: string,
+  sessionId: string | undefined,
+  cancel: Cancellation,
+): Promise<HttpResponse | "unsupported"> {
+  const response = await channel.send(
+    { method: "GET", url, accept: EVENT_STREAM, sessionId, lastEventId },
+    cancel,
+    (status) => status === 405,
+  );
+  if (response.status === 405 || mediaTypeOf(response) !== EVENT_STREAM) {
+    response.discard();
+    return "unsupported";
   }
-  throw noResponse(id, "the JSON body did not answer it");
+  return response;
+}
+
+export interface InitializeMCPOptions extends Omit<CallMCPOptions, "sessionId"> {
+  /** Offered in `initialize` (2025-11-25). */
+  protocolVersion?: string;
+  /** Default: this package's name and version. */
+  clientInfo?: { name: string; version: string };
+  capabilities?: Record<string, unknown>;
+}
+
+export interface InitializeMCPResult {
+  /** The server's `initialize` result (protocolVersion, capabilities, serverInfo, …). */
+  result: Record<string, unknown>;
+  /** Send it with every later callMCP (undefined on a stateless server). */
+  sessionId: string | undefined;
+  /** The revision the server chose: send it as `protocolVersion` with later calls. */
+  protocolVersion: string;
+}
+
+/**
+ * MCP's handshake in one call: `initialize`, then `notifications/initialized` in the session
+ * the server assigned. Resolves with what later callMCP calls need; a JSON-RPC error answer to
+ * `initialize` rejects with PROTOCOL_VIOLATION naming it.
+ */
+export async function initializeMCP(
+  url: string | URL,
+  options: InitializeMCPOptions = {},
+): Promise<InitializeMCPResult> {
+  const { clientInfo, capabilities, ...call } = options;
+  const offered = options.protocolVersion ?? "2025-11-25";
+  const answer = await callMCP(
+    url,
+    "initialize",
+    {
+      protocolVersion: offered,
+      capabilities: capabilities ?? {},
+      clientInfo: clientInfo ?? { name: PACKAGE_NAME, version: PACKAGE_VERSION },
+    },
+    { ...call, protocolVersion: offered },
+  );
+  if (!("result" in answer) || typeof answer.result !== "object" || answer.result === null) {
+    const detail = "error" in answer ? `${answer.error.code} ${answer.error.message}` : "no result";
+    throw new TransportError(LocalErrorCode.ProtocolViolation, `initialize failed: ${detail}`, {
+      details: { answer },
+    });
+  }
+  const result = answer.result as Record<string, unknown>;
+  const protocolVersion =
+    typeof result.protocolVersion === "string" ? result.protocolVersion : offered;
+  const { sessionId } = answer;
+  await callMCP(url, "notifications/initialized", undefined, {
+    ...call,
+    protocolVersion,
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
+  return { result, sessionId, protocolVersion };
 }

@@ -1,5 +1,4 @@
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "@awr/jsonrpc-core";
-import { DEFAULT_RECONNECT } from "./internal/backoff.js";
 
 /** The subset of `fetch` the transport uses; inject one for a custom dispatcher, a proxy or tests. */
 export type FetchLike = (input: string | URL, init: RequestInit) => Promise<Response>;
@@ -15,6 +14,14 @@ export interface ReconnectOptions {
   /** Consecutive failures tolerated before giving up (5). */
   maxRetries: number;
 }
+
+/** Backoff defaults for the GET listener and for resuming a dropped response stream. */
+export const DEFAULT_RECONNECT: Readonly<ReconnectOptions> = Object.freeze({
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  factor: 2,
+  maxRetries: 5,
+});
 
 /** A source of OAuth tokens in the SDK's `OAuthClientProvider.tokens()` shape. */
 export interface BearerTokenProvider {
@@ -44,7 +51,11 @@ export interface HttpTransportConfig {
   idleTimeoutMs?: number;
   /** Bound on the DELETE that ends the session in `close()` (2 000). */
   closeTimeoutMs?: number;
-  /** The fetch implementation (default: the global one). */
+  /**
+   * A fetch implementation to send every request through (a proxy dispatcher, a test double).
+   * Default: node:http(s) with a keep-alive agent per transport, which costs far less CPU per
+   * request than the global fetch.
+   */
   fetch?: FetchLike;
 }
 
@@ -55,6 +66,7 @@ export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
 export interface ResolvedHttpConfig {
   url: URL;
   type: "http" | "sse";
+  /** Custom headers with lower-case names, so the protocol's own replace them reliably. */
   headers: Record<string, string>;
   token: (() => Promise<string | undefined>) | undefined;
   timeout: number;
@@ -63,7 +75,7 @@ export interface ResolvedHttpConfig {
   reconnect: ReconnectOptions;
   idleTimeoutMs: number;
   closeTimeoutMs: number;
-  fetch: FetchLike;
+  fetch: FetchLike | undefined;
 }
 
 function positiveNumber(name: string, value: unknown, fallback: number, allowZero = false): number {
@@ -99,9 +111,10 @@ export function resolveHttpConfig(config: HttpTransportConfig): ResolvedHttpConf
   if (type !== "http" && type !== "sse") {
     throw new TypeError(`type must be "http" or "sse", got ${JSON.stringify(type)}`);
   }
-  const headers = config.headers ?? {};
-  for (const [name, value] of Object.entries(headers)) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.headers ?? {})) {
     if (typeof value !== "string") throw new TypeError(`header ${name} must be a string`);
+    headers[name.toLowerCase()] = value;
   }
   if (config.getToken !== undefined && typeof config.getToken !== "function") {
     throw new TypeError("getToken must be a function");
@@ -137,7 +150,7 @@ export function resolveHttpConfig(config: HttpTransportConfig): ResolvedHttpConf
   return {
     url,
     type,
-    headers: { ...headers },
+    headers,
     token: tokenSource(config),
     timeout: positiveNumber("timeout", config.timeout, DEFAULT_REQUEST_TIMEOUT_MS),
     listen: config.listen ?? false,
@@ -154,7 +167,7 @@ export function resolveHttpConfig(config: HttpTransportConfig): ResolvedHttpConf
       config.closeTimeoutMs,
       DEFAULT_CLOSE_TIMEOUT_MS,
     ),
-    fetch: config.fetch ?? ((input, init) => fetch(input, init)),
+    fetch: config.fetch,
   };
 }
 

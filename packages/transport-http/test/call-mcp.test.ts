@@ -1,6 +1,7 @@
 import { LocalErrorCode, RequestTimeoutError, TransportError } from "@awr/jsonrpc-core";
-import { callMCP, parseSSE, SessionExpiredError } from "@awr/transport-http";
+import { callMCP, initializeMCP, parseSSE, SessionExpiredError } from "@awr/transport-http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type EverythingServer, startEverything } from "./fixtures/everything-server.js";
 import { type FaultServer, json, openSse, sse, startFaultServer } from "./fixtures/fault-server.js";
 import { type SdkServer, startSdkServer } from "./fixtures/sdk-server.js";
 
@@ -64,7 +65,7 @@ describe("callMCP", () => {
       { name: "t" },
       { headers: { "x-key": "k" }, sessionId: "s-9" },
     );
-    expect(envelope).toEqual({ jsonrpc: "2.0", id: 1, result: { echoed: "k" } });
+    expect(envelope).toEqual({ jsonrpc: "2.0", id: 1, result: { echoed: "k" }, sessionId: "s-9" });
     expect(faults.received[0]?.headers["mcp-session-id"]).toBe("s-9");
   });
 
@@ -125,5 +126,93 @@ describe("callMCP", () => {
       /timeout/,
     );
     expect(faults.received).toEqual([]);
+  });
+});
+
+describe("callMCP against server-everything over stateful Streamable HTTP", () => {
+  let server: EverythingServer;
+  beforeAll(async () => {
+    server = await startEverything("streamableHttp");
+  });
+  afterAll(() => server?.stop());
+
+  it("runs initialize, initialized, tools/list and tools/call in one session", async () => {
+    const url = `${server.base}/mcp`;
+    const init = await callMCP(url, "initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "call-mcp-test", version: "1.0.0" },
+    });
+    expect(init).toMatchObject({ id: 1, result: { serverInfo: expect.any(Object) } });
+    const { sessionId } = init;
+    expect(sessionId).toMatch(/\S/);
+    const protocolVersion = String(
+      (init as { result: { protocolVersion: string } }).result.protocolVersion,
+    );
+    const session = { sessionId: sessionId as string, protocolVersion };
+
+    const initialized = await callMCP(url, "notifications/initialized", undefined, session);
+    expect(initialized).toEqual({ jsonrpc: "2.0", accepted: true, sessionId });
+    // Sent as a notification: the body carried no id.
+    const list = await callMCP(url, "tools/list", {}, { ...session, id: 2 });
+    expect(list).toMatchObject({ id: 2, sessionId, result: { tools: expect.any(Array) } });
+    const call = await callMCP(
+      url,
+      "tools/call",
+      { name: "echo", arguments: { message: "hi" } },
+      { ...session, id: 3 },
+    );
+    expect(call).toMatchObject({
+      id: 3,
+      result: { content: [{ type: "text", text: "Echo: hi" }] },
+    });
+  });
+
+  it("does the handshake in one call with initializeMCP", async () => {
+    const url = `${server.base}/mcp`;
+    const session = await initializeMCP(url, { clientInfo: { name: "t", version: "1" } });
+    expect(session.sessionId).toMatch(/\S/);
+    expect(session.result).toMatchObject({ serverInfo: expect.any(Object) });
+    const list = await callMCP(
+      url,
+      "tools/list",
+      {},
+      {
+        sessionId: session.sessionId as string,
+        protocolVersion: session.protocolVersion,
+      },
+    );
+    expect(list).toMatchObject({
+      result: { tools: expect.arrayContaining([expect.objectContaining({ name: "echo" })]) },
+    });
+  });
+
+  it("rejects with SessionExpiredError for a session the server does not know", async () => {
+    await expect(
+      callMCP(`${server.base}/mcp`, "tools/list", {}, { sessionId: "no-such-session" }),
+    ).rejects.toBeInstanceOf(SessionExpiredError);
+  });
+});
+
+describe("callMCP notifications", () => {
+  let faults: FaultServer;
+  beforeAll(async () => {
+    faults = await startFaultServer();
+  });
+  afterAll(() => faults.close());
+
+  it("sends notifications/* without an id", async () => {
+    faults.on.POST = (_req, res) => {
+      res.writeHead(202).end();
+    };
+    await expect(callMCP(faults.url(), "notifications/initialized")).resolves.toEqual({
+      jsonrpc: "2.0",
+      accepted: true,
+      sessionId: undefined,
+    });
+    expect(faults.received[0]?.body).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/initialized",
+    });
   });
 });

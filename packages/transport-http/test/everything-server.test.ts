@@ -1,5 +1,5 @@
 import type { Progress } from "@awr/jsonrpc-core";
-import { createHttpTransport, type HttpTransport } from "@awr/transport-http";
+import { createHttpTransport, type HttpTransport, type SseTransport } from "@awr/transport-http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EverythingServer, startEverything } from "./fixtures/everything-server.js";
 import { handshake } from "./fixtures/handshake.js";
@@ -67,7 +67,7 @@ describe("against @modelcontextprotocol/server-everything over Streamable HTTP",
 
 describe("against @modelcontextprotocol/server-everything over legacy HTTP+SSE", () => {
   let server: EverythingServer;
-  let transport: HttpTransport;
+  let transport: SseTransport;
 
   beforeAll(async () => {
     server = await startEverything("sse");

@@ -16,7 +16,9 @@ import { useFaultServer } from "./fixtures/transport-suite.js";
 
 const { server, transport: faultTransport } = await useFaultServer();
 
-async function open(config: Partial<HttpTransportConfig> = {}): Promise<HttpTransport> {
+async function open(
+  config: Partial<HttpTransportConfig> & { type?: "http" } = {},
+): Promise<HttpTransport> {
   const transport = faultTransport({ timeout: 5_000, closeTimeoutMs: 500, ...config });
   await transport.connect();
   return transport;

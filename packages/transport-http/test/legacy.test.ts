@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { LocalErrorCode, type TransportCloseInfo } from "@awr/jsonrpc-core";
-import type { HttpTransport } from "@awr/transport-http";
+import type { SseTransport } from "@awr/transport-http";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSse, sse } from "./fixtures/fault-server.js";
 import { eventually } from "./fixtures/handshake.js";
@@ -13,7 +13,7 @@ afterEach(() => {
   stream = undefined;
 });
 
-function legacy(timeout = 2_000): HttpTransport {
+function legacy(timeout = 2_000): SseTransport {
   return faultTransport({ url: server.url("/sse"), type: "sse", timeout });
 }
 

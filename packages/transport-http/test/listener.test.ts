@@ -13,7 +13,7 @@ const { server, transport: faultTransport } = await useFaultServer();
 
 /** A session-assigning server; the GET handler is each test's. */
 async function listening(
-  config: Partial<HttpTransportConfig> = {},
+  config: Partial<HttpTransportConfig> & { type?: "http" } = {},
 ): Promise<{ transport: HttpTransport; notes: string[]; errors: Error[] }> {
   server.on.POST = (req, res) => {
     if (req.body?.id === undefined) res.writeHead(202).end();

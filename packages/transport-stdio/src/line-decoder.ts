@@ -52,6 +52,16 @@ export class LineDecoder {
     while (start <= chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline;
+      if (newline !== -1 && !this.#discarding && this.#pendingBytes === 0) {
+        // The usual case: a whole frame inside this chunk is decoded in place, without a copy.
+        if (end - start <= this.#options.maxFrameBytes) this.#emit(chunk, start, end);
+        else {
+          this.#append(chunk.subarray(start, end));
+          this.#endFrame();
+        }
+        start = newline + 1;
+        continue;
+      }
       if (end > start) this.#append(chunk.subarray(start, end));
       if (newline === -1) return;
       this.#endFrame();
@@ -103,9 +113,15 @@ export class LineDecoder {
     this.#chunks = [];
     this.#pendingBytes = 0;
     if (chunks.length === 0) return;
-    let frame = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    if (frame[frame.length - 1] === CARRIAGE_RETURN) frame = frame.subarray(0, -1);
-    const line = frame.toString("utf8");
+    const frame = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    this.#emit(frame, 0, frame.length);
+  }
+
+  /** Delivers bytes `start..end` of `buffer` as one line (a trailing CR dropped, blanks skipped). */
+  #emit(buffer: Buffer, start: number, end: number): void {
+    const last = buffer[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
+    if (last <= start) return;
+    const line = buffer.toString("utf8", start, last);
     if (line.trim() === "") return;
     this.#options.onLine(line);
   }

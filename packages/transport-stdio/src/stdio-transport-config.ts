@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { CorrelatedTransportOptions } from "@awr/jsonrpc-core";
 import { DEFAULT_INHERITED_ENV_VARS, getDefaultEnvironment } from "./default-environment.js";
+import { USE_PROCESS_GROUPS } from "./internal/process-group.js";
 
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_STDERR_BUFFER_BYTES = 64 * 1024;
@@ -31,6 +32,15 @@ export interface StdioTransportConfig extends Omit<CorrelatedTransportOptions, "
   killGraceMs?: number;
   /** The server's name in error messages (default: the command's base name). */
   name?: string;
+  /**
+   * POSIX: start the server as the leader of its own process group (default true), so close()
+   * reaches everything it started, an `npx` wrapper's real server included. The group comes with
+   * a session of its own (setsid), which under Linux's autogroup scheduling puts the server in a
+   * scheduling group of its own: on a loaded machine that costs round-trip latency. `false`
+   * keeps the server in this process's group and session; close() then signals the server alone.
+   * Ignored on Windows, which has no process groups.
+   */
+  processGroup?: boolean;
 }
 
 export interface ResolvedStdioConfig {
@@ -44,6 +54,7 @@ export interface ResolvedStdioConfig {
   closeGraceMs: number;
   killGraceMs: number;
   name: string;
+  processGroup: boolean;
 }
 
 /** Checks a config and fills in defaults. Throws TypeError or RangeError naming the bad field. */
@@ -79,6 +90,9 @@ export function resolveStdioConfig(config: StdioTransportConfig): ResolvedStdioC
       `stdio transport: \`timeout\` must be a positive number, got ${String(config.timeout)}`,
     );
   }
+  if (config.processGroup !== undefined && typeof config.processGroup !== "boolean") {
+    throw new TypeError("stdio transport: `processGroup` must be a boolean");
+  }
   const inherit = config.inheritEnv;
   if (inherit !== undefined && typeof inherit !== "boolean" && !Array.isArray(inherit)) {
     throw new TypeError("stdio transport: `inheritEnv` must be a boolean or an array of names");
@@ -105,6 +119,7 @@ export function resolveStdioConfig(config: StdioTransportConfig): ResolvedStdioC
     closeGraceMs: nonNegative("closeGraceMs", config.closeGraceMs, DEFAULT_CLOSE_GRACE_MS),
     killGraceMs: nonNegative("killGraceMs", config.killGraceMs, DEFAULT_KILL_GRACE_MS),
     name: name?.trim() || basename(command),
+    processGroup: USE_PROCESS_GROUPS && config.processGroup !== false,
   };
 }
 

@@ -12,7 +12,7 @@ import {
 import { ByteRingBuffer } from "./internal/byte-ring-buffer.js";
 import { ChildExit, settlesWithin } from "./internal/child-exit.js";
 import { sniffResponseId } from "./internal/frame-id.js";
-import { signalGroup, stopProcessGroup, USE_PROCESS_GROUPS } from "./internal/process-group.js";
+import { signalGroup, stopProcessGroup } from "./internal/process-group.js";
 import {
   frameTooLarge,
   processExited,
@@ -129,7 +129,7 @@ export class StdioTransport extends CorrelatedTransport {
         env,
         stdio: "pipe",
         shell: false,
-        detached: USE_PROCESS_GROUPS,
+        detached: this.#config.processGroup,
         windowsHide: true,
       });
     } catch (error) {
@@ -160,7 +160,7 @@ export class StdioTransport extends CorrelatedTransport {
       const onSpawn = () => settle();
       const onError = (error: Error) => settle(spawnFailed(this.#facts(), this.#config, error));
       const onAbort = () => {
-        signalGroup(child, "SIGKILL");
+        signalGroup(child, "SIGKILL", this.#config.processGroup);
         settle(signal?.reason);
       };
       child.once("spawn", onSpawn);
@@ -178,7 +178,7 @@ export class StdioTransport extends CorrelatedTransport {
     const frame = `${serializeMessage(message)}\n`;
     try {
       await writer.write(frame, {
-        signal: context.signal,
+        signal: () => context.signal,
         dropQuietly: context.requestId !== undefined,
       });
     } catch (error) {
@@ -298,6 +298,7 @@ export class StdioTransport extends CorrelatedTransport {
       endInput: () => writer.end(),
       closeGraceMs: this.#config.closeGraceMs,
       killGraceMs: this.#config.killGraceMs,
+      grouped: this.#config.processGroup,
     });
     writer.fail(this.closedError());
     child.stdin.destroy();

@@ -1,8 +1,11 @@
 import type { Writable } from "node:stream";
 
 export interface WriteOptions {
-  /** While the write is still queued, aborting it removes it from the queue. */
-  signal?: AbortSignal;
+  /**
+   * While the write is still queued, aborting it removes it from the queue. A function is called
+   * only if the write has to wait in the queue (a request's signal costs CPU to create).
+   */
+  signal?: AbortSignal | (() => AbortSignal);
   /**
    * What an abort means: `true` for a request whose caller no longer waits (the write resolves
    * quietly: nothing was sent), `false` for a write whose caller must learn it did not happen
@@ -43,6 +46,11 @@ export class WriteQueue {
   #failure: Error | undefined;
   #endRequested = false;
   readonly #watched = new WeakMap<AbortSignal, Set<Item>>();
+  #corked = false;
+  readonly #uncork = () => {
+    this.#corked = false;
+    this.#stream.uncork();
+  };
 
   constructor(stream: Writable, options: WriteQueueOptions) {
     this.#stream = stream;
@@ -61,18 +69,26 @@ export class WriteQueue {
   }
 
   write(data: string | Buffer, options: WriteOptions = {}): Promise<void> {
-    const { signal } = options;
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#endRequested) return Promise.reject(this.#wrapError(new Error("write after end")));
-    if (signal?.aborted)
-      return options.dropQuietly ? Promise.resolve() : Promise.reject(signal.reason);
+    if (typeof options.signal !== "function" && options.signal?.aborted)
+      return options.dropQuietly ? Promise.resolve() : Promise.reject(options.signal.reason);
     if (this.#idle()) {
       // Fast path: nothing is queued and the stream has room, so the frame goes straight to the
       // stream (no copy, no abort bookkeeping: once handed over it cannot be taken back anyway).
+      // Frames written in the same tick leave in one writev: the stream is corked until then.
+      if (!this.#corked) {
+        this.#corked = true;
+        this.#stream.cork();
+        process.nextTick(this.#uncork);
+      }
       return new Promise<void>((resolve, reject) => {
         this.#stream.write(data, (error) => this.#written(error, resolve, reject));
       });
     }
+    const signal = typeof options.signal === "function" ? options.signal() : options.signal;
+    if (signal?.aborted)
+      return options.dropQuietly ? Promise.resolve() : Promise.reject(signal.reason);
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
     return new Promise<void>((resolve, reject) => {
       const item: Item = {

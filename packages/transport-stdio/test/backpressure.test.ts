@@ -36,7 +36,12 @@ describe("writing to a slow server", () => {
     const sends = Array.from({ length: 32 }, (_, index) =>
       transport.notify("notifications/bulk", { index, payload }),
     );
-    const frameBytes = 32 * (payload.length + 80);
+    const frameBytes = Array.from(
+      { length: 32 },
+      (_, index) =>
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/bulk", params: { index, payload } })
+          .length + 1,
+    ).reduce((sum, bytes) => sum + bytes, 0);
     expect(transport.queuedBytes).toBeGreaterThan(0);
     expect(transport.queuedBytes).toBeLessThanOrEqual(frameBytes);
     await Promise.all(sends);

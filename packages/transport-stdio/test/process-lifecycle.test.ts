@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { LocalErrorCode, TransportError } from "@awr/jsonrpc-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { TransportPool } from "./helpers/misbehaving.js";
@@ -47,6 +48,24 @@ describe("closing a stdio transport", () => {
     expect(isRunning(transport.pid as number)).toBe(false);
     expect(isRunning(grandchild)).toBe(false);
   });
+
+  it.runIf(process.platform === "linux")(
+    "leads its own process group by default; processGroup: false keeps ours, and close() stops the server",
+    async () => {
+      const pgrpOf = (pid: number | "self") => {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      };
+      const grouped = pool.misbehaving();
+      await grouped.connect();
+      expect(pgrpOf(grouped.pid as number)).toBe(grouped.pid);
+      const plain = pool.misbehaving([], { processGroup: false });
+      await plain.connect();
+      expect(pgrpOf(plain.pid as number)).toBe(pgrpOf("self"));
+      await plain.close();
+      expect(isRunning(plain.pid as number)).toBe(false);
+    },
+  );
 
   it("also stops what a server left behind when the server itself exits on the end of stdin", async () => {
     const transport = pool.misbehaving();

@@ -1,17 +1,3 @@
-/** Resolves after `ms`, or as soon as `signal` aborts (never rejects: callers check the signal). */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
 export function toError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));
 }

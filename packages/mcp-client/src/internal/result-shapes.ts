@@ -1,4 +1,5 @@
 import { MCPClientError, MCPClientErrorCode } from "../client-errors.js";
+import type { CompleteResult } from "../mcp-types.js";
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -47,4 +48,15 @@ export function expectResultWithArray<R>(method: string, raw: unknown, field: st
 export function nextCursorOf(result: Record<string, unknown>): string | undefined {
   const cursor = result["nextCursor"];
   return typeof cursor === "string" && cursor.length > 0 ? cursor : undefined;
+}
+
+/** A `completion/complete` result: it must carry `completion.values`, an array. */
+export function expectCompletion(raw: unknown): CompleteResult {
+  if (!isRecord(raw) || !isRecord(raw.completion) || !Array.isArray(raw.completion.values)) {
+    throw new MCPClientError(
+      MCPClientErrorCode.InvalidResult,
+      "completion/complete: the result has no completion.values array",
+    );
+  }
+  return raw as CompleteResult;
 }

@@ -1,5 +1,10 @@
-import type { MCPTransport, TransportCloseInfo } from "@awr/jsonrpc-core";
-import { type BackoffOptions, backoffDelay } from "../backoff.js";
+import {
+  type BackoffOptions,
+  backoffDelay,
+  type MCPTransport,
+  sleep,
+  type TransportCloseInfo,
+} from "@awr/jsonrpc-core";
 import { CircuitBreaker, type CircuitBreakerOptions, CircuitState } from "../circuit-breaker.js";
 import { MCPClientError, MCPClientErrorCode } from "../client-errors.js";
 import { MCPClient } from "../mcp-client.js";
@@ -8,7 +13,9 @@ import type { Implementation, Tool } from "../mcp-types.js";
 import type { ManagedServerConfig, ServerConfig } from "../server-config.js";
 import { ServerState, type ServerStatus } from "../server-status.js";
 import { serverConfigHash, type ToolCacheStore } from "../tool-cache.js";
-import { abortableSleep, errorStderrTail, toError } from "./async-helpers.js";
+import { errorStderrTail, toError } from "./async-helpers.js";
+import { Condition } from "./condition.js";
+import { isConfigError } from "./config-errors.js";
 
 export interface ServerConnectionDeps {
   clientInfo: Implementation;
@@ -19,20 +26,21 @@ export interface ServerConnectionDeps {
   startupTimeoutMs: number;
   backoff: BackoffOptions;
   breaker: CircuitBreakerOptions;
+  /** A session that lasts this long counts as a success for the breaker (crash loops do not). */
+  stableAfterMs: number;
   onStatus: (status: ServerStatus, previous: ServerState) => void;
   onTools: (server: string) => void;
   onError: (error: Error, server: string) => void;
 }
 
-interface Waiter {
-  check: () => boolean;
-}
-
 /**
  * One managed server: connects, serves cached tools until live ones arrive, and heals. The run
- * loop owns every transition; a loss (transport close, session expiry) ends the current
- * session, counts as a breaker failure, and a new transport and client are built after a
- * jittered backoff. An open breaker parks the server in `failed` until its cool-down ends.
+ * loop owns every transition; a failed attempt or a loss (transport close, session expiry)
+ * counts as a breaker failure, and a new transport and client are built after a jittered
+ * backoff. A session counts as a success once it lasted `stableAfterMs`, so a server that
+ * crashes right after each start keeps failing and the breaker's cool-down grows. An open
+ * breaker parks the server in `failed` until its probe; a configuration error (missing
+ * command, invalid URL, unset variable) parks it there for good, without retries.
  */
 export class ServerConnection {
   readonly name: string;
@@ -41,7 +49,7 @@ export class ServerConnection {
   readonly #deps: ServerConnectionDeps;
   readonly #breaker: CircuitBreaker;
   readonly #stop = new AbortController();
-  readonly #waiters = new Set<Waiter>();
+  readonly #changes = new Condition();
   #state: ServerState = ServerState.Closed;
   #enabled = true;
   #client: MCPClient | undefined;
@@ -55,6 +63,7 @@ export class ServerConnection {
   #loss: ((info: TransportCloseInfo) => void) | undefined;
   #running: Promise<void> | undefined;
   #lastTransport: MCPTransport | undefined;
+  #configError: Error | undefined;
 
   constructor(name: string, config: ManagedServerConfig, deps: ServerConnectionDeps) {
     this.name = name;
@@ -90,6 +99,8 @@ export class ServerConnection {
       stderrTail: this.#stderrTail,
       attempts: this.#attempts,
       circuit: this.#breaker.state,
+      cooldownMs:
+        this.#breaker.state === CircuitState.Closed ? undefined : this.#breaker.currentCooldownMs,
       retryAt: this.#retryAt,
       toolCount: this.#tools.length,
       toolsFromCache: this.#toolsFromCache,
@@ -98,17 +109,14 @@ export class ServerConnection {
     };
   }
 
-  /** Marks the server as unusable from the start (a bad config entry). */
+  /** Marks the server as unusable until its config is fixed (a bad config entry). */
   markInvalid(error: Error): void {
-    this.#enabled = false;
-    this.#lastError = error;
-    this.#settled = true;
-    this.#setState(ServerState.Closed);
+    this.#failForGood(error);
   }
 
   /** Starts the run loop (idempotent). */
   start(): void {
-    if (this.#running || this.#stop.signal.aborted || !this.#enabled) return;
+    if (this.#running || this.#stop.signal.aborted || !this.#enabled || this.#configError) return;
     this.#running = this.#run().catch((error: unknown) =>
       this.#deps.onError(toError(error), this.name),
     );
@@ -129,22 +137,25 @@ export class ServerConnection {
 
   /** Resolves once the first attempt ended, or when `signal` aborts (the startup gate). */
   whenSettled(signal: AbortSignal): Promise<void> {
-    return this.#wait(() => this.#settled, signal).catch(() => {});
+    return this.#changes.wait(() => this.#settled, signal).catch(() => {});
   }
 
   /**
-   * A ready client, waiting through connecting/deferred/reconnecting. Fails fast when the server
-   * is disabled, closed, or its breaker is open; rejects with SERVER_UNAVAILABLE when `timeoutMs`
-   * passes first and with `signal.reason` on abort.
+   * A ready client, waiting within `timeoutMs` through connecting, deferred, reconnecting, and
+   * an open breaker whose probe comes before the deadline. Fails fast when the server is
+   * disabled, closed, misconfigured (with its config error), or its breaker stays open past the
+   * deadline (CIRCUIT_OPEN); rejects with SERVER_UNAVAILABLE when `timeoutMs` passes first and
+   * with `signal.reason` on abort.
    */
   async waitReady(options: { signal?: AbortSignal; timeoutMs: number }): Promise<MCPClient> {
-    const immediate = this.#readyOrFailure();
+    const deadline = Date.now() + options.timeoutMs;
+    const immediate = this.#readyOrFailure(deadline);
     if (immediate instanceof MCPClient) return immediate;
     if (immediate) throw immediate;
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     try {
-      await this.#wait(() => this.#readyOrFailure() !== undefined, signal);
+      await this.#changes.wait(() => this.#readyOrFailure(deadline) !== undefined, signal);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       throw new MCPClientError(
@@ -153,7 +164,7 @@ export class ServerConnection {
         { cause: this.#lastError ?? error, stderrTail: this.#stderrTail },
       );
     }
-    const outcome = this.#readyOrFailure();
+    const outcome = this.#readyOrFailure(deadline);
     if (outcome instanceof MCPClient) return outcome;
     throw outcome;
   }
@@ -172,7 +183,8 @@ export class ServerConnection {
     this.#loss?.(info);
   }
 
-  #readyOrFailure(): MCPClient | MCPClientError | undefined {
+  #readyOrFailure(deadline: number): MCPClient | Error | undefined {
+    if (this.#configError) return this.#configError;
     if (!this.#enabled) {
       return new MCPClientError(
         MCPClientErrorCode.ServerDisabled,
@@ -185,10 +197,14 @@ export class ServerConnection {
     if (this.#stop.signal.aborted)
       return new MCPClientError(MCPClientErrorCode.ManagerClosed, "the manager is closed");
     if (this.#state === ServerState.Ready && this.#client) return this.#client;
-    if (this.#state === ServerState.Failed) {
+    // An open breaker whose probe comes before the caller's deadline is worth waiting for.
+    if (
+      this.#state === ServerState.Failed &&
+      Date.now() + this.#breaker.msUntilAttempt() > deadline
+    ) {
       return new MCPClientError(
         MCPClientErrorCode.CircuitOpen,
-        `server "${this.name}" failed ${this.#breaker.failureThreshold} times recently; retrying after ${this.#breaker.msUntilAttempt()}ms`,
+        `server "${this.name}" failed ${this.#breaker.consecutiveFailures} times in a row; the next attempt is in ${this.#breaker.msUntilAttempt()}ms`,
         { cause: this.#lastError, stderrTail: this.#stderrTail },
       );
     }
@@ -204,7 +220,7 @@ export class ServerConnection {
         this.#retryAt = Date.now() + this.#breaker.msUntilAttempt();
         this.#settled = true;
         this.#setState(ServerState.Failed);
-        await abortableSleep(this.#breaker.msUntilAttempt() + 1, stop);
+        await this.#pause(this.#breaker.msUntilAttempt() + 1);
         continue;
       }
       this.#retryAt = undefined;
@@ -217,17 +233,25 @@ export class ServerConnection {
         const loss = new Promise<TransportCloseInfo>((resolve) => {
           this.#loss = resolve;
         });
-        this.#breaker.recordSuccess();
         everReady = true;
-        this.#attempts = 0;
         this.#settled = true;
         this.#setState(ServerState.Ready);
+        // Bookkeeping only: it must not keep a host's process alive.
+        const stable = setTimeout(() => {
+          this.#breaker.recordSuccess();
+          this.#attempts = 0;
+        }, this.#deps.stableAfterMs).unref();
         lost = await loss;
+        clearTimeout(stable);
         this.#loss = undefined;
         if (this.#client === client) this.#client = undefined;
         void client.close().catch(() => {});
       } catch (error) {
         lost = { error: toError(error) };
+        if (!stop.aborted && isConfigError(error)) {
+          this.#failForGood(lost.error as Error);
+          return;
+        }
       }
       if (stop.aborted) break;
       this.#lastError = lost.error ?? new Error("the connection closed");
@@ -239,8 +263,23 @@ export class ServerConnection {
       const delay = backoffDelay(this.#attempts, this.#deps.backoff);
       this.#retryAt = Date.now() + delay;
       this.#setState(ServerState.Reconnecting);
-      await abortableSleep(delay, stop);
+      await this.#pause(delay);
     }
+  }
+
+  /** Sleeps `ms`, or less when the connection is stopped. */
+  #pause(ms: number): Promise<void> {
+    return sleep(ms, this.#stop.signal).catch(() => {});
+  }
+
+  /** A configuration error: `failed` with that error, no retries, until the config changes. */
+  #failForGood(error: Error): void {
+    this.#configError = error;
+    this.#lastError = error;
+    this.#stderrTail = errorStderrTail(error) ?? this.#stderrTail;
+    this.#retryAt = undefined;
+    this.#settled = true;
+    this.#setState(ServerState.Failed);
   }
 
   async #connectOnce(): Promise<MCPClient> {
@@ -313,35 +352,11 @@ export class ServerConnection {
     this.#deps.onTools(this.name);
   }
 
+  /** One `state` event per transition: setting the current state again only wakes waiters. */
   #setState(state: ServerState): void {
     const previous = this.#state;
     this.#state = state;
-    this.#deps.onStatus(this.status, previous);
-    for (const waiter of [...this.#waiters]) waiter.check();
-  }
-
-  #wait(ready: () => boolean, signal: AbortSignal): Promise<void> {
-    if (ready()) return Promise.resolve();
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        check: () => {
-          if (!ready()) return false;
-          done();
-          resolve();
-          return true;
-        },
-      };
-      const onAbort = () => {
-        done();
-        reject(signal.reason);
-      };
-      const done = () => {
-        this.#waiters.delete(waiter);
-        signal.removeEventListener("abort", onAbort);
-      };
-      this.#waiters.add(waiter);
-      signal.addEventListener("abort", onAbort, { once: true });
-    });
+    if (state !== previous) this.#deps.onStatus(this.status, previous);
+    this.#changes.check();
   }
 }

@@ -1,9 +1,10 @@
-import { LocalErrorCode, TransportError } from "@awr/jsonrpc-core";
+import { LocalErrorCode, sleep, TransportError } from "@awr/jsonrpc-core";
 import type { ReconnectOptions } from "../http-transport-config.js";
 import { SessionExpiredError } from "../session-expired-error.js";
-import { reconnectDelay } from "./backoff.js";
+import { Cancellation } from "./cancellation.js";
 import { type EventSourceMessage, isIdleTimeout, readEventStream } from "./event-stream.js";
-import { sleep } from "./sleep.js";
+import type { HttpResponse } from "./http-exchange.js";
+import { reconnectDelay } from "./reconnect-delay.js";
 
 /**
  * `idle`: not started. `connecting`/`open`/`waiting`: running (waiting = backing off before a
@@ -20,8 +21,8 @@ export interface ListenerHost {
    */
   openStream(
     lastEventId: string | undefined,
-    signal: AbortSignal,
-  ): Promise<Response | "unsupported">;
+    cancel: Cancellation,
+  ): Promise<HttpResponse | "unsupported">;
   receive(event: EventSourceMessage): void;
   report(error: Error): void;
   /** The server's latest `retry:` value, shared by all of the transport's streams. */
@@ -41,6 +42,7 @@ export interface ListenerHost {
 export class EventStreamListener {
   readonly #host: ListenerHost;
   readonly #controller = new AbortController();
+  readonly #cancel = new Cancellation();
   #state: ListenerState = "idle";
   #lastEventId: string | undefined;
   #connections = 0;
@@ -76,7 +78,9 @@ export class EventStreamListener {
   stop(): void {
     if (this.#state === "disabled") return;
     this.#state = "stopped";
-    this.#controller.abort(new TransportError(LocalErrorCode.TransportClosed, "listener stopped"));
+    const stopped = new TransportError(LocalErrorCode.TransportClosed, "listener stopped");
+    this.#controller.abort(stopped);
+    this.#cancel.cancel(stopped);
   }
 
   async #run(): Promise<void> {
@@ -87,17 +91,15 @@ export class EventStreamListener {
       this.#state = "connecting";
       let received = false;
       try {
-        const response = await this.#host.openStream(this.#lastEventId, signal);
+        const response = await this.#host.openStream(this.#lastEventId, this.#cancel);
         if (response === "unsupported") {
           this.#state = "disabled";
           return;
         }
-        if (!response.body)
-          throw new TransportError(LocalErrorCode.ProtocolViolation, "GET stream has no body");
         this.#state = "open";
         this.#connections++;
-        await readEventStream(response.body, {
-          signal,
+        await readEventStream(response, {
+          cancel: this.#cancel,
           idleTimeoutMs: this.#host.idleTimeoutMs,
           maxEventBytes: this.#host.maxEventBytes,
           onRetry: (ms) => this.#host.setServerRetryMs(ms),
@@ -133,11 +135,7 @@ export class EventStreamListener {
       }
       if (signal.aborted) return;
       this.#state = "waiting";
-      const delay = reconnectDelay(
-        Math.max(0, failures - 1),
-        reconnect,
-        this.#host.serverRetryMs(),
-      );
+      const delay = reconnectDelay(Math.max(1, failures), reconnect, this.#host.serverRetryMs());
       try {
         await sleep(delay, signal);
       } catch {

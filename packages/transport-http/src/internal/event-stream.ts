@@ -1,5 +1,7 @@
 import { LocalErrorCode, TransportError } from "@awr/jsonrpc-core";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { Cancellation } from "./cancellation.js";
+import type { HttpResponse } from "./http-exchange.js";
 
 export type { EventSourceMessage };
 
@@ -7,8 +9,8 @@ export type { EventSourceMessage };
 export const IDLE_REASON = "idle";
 
 export interface EventStreamOptions {
-  /** Stops reading; the read rejects with the signal's reason. */
-  signal: AbortSignal;
+  /** The exchange's cancellation: once cancelled, the read rejects with its reason. */
+  cancel: Cancellation;
   onEvent(event: EventSourceMessage): void;
   /** The server's `retry:` field, in milliseconds. */
   onRetry?(ms: number): void;
@@ -16,101 +18,101 @@ export interface EventStreamOptions {
   idleTimeoutMs?: number | undefined;
   /** Largest single event accepted, in bytes; the read fails with FRAME_TOO_LARGE past it. */
   maxEventBytes: number;
+  /** Checked after each chunk: true ends the read (the rest of the stream is drained unread). */
+  done?: () => boolean;
+}
+
+/** Ends a read from inside the parser's callbacks (consume() rejects with it). */
+class StopReading extends Error {
+  constructor(readonly error: unknown) {
+    super("stop reading");
+  }
 }
 
 /**
  * Reads a `text/event-stream` body incrementally with eventsource-parser, delivering each event
- * as it completes. Resolves when the server ends the stream cleanly; rejects with the signal's
- * reason on abort, with TRANSPORT_FAILED when the connection breaks or stays idle past
- * `idleTimeoutMs`, and with FRAME_TOO_LARGE when one event grows past `maxEventBytes`.
+ * as it completes. Resolves when the server ends the stream cleanly; rejects with the
+ * cancellation's reason when the exchange is cancelled, with TRANSPORT_FAILED when the
+ * connection breaks or stays idle past `idleTimeoutMs`, and with FRAME_TOO_LARGE when one event
+ * grows past `maxEventBytes`. An `onEvent` that throws ends the read with what it threw.
  */
 export async function readEventStream(
-  body: ReadableStream<Uint8Array>,
+  response: HttpResponse,
   options: EventStreamOptions,
 ): Promise<void> {
-  const { signal, idleTimeoutMs, maxEventBytes } = options;
-  if (signal.aborted) {
-    await body.cancel().catch(() => {});
-    throw signal.reason;
-  }
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let failure: unknown;
-  let hasFailure = false;
-  const stop = (reason: unknown) => {
-    if (hasFailure) return;
-    hasFailure = true;
-    failure = reason;
-    reader.cancel(reason).catch(() => {});
-  };
+  const { idleTimeoutMs, maxEventBytes } = options;
   const tooLarge = () =>
-    new TransportError(
-      LocalErrorCode.FrameTooLarge,
-      `an event on the stream exceeds the ${maxEventBytes}-byte limit (maxBodyBytes)`,
-      { details: { limit: maxEventBytes } },
+    new StopReading(
+      new TransportError(
+        LocalErrorCode.FrameTooLarge,
+        `an event on the stream exceeds the ${maxEventBytes}-byte limit (maxBodyBytes)`,
+        { details: { limit: maxEventBytes } },
+      ),
     );
+  let stop: StopReading | undefined;
   const parser = createParser({
     // Bounds what the parser buffers for an event that spans several reads...
     maxBufferSize: maxEventBytes,
     onError(error) {
-      if (error.type === "max-buffer-size-exceeded") stop(tooLarge());
+      if (error.type === "max-buffer-size-exceeded") stop ??= tooLarge();
     },
     onEvent(event) {
-      if (hasFailure) return;
+      if (stop) return;
       // ...and this catches one that arrived within a single read.
       if (exceedsUtf8(event.data, maxEventBytes)) {
-        stop(tooLarge());
+        stop = tooLarge();
         return;
       }
-      options.onEvent(event);
+      try {
+        options.onEvent(event);
+      } catch (error) {
+        stop = new StopReading(error);
+      }
     },
     onRetry(ms) {
       options.onRetry?.(ms);
     },
   });
-
-  const onAbort = () => stop(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
-
+  const decoder = new TextDecoder();
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let idle: TransportError | undefined;
   const armIdle = () => {
     if (!idleTimeoutMs) return;
     if (idleTimer !== undefined) clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
-      stop(
-        new TransportError(
-          LocalErrorCode.TransportFailed,
-          `event stream idle: no data for ${idleTimeoutMs}ms`,
-          { details: { reason: IDLE_REASON, idleTimeoutMs } },
-        ),
+      idle = new TransportError(
+        LocalErrorCode.TransportFailed,
+        `event stream idle: no data for ${idleTimeoutMs}ms`,
+        { details: { reason: IDLE_REASON, idleTimeoutMs } },
       );
+      response.discard();
     }, idleTimeoutMs);
   };
-
   try {
     armIdle();
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (hasFailure) throw failure;
-        throw new TransportError(
-          LocalErrorCode.TransportFailed,
-          `event stream broke: ${describe(error)}`,
-          { cause: error },
-        );
-      }
-      if (hasFailure) throw failure;
-      if (chunk.done) break;
+    await response.consume((chunk) => {
       armIdle();
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-      if (hasFailure) throw failure;
-    }
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (stop) throw stop;
+      return options.done?.() === true ? false : undefined;
+    });
     parser.feed(decoder.decode());
+    if (stop) throw stop;
+    if (idle) throw idle;
+  } catch (error) {
+    if (error instanceof StopReading) throw error.error;
+    if (idle) throw idle;
+    if (options.cancel.cancelled) throw options.cancel.reason;
+    if (error instanceof TransportError) throw error;
+    throw new TransportError(
+      LocalErrorCode.TransportFailed,
+      `event stream broke: ${describe(error)}`,
+      {
+        cause: error,
+      },
+    );
   } finally {
     if (idleTimer !== undefined) clearTimeout(idleTimer);
-    signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -1,7 +1,10 @@
+import type { HttpResponse } from "./http-exchange.js";
+
 /** The media type of a response without parameters, lower-cased ("" when absent). */
-export function mediaTypeOf(response: Response): string {
-  const header = response.headers.get("content-type") ?? "";
-  return (header.split(";")[0] ?? "").trim().toLowerCase();
+export function mediaTypeOf(response: HttpResponse): string {
+  const header = response.header("content-type") ?? "";
+  const end = header.indexOf(";");
+  return (end < 0 ? header : header.slice(0, end)).trim().toLowerCase();
 }
 
 export const EVENT_STREAM = "text/event-stream";

@@ -3,15 +3,21 @@ import {
   type JsonRpcId,
   LocalErrorCode,
   type ParsedMessage,
+  sleep,
   TransportError,
 } from "@awr/jsonrpc-core";
 import type { ReconnectOptions } from "../http-transport-config.js";
 import { SessionExpiredError } from "../session-expired-error.js";
-import { reconnectDelay } from "./backoff.js";
 import { readBodyText } from "./body-text.js";
+import type { Cancellation } from "./cancellation.js";
 import { describe, type EventSourceMessage, readEventStream } from "./event-stream.js";
+import type { HttpChannel } from "./http-channel.js";
+import type { HttpResponse } from "./http-exchange.js";
 import { parseJsonBody } from "./json-body.js";
-import { sleep } from "./sleep.js";
+import { EVENT_STREAM, JSON_MEDIA_TYPE, mediaTypeOf } from "./media-type.js";
+import { reconnectDelay } from "./reconnect-delay.js";
+
+const POST_ACCEPT = `${JSON_MEDIA_TYPE}, ${EVENT_STREAM}`;
 
 /** What reading one request's response needs from the transport. */
 export interface ResponseHost {
@@ -20,10 +26,8 @@ export interface ResponseHost {
   dispatch(parsed: ParsedMessage): void;
   /** Parses an SSE data payload (size-checked) and routes it; returns the classification. */
   receiveData(data: string): ParsedMessage;
-  openStream(
-    lastEventId: string | undefined,
-    signal: AbortSignal,
-  ): Promise<Response | "unsupported">;
+  /** GET that resumes a response stream after `lastEventId`; "unsupported" on 405. */
+  openStream(lastEventId: string, cancel: Cancellation): Promise<HttpResponse | "unsupported">;
   serverRetryMs(): number | undefined;
   setServerRetryMs(ms: number): void;
   reconnect: ReconnectOptions;
@@ -38,13 +42,68 @@ export function noResponse(id: JsonRpcId, reason?: string, cause?: unknown): Tra
   );
 }
 
+export interface PostedMessage {
+  url: URL;
+  /** The serialised message. */
+  body: string;
+  /** Set for requests: their answer is read from the response and routed through the host. */
+  requestId: JsonRpcId | undefined;
+  sessionId: string | undefined;
+  cancel: Cancellation;
+  /** Sees the response's headers (a session id assigned at initialize) before its body is read. */
+  onResponse?(response: HttpResponse): void;
+}
+
+/**
+ * POSTs one JSON-RPC message and delivers what comes back: nothing for a notification or a
+ * response (202), the answer for a request, read from a JSON body or from an SSE stream (with
+ * the notifications and server requests interleaved before it). Rejects with the channel's
+ * typed errors, PROTOCOL_VIOLATION for an unexpected body, or TRANSPORT_FAILED when no answer
+ * came.
+ */
+export async function postMessage(
+  channel: HttpChannel,
+  host: ResponseHost,
+  post: PostedMessage,
+): Promise<void> {
+  const response = await channel.send(
+    {
+      method: "POST",
+      url: post.url,
+      accept: POST_ACCEPT,
+      body: post.body,
+      sessionId: post.sessionId,
+    },
+    post.cancel,
+  );
+  post.onResponse?.(response);
+  const id = post.requestId;
+  if (id === undefined) {
+    response.discard();
+    return;
+  }
+  if (response.status === 202 || response.status === 204) {
+    response.discard();
+    throw noResponse(id, `the server answered HTTP ${response.status} without a body`);
+  }
+  const type = mediaTypeOf(response);
+  if (type === EVENT_STREAM) return consumeSseResponse(host, response, id, post.cancel);
+  if (type === JSON_MEDIA_TYPE || type === "") return consumeJsonResponse(host, response, id);
+  response.discard();
+  throw new TransportError(
+    LocalErrorCode.ProtocolViolation,
+    `unexpected content type ${type} in the response to request ID ${String(id)}`,
+    { details: { id, contentType: type } },
+  );
+}
+
 /**
  * Reads an `application/json` response: one message (or, tolerated, an array). A body that is
  * not JSON, or not JSON-RPC, fails the request with PROTOCOL_VIOLATION naming the problem.
  */
-export async function consumeJsonResponse(
+async function consumeJsonResponse(
   host: ResponseHost,
-  response: Response,
+  response: HttpResponse,
   id: JsonRpcId,
 ): Promise<void> {
   const text = await readBodyText(response, host.maxBodyBytes);
@@ -87,23 +146,25 @@ function onStreamEvent(host: ResponseHost, progress: StreamProgress) {
  * without the answer and the server gave event ids, resumes through GET with `Last-Event-ID`
  * (with backoff) until the answer arrives, the request settles, or the retries run out.
  */
-export async function consumeSseResponse(
+async function consumeSseResponse(
   host: ResponseHost,
-  response: Response,
+  response: HttpResponse,
   id: JsonRpcId,
-  signal: AbortSignal,
+  cancel: Cancellation,
 ): Promise<void> {
   const progress: StreamProgress = { lastEventId: undefined, skipped: undefined };
   let broke: unknown;
   try {
-    await readEventStream(response.body as ReadableStream<Uint8Array>, {
-      signal,
+    await readEventStream(response, {
+      cancel,
+      // The server should end the stream after the answer; we do not wait for it to.
+      done: () => !host.isPending(id),
       maxEventBytes: host.maxBodyBytes,
       onRetry: (ms) => host.setServerRetryMs(ms),
       onEvent: onStreamEvent(host, progress),
     });
   } catch (error) {
-    if (!host.isPending(id) || signal.aborted) return;
+    if (!host.isPending(id) || cancel.cancelled) return;
     if (error instanceof TransportError && error.code === LocalErrorCode.FrameTooLarge) throw error;
     broke = error;
   }
@@ -118,13 +179,13 @@ export async function consumeSseResponse(
         : undefined,
     );
   }
-  await resume(host, id, signal, progress, broke);
+  await resume(host, id, cancel, progress, broke);
 }
 
 async function resume(
   host: ResponseHost,
   id: JsonRpcId,
-  signal: AbortSignal,
+  cancel: Cancellation,
   progress: StreamProgress,
   firstFailure: unknown,
 ): Promise<void> {
@@ -136,24 +197,24 @@ async function resume(
     const delay =
       first && host.serverRetryMs() === undefined
         ? 0
-        : reconnectDelay(Math.max(0, failures - 1), host.reconnect, host.serverRetryMs());
+        : reconnectDelay(Math.max(1, failures), host.reconnect, host.serverRetryMs());
     first = false;
     try {
-      await sleep(delay, signal);
+      await sleep(delay, cancel.toSignal());
     } catch {
       return;
     }
     let advanced = false;
     let unsupported = false;
     try {
-      const stream = await host.openStream(progress.lastEventId, signal);
+      const stream = await host.openStream(progress.lastEventId as string, cancel);
       if (stream === "unsupported") {
         unsupported = true;
       } else {
         const before = progress.lastEventId;
         const onEvent = onStreamEvent(host, progress);
-        await readEventStream(stream.body as ReadableStream<Uint8Array>, {
-          signal,
+        await readEventStream(stream, {
+          cancel,
           maxEventBytes: host.maxBodyBytes,
           onRetry: (ms) => host.setServerRetryMs(ms),
           onEvent: (event) => {
@@ -163,7 +224,7 @@ async function resume(
         });
       }
     } catch (error) {
-      if (!host.isPending(id) || signal.aborted) return;
+      if (!host.isPending(id) || cancel.cancelled) return;
       if (error instanceof SessionExpiredError) throw error;
       if (error instanceof TransportError && error.code === LocalErrorCode.FrameTooLarge)
         throw error;

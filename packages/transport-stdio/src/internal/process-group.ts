@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { sleep } from "@awr/jsonrpc-core";
 import type { ChildExit } from "./child-exit.js";
 
 /**
@@ -9,11 +10,18 @@ import type { ChildExit } from "./child-exit.js";
  */
 export const USE_PROCESS_GROUPS = process.platform !== "win32";
 
-/** Sends `signal` to the child's whole process group (or the child alone without groups). */
-export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/**
+ * Sends `signal` to the child's whole process group, or to the child alone when it does not lead
+ * one (`grouped` false: Windows, or a server spawned with `processGroup: false`).
+ */
+export function signalGroup(
+  child: ChildProcess,
+  signal: NodeJS.Signals,
+  grouped = USE_PROCESS_GROUPS,
+): void {
   const pid = child.pid;
   if (pid === undefined) return;
-  if (USE_PROCESS_GROUPS) {
+  if (grouped) {
     try {
       process.kill(-pid, signal);
       return;
@@ -72,7 +80,7 @@ export async function pollUntilGone(
   const deadline = Date.now() + ms;
   while (check()) {
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    await sleep(everyMs);
   }
   return true;
 }
@@ -86,6 +94,8 @@ export interface StopOptions {
   endInput(): void;
   closeGraceMs: number;
   killGraceMs: number;
+  /** Whether the child leads its own process group (else only the child is signalled). */
+  grouped: boolean;
 }
 
 /**
@@ -104,18 +114,19 @@ export async function stopProcessGroup(
     options.endInput();
     await exit.wait(options.closeGraceMs);
   }
+  const { grouped } = options;
   if (!exit.status) {
-    signalGroup(child, "SIGTERM");
+    signalGroup(child, "SIGTERM", grouped);
     await exit.wait(options.killGraceMs);
   }
   if (!exit.status) {
-    signalGroup(child, "SIGKILL");
+    signalGroup(child, "SIGKILL", grouped);
     await exit.wait(KILL_WAIT_MS);
   }
-  if (USE_PROCESS_GROUPS && groupIsAlive(pgid)) {
-    signalGroup(child, "SIGTERM");
+  if (grouped && groupIsAlive(pgid)) {
+    signalGroup(child, "SIGTERM", grouped);
     if (!(await pollUntilGone(() => groupIsAlive(pgid), options.killGraceMs))) {
-      signalGroup(child, "SIGKILL");
+      signalGroup(child, "SIGKILL", grouped);
       await pollUntilGone(() => groupIsAlive(pgid), KILL_WAIT_MS);
     }
   }
