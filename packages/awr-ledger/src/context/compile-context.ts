@@ -198,7 +198,13 @@ function validate(input: ContextCompileInput): number {
 export async function compileContext(
   db: Kysely<LedgerSchema>,
   input: ContextCompileInput,
-  context: { client: string; revision: number; projectName: string },
+  context: {
+    client: string;
+    revision: number;
+    projectName: string;
+    /** Only these entities may appear (a workstream reader's scope); default: all. */
+    visible?: ((kind: string, key: string) => boolean) | undefined;
+  },
 ): Promise<ContextCompileResult> {
   const budget = validate(input);
   const session = input.detached === true ? null : await resolveSession(db, input, context.client);
@@ -223,6 +229,7 @@ export async function compileContext(
     tags: input.tags ?? [],
     goals: input.goals ?? [],
     intent: input.intent ?? null,
+    visible: context.visible,
   });
   const header = [
     `# AWR context: ${work === null ? `project ${context.projectName}` : `${work.key} — ${work.title}`}`,

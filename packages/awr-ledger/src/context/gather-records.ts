@@ -28,6 +28,11 @@ export interface GatherInput {
   tags: string[];
   goals: string[];
   intent: string | null;
+  /**
+   * Which entities the reader may see (a workstream reader sees its own scope only); records
+   * about any other entity are left out. Undefined: everything.
+   */
+  visible?: ((kind: string, key: string) => boolean) | undefined;
 }
 
 const line = (s: string | null | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
@@ -50,6 +55,7 @@ export async function gatherRecords(
 ): Promise<ContextRecord[]> {
   const out: ContextRecord[] = [];
   const work = input.work;
+  const visible = input.visible ?? (() => true);
   const revisions = await entityRevisions(db, revision);
   const changedOf = (key: string) => revisions.get(key) ?? 0;
   const paths = [...input.paths, ...(work === null ? [] : stringsOf(work, "paths"))];
@@ -89,7 +95,7 @@ export async function gatherRecords(
       );
     }
     const deps = (await dependenciesOf(db, [work.key])).get(work.key) ?? [];
-    for (const dep of deps.filter((d) => d.required && !d.satisfied)) {
+    for (const dep of deps.filter((d) => d.required && !d.satisfied && visible("work", d.work))) {
       out.push(
         record(
           "unmet_dependencies",
@@ -150,7 +156,7 @@ export async function gatherRecords(
     goalKeys.length > 0 || work !== null
       ? goals.filter((g) => goalKeys.includes(g.key))
       : goals.filter((g) => g.status === "active");
-  for (const goal of chosenGoals) {
+  for (const goal of chosenGoals.filter((g) => visible("goal", g.key))) {
     out.push(
       record(
         "goal",
@@ -167,7 +173,7 @@ export async function gatherRecords(
       milestoneKey === null
         ? undefined
         : (await entitiesOfKind(db, revision, "milestone")).find((m) => m.key === milestoneKey);
-    if (milestone !== undefined) {
+    if (milestone !== undefined && visible("milestone", milestone.key)) {
       out.push(
         record(
           "milestone",
@@ -183,7 +189,7 @@ export async function gatherRecords(
       const linked =
         named.includes(decision.key) ||
         ((decision.attributes["work"] as string[] | undefined) ?? []).includes(work.key);
-      if (!linked) continue;
+      if (!linked || !visible("decision", decision.key)) continue;
       out.push(
         record(
           "decisions",
@@ -263,7 +269,9 @@ export async function gatherRecords(
     }
     const related = new Map<string, string>();
     const deps = (await dependenciesOf(db, [work.key])).get(work.key) ?? [];
-    for (const dep of deps.filter((d) => !(d.required && !d.satisfied))) {
+    for (const dep of deps.filter(
+      (d) => !(d.required && !d.satisfied) && visible("work", d.work),
+    )) {
       related.set(
         dep.work,
         `- ${dep.work}: ${dep.title ?? "(not defined)"} [${dep.status}] (${dep.required ? "required" : "optional"} dependency)`,
@@ -276,7 +284,7 @@ export async function gatherRecords(
       .where("d.depends_on", "=", work.key)
       .orderBy("e.key")
       .execute();
-    for (const d of dependents)
+    for (const d of dependents.filter((d) => visible("work", d.key)))
       related.set(d.key, `- ${d.key}: ${d.title} [${d.status}] (depends on this item)`);
     for (const [key, text] of related)
       out.push(record("related_work", key, text, false, changedOf(key)));
