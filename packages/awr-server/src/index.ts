@@ -61,17 +61,3 @@ export {
   WORKSTREAM_TOOL,
 } from "./tools/tool-catalog.js";
 export type { LedgerMethod, ProjectToolDefinition } from "./tools/tool-definition.js";
-export {
-  parseWorkstream,
-  WORKSTREAM_ACTIONS,
-  type Workstream,
-  type WorkstreamProblem,
-} from "./workstreams/workstream-format.js";
-export {
-  enableWorkstreams,
-  isWorkstreamsEnabled,
-  listWorkstreams,
-  reindexWorkstreams,
-  WorkstreamError,
-  type WorkstreamSummary,
-} from "./workstreams/workstream-store.js";
