@@ -39,6 +39,7 @@ export type {
   RegistryProject,
   WorkstreamGrant,
 } from "./registry/registry-types.js";
+export { type GrantRename, renameWorkstreamGrants } from "./registry/rename-grants.js";
 export {
   BUSY_ERROR_CODE,
   createAwrServer,
