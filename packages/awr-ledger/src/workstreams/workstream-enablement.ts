@@ -29,9 +29,7 @@ export async function workstreamsEnabled(
   );
   if (recorded !== undefined) return true;
   try {
-    return ledger.context
-      .manifest(true)
-      .manifest.sources.some((s) => s.adapter === WORKSTREAM_ADAPTER);
+    return manifestNamesAdapter(ledger.context.root);
   } catch (error) {
     throw new LedgerError(
       "SourceStale",
@@ -40,6 +38,20 @@ export async function workstreamsEnabled(
       { cause: error },
     );
   }
+}
+
+/**
+ * Whether `<root>/.awr/project.toml` names the adapter; the file is parsed again only when its
+ * size or mtime changed (this runs before every project tool of the shared service).
+ */
+const manifests = new Map<string, { size: number; mtimeMs: number; names: boolean }>();
+function manifestNamesAdapter(root: string): boolean {
+  const info = statSync(join(root, MANIFEST_PATH));
+  const last = manifests.get(root);
+  if (last?.size === info.size && last.mtimeMs === info.mtimeMs) return last.names;
+  const names = loadManifest(root).manifest.sources.some((s) => s.adapter === WORKSTREAM_ADAPTER);
+  manifests.set(root, { size: info.size, mtimeMs: info.mtimeMs, names });
+  return names;
 }
 
 /**
