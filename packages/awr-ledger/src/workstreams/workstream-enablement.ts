@@ -8,7 +8,7 @@ import { fingerprintBytes } from "../sources/fingerprint.js";
 import { parseManifest } from "../sources/manifest.js";
 import { loadManifest, MANIFEST_PATH, readManifestSources } from "../sources/read-sources.js";
 import type { WorkstreamAccess } from "./workstream-access.js";
-import { readCatalog, type Workstream } from "./workstream-catalog.js";
+import { publicWorkstream, readCatalog, type Workstream } from "./workstream-catalog.js";
 import type { WorkstreamLedger } from "./workstream-read.js";
 
 export const WORKSTREAM_ADAPTER = "yaml-workstream-ledger-v1";
@@ -107,8 +107,8 @@ export async function listWorkstreams(
     pending: !enabled && (await workstreamsEnabled(ledger, options)),
     source_path: catalog.source_path,
     legacy_default: catalog.legacy_default,
-    workstreams: catalog.workstreams.map(({ line: _line, ...w }) => ({
-      ...w,
+    workstreams: catalog.workstreams.map((w) => ({
+      ...publicWorkstream(w),
       work_items: Number(counts.find((c) => c.workstream_id === w.id)?.n ?? 0),
     })),
   };
