@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awr, demoProject, removeTemps, tempDir } from "./support/cli-harness.js";
@@ -80,41 +80,105 @@ describe("awr registry check", () => {
   });
 });
 
+const WS = "01HZX3W5J8K9M2N4P6Q7R8S9T0";
+
+/** The demo ledger with one workstream (`shop`) that owns every work item. */
+async function declareWorkstreams(project: string, definitions: string): Promise<void> {
+  const file = join(project, "work-ledger.yaml");
+  const text = (await readFile(file, "utf8")).replace(
+    /^ {2}- id: (W-\d+)$/gm,
+    "  - id: $1\n    workstream: shop",
+  );
+  await writeFile(file, `${text}\nworkstreams:\n  version: 1\n  definitions:\n${definitions}`);
+}
+const SHOP = `    - id: ${WS}\n      external_key: shop\n      title: Shop\n      state: active\n      authority_version: 1\n      goal_keys: []\n      acceptance_contracts: []\n`;
+
 describe("awr workstream", () => {
   it("lists no workstreams in a project without any", async () => {
     const result = await awr(["workstream", "list", "--json"], { cwd: root });
     expect(result.code).toBe(0);
-    expect(result.json()).toEqual({ enabled: false, workstreams: [] });
+    expect(result.json()).toEqual({
+      enabled: false,
+      pending: false,
+      source_path: null,
+      legacy_default: null,
+      workstreams: [],
+    });
   });
 
-  it("indexes and enables valid workstream files, then serves only them", async () => {
+  it("enables the ledger's workstreams through its adapter and the ordinary reindex", async () => {
+    const project = await demoProject();
+    await declareWorkstreams(project, SHOP);
+    const enabled = await awr(["workstream", "enable"], { cwd: project });
+    expect(enabled.code).toBe(0);
+    expect(enabled.stdout).toContain("served from work-ledger.yaml");
+    expect(enabled.stdout).toContain(WS);
+    expect(await readFile(join(project, ".awr", "project.toml"), "utf8")).toContain(
+      'adapter = "yaml-workstream-ledger-v1"',
+    );
+    const list = await awr(["workstream", "list", "--json"], { cwd: project });
+    expect(list.json()).toMatchObject({
+      enabled: true,
+      workstreams: [{ id: WS, external_key: "shop", authority_version: 1, work_items: 8 }],
+    });
+    const reindexed = await awr(["workstream", "reindex", "--json"], { cwd: project });
+    expect(reindexed.json()).toMatchObject({ reindexed: false, enabled: true });
+  });
+
+  it("refuses to enable a ledger without a valid workstream, naming file and line, changing nothing", async () => {
+    const project = await demoProject();
+    const manifest = await readFile(join(project, ".awr", "project.toml"), "utf8");
+    const none = await awr(["workstream", "enable", "--json"], { cwd: project });
+    expect(none.code).toBe(1);
+    expect(none.error().message).toContain("No ledger of this project declares workstreams");
+    await declareWorkstreams(project, SHOP.replace("state: active", "state: done"));
+    const bad = await awr(["workstream", "enable", "--json"], { cwd: project });
+    expect(bad.code).toBe(1);
+    expect(bad.error().message).toMatch(
+      /work-ledger\.yaml:\d+: workstreams\.definitions\[0\]\.state must be one of/,
+    );
+    expect(await readFile(join(project, ".awr", "project.toml"), "utf8")).toBe(manifest);
+    const list = await awr(["workstream", "list", "--json"], { cwd: project });
+    expect(list.json()["enabled"]).toBe(false);
+  });
+
+  it("migrates earlier workstream files and renames their grants in a registry", async () => {
     const project = await demoProject();
     await mkdir(join(project, "workstreams"));
     await writeFile(
       join(project, "workstreams", "launch.yaml"),
-      "workstream_id: shop-launch\nauthority_version: 1\ntitle: Shop launch\nwork_items:\n  - id: L-1\n    title: Announce the shop\n    status: planned\n",
+      "workstream_id: shop-launch\nauthority_version: 2\ntitle: Shop launch\nwork_items:\n  - id: L-1\n    title: Announce the shop\n    status: planned\n",
     );
-    const reindexed = await awr(["workstream", "reindex", "--json"], { cwd: project });
-    expect(reindexed.code).toBe(0);
-    expect(reindexed.json()).toMatchObject({
-      enabled: false,
-      workstreams: [{ workstream_id: "shop-launch", work_items: 1 }],
+    const dir = await tempDir();
+    const registry = join(dir, "service.toml");
+    const id = (await awr(["--json", "status"], { cwd: project })).json()["project_id"] as string;
+    const grant = `\n[[clients.workstreams]]\nproject = "shop"\nworkstream_id = "shop-launch"\nauthority_version = 2\n`;
+    await writeFile(
+      registry,
+      `version = 2\n\n[[projects]]\nkey = "shop"\nroot = "${project}"\nproject_id = "${id}"\n\n[[clients]]\nid = "team"\ntoken_env = "AWR_TEAM_TOKEN"\nread = ["shop"]\n${grant}`,
+      { mode: 0o600 },
+    );
+    const before = await readFile(registry, "utf8");
+    const migrated = await awr(["workstream", "migrate", "--registry", registry, "--json"], {
+      cwd: project,
     });
-    const enabled = await awr(["workstream", "enable"], { cwd: project });
-    expect(enabled.code).toBe(0);
-    expect(enabled.stdout).toContain("shop-launch");
-    const list = await awr(["workstream", "list", "--json"], { cwd: project });
-    expect(list.json()["enabled"]).toBe(true);
-  });
-
-  it("refuses to enable malformed workstream files, naming file and line", async () => {
-    const project = await demoProject();
-    await mkdir(join(project, "workstreams"));
-    await writeFile(join(project, "workstreams", "broken.yaml"), "workstream_id: [unclosed\n");
-    const result = await awr(["workstream", "enable", "--json"], { cwd: project });
-    expect(result.code).toBe(1);
-    expect(result.error().message).toContain("workstreams/broken.yaml");
-    const list = await awr(["workstream", "list", "--json"], { cwd: project });
-    expect(list.json()["enabled"]).toBe(false);
+    expect(migrated.code).toBe(0);
+    const result = migrated.json() as {
+      renamed: { workstream_id: string }[];
+      grants_renamed: number;
+    };
+    expect(result).toMatchObject({
+      enabled: true,
+      grants_renamed: 1,
+      renamed: [{ earlier_id: "shop-launch", external_key: "shop-launch", authority_version: 2 }],
+    });
+    const newId = result.renamed[0]?.workstream_id as string;
+    expect(await readFile(registry, "utf8")).toBe(
+      before.replace('workstream_id = "shop-launch"', `workstream_id = "${newId}"`),
+    );
+    const check = await awr(["registry", "check", registry, "--json"], {
+      env: { AWR_TEAM_TOKEN: token },
+    });
+    expect(check.code).toBe(0);
   });
 });

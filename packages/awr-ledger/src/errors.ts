@@ -1,5 +1,6 @@
 /**
- * The 14 AWR error codes (TOOLS.md). One `as const` table; the union type is derived from it.
+ * The AWR error codes: the 14 of every tool, then the workstream codes `awr_workstream` answers
+ * (docs/compatibility/workstreams.md). One `as const` table; the union type is derived from it.
  * awr-server turns a LedgerError into an MCP tool error result; the CLI prints `{code, message,
  * details?}`. Messages always name the problem and the fix.
  */
@@ -18,6 +19,16 @@ export const AWR_ERROR_CODES = {
   BudgetExceeded: "BudgetExceeded",
   InvalidTransition: "InvalidTransition",
   Unsupported: "Unsupported",
+  /** No grant for the selected workstream, or the work, session or object is not visible. */
+  WorkstreamAccessDenied: "WorkstreamAccessDenied",
+  /** Several workstreams are granted and nothing selects one: pass `workstream`, `work` or `session`. */
+  WorkstreamScopeRequired: "WorkstreamScopeRequired",
+  /** `workstream`, `work` and `session` name different workstreams. */
+  WorkstreamBindingMismatch: "WorkstreamBindingMismatch",
+  /** The grant's authority_version is not the workstream's current one. */
+  WorkstreamStaleAuthority: "WorkstreamStaleAuthority",
+  /** A grant names a workstream the project does not declare. */
+  WorkstreamUnavailable: "WorkstreamUnavailable",
 } as const;
 
 export type AwrErrorCode = (typeof AWR_ERROR_CODES)[keyof typeof AWR_ERROR_CODES];

@@ -104,3 +104,4 @@ export {
   writeBackWorkItem,
 } from "./sources/yaml-write-back.js";
 export * from "./storage/index.js";
+export * from "./workstreams/public.js";

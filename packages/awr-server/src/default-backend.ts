@@ -1,6 +1,6 @@
 import { access, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { LedgerError, openLedger } from "@awr/awr-ledger";
+import { assertProjectToolAllowed, LedgerError, openLedger, workstreamRead } from "@awr/awr-ledger";
 import type { LedgerBackend } from "./ledger-backend.js";
 import type { LedgerPort } from "./ledger-port.js";
 import { PROJECT_TOOLS } from "./tools/tool-catalog.js";
@@ -29,7 +29,12 @@ export function defaultBackend(options: { env?: NodeJS.ProcessEnv } = {}): Ledge
   const env = options.env ?? process.env;
   const open = async (root: string, callOptions: { signal?: AbortSignal } = {}) => {
     const ledger = await openLedger({ root, env, signal: callOptions.signal });
-    const port: Record<string, unknown> = { close: () => ledger.close() };
+    const port: Record<string, unknown> = {
+      close: () => ledger.close(),
+      workstream: (input, access, o) => workstreamRead(ledger, input, access, o),
+      assertProjectToolAllowed: (tool, access, o) =>
+        assertProjectToolAllowed(ledger, tool, access, o),
+    } satisfies Partial<LedgerPort>;
     const methods = ledger as unknown as Record<string, unknown>;
     for (const tool of PROJECT_TOOLS) {
       port[tool.method] = (input: unknown, caller: unknown, o: unknown) => {

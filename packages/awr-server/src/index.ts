@@ -39,6 +39,7 @@ export type {
   RegistryProject,
   WorkstreamGrant,
 } from "./registry/registry-types.js";
+export { type GrantRename, renameWorkstreamGrants } from "./registry/rename-grants.js";
 export {
   BUSY_ERROR_CODE,
   createAwrServer,
@@ -61,17 +62,3 @@ export {
   WORKSTREAM_TOOL,
 } from "./tools/tool-catalog.js";
 export type { LedgerMethod, ProjectToolDefinition } from "./tools/tool-definition.js";
-export {
-  parseWorkstream,
-  WORKSTREAM_ACTIONS,
-  type Workstream,
-  type WorkstreamProblem,
-} from "./workstreams/workstream-format.js";
-export {
-  enableWorkstreams,
-  isWorkstreamsEnabled,
-  listWorkstreams,
-  reindexWorkstreams,
-  WorkstreamError,
-  type WorkstreamSummary,
-} from "./workstreams/workstream-store.js";

@@ -7,6 +7,7 @@ import { fakeBackend, initFakeProject } from "./support/fake-backend.js";
 
 const TOKEN_A = "a".repeat(40);
 const TOKEN_B = "b".repeat(40);
+const WS = "01HZX3W5J8K9M2N4P6Q7R8S9T0";
 const { readIdentity } = fakeBackend();
 
 let dir: string;
@@ -112,7 +113,7 @@ surprise = true
 
 [[clients.workstreams]]
 project = "billing"
-workstream_id = "ws-1"
+workstream_id = "01HZX3W5J8K9M2N4P6Q7R8S9T0"
 authority_version = 1
 `,
     );
@@ -137,6 +138,7 @@ authority_version = 1
       "clients[3].surprise: unknown field",
       'clients[3].token_env: the same token is already used by client "two"',
       "clients[3].workstreams: workstream grants need registry version = 2",
+      "clients[3]: grants nothing; give it read or write",
     ];
     for (const fragment of expected) {
       expect(
@@ -171,32 +173,35 @@ authority_version = 1
       { readIdentity },
     );
     expect(result.ok ? [] : result.problems).toEqual([
-      "clients[2]: grants nothing; give it read, write or workstreams",
+      "clients[2]: grants nothing; give it read or write (workstream grants need one of them)",
     ]);
     const huge = await write("huge.toml", `${valid()}\n# ${"x".repeat(1024 * 1024)}\n`);
     const big = await checkRegistry(huge, env, { readIdentity });
     expect(big.ok ? [] : big.problems[0]).toMatch(/limit is 1048576 \(1 MiB\)/);
   });
 
-  it("accepts workstream grants in version 2 and refuses grants naming unknown projects", async () => {
+  it("accepts workstream grants in version 2: ULIDs, on readable projects, once each", async () => {
     const v2 = valid().replace("version = 1", "version = 2");
-    const ok = await write(
-      "v2.toml",
-      `${v2}\n[[clients.workstreams]]\nproject = "billing"\nworkstream_id = "ws-1"\nauthority_version = 3\n`,
-    );
+    const grant = (project: string, id: string, version: number) =>
+      `\n[[clients.workstreams]]\nproject = "${project}"\nworkstream_id = "${id}"\nauthority_version = ${version}\n`;
+    const ok = await write("v2.toml", `${v2}${grant("billing", WS.toLowerCase(), 3)}`);
     const registry = await loadRegistry(ok, env, { readIdentity });
     expect(registry.clients[1]?.workstreams).toEqual([
-      { project: "billing", workstream_id: "ws-1", authority_version: 3 },
+      { project: "billing", workstream_id: WS, authority_version: 3 },
     ]);
     const bad = await write(
       "v2-bad.toml",
-      `${v2}\n[[clients.workstreams]]\nproject = "nowhere"\nworkstream_id = "ws-1"\nauthority_version = 0\n`,
+      `${v2}${grant("nowhere", WS, 0)}${grant("support", WS, 1)}${grant("billing", "ws-1", 1)}${grant("billing", "00000000000000000000000000", 1)}${grant("billing", WS, 1)}${grant("billing", WS, 2)}`,
     );
     const error = await loadRegistry(bad, env, { readIdentity }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RegistryError);
     expect((error as RegistryError).problems).toEqual([
       "clients[1].workstreams[0].authority_version: must be a positive integer",
+      'clients[1].workstreams[2].workstream_id: "ws-1" is not a workstream id (the ULID of its definition in the project\'s ledger; see `awr workstream list`)',
+      'clients[1].workstreams[3].workstream_id: "00000000000000000000000000" is not a workstream id (the ULID of its definition in the project\'s ledger; see `awr workstream list`)',
       'clients[1].workstreams[0].project: unknown project "nowhere"',
+      'clients[1].workstreams[1].project: workstream grants on "support" need read or write access to it; add it to read',
+      `clients[1].workstreams[5].workstream_id: ${WS} is granted twice on "billing"; keep one grant, with the current authority_version`,
     ]);
   });
 

@@ -1,223 +1,216 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import {
-  enableWorkstreams,
-  isWorkstreamsEnabled,
-  listWorkstreams,
-  parseWorkstream,
-  reindexWorkstreams,
-  WorkstreamError,
-} from "@awr/awr-server";
+import { LedgerError, type WorkstreamAccess } from "@awr/awr-ledger";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
 import { type HttpFixture, startFixture, TOKENS } from "./support/http-fixture.js";
 
-const WS = `# Billing migration workstream
-workstream_id: billing-migration
-authority_version: 2
-title: Billing migration
-summary: Move invoices to the new ledger.
-work_items:
-  - id: WS-1
-    title: Export invoices
-    status: in_progress
-    next_action: Write the exporter
-    acceptance: [exports every invoice]
-  - id: WS-2
-    title: Import invoices
-    status: planned
-    depends_on: [WS-1]
-objects:
-  - id: DEC-1
-    kind: decision
-    title: Keep invoice numbers
-events:
-  - {type: note, work: WS-1, session: s-1, summary: started}
-  - {type: note, work: WS-2, summary: planned}
-`;
+// The server's side of awr_workstream: the registry's grants become the ledger's access, the
+// call reaches the ledger unchanged (without `project`), an incomplete context is an error
+// result, and project tools go through the ledger's guard. The reads themselves are the
+// ledger's (packages/awr-ledger/test/workstreams-read.test.ts); here a stand-in answers them.
+const WS = "01HZX3W5J8K9M2N4P6Q7R8S9T0";
 
 const grants = `
 [[clients]]
 id = "auditor"
 token_env = "T_AUD"
+read = ["billing"]
 
 [[clients.workstreams]]
 project = "billing"
-workstream_id = "billing-migration"
+workstream_id = "${WS}"
 authority_version = 2
 `;
 
+interface Seen {
+  root: string;
+  input: Record<string, unknown>;
+  access: WorkstreamAccess | undefined;
+}
+const reads: Seen[] = [];
+const guarded: { tool: string; access: WorkstreamAccess | undefined }[] = [];
+
 let fixture: HttpFixture;
-let billing: string;
 
 beforeAll(async () => {
-  fixture = await startFixture(fakeBackend(), { version: 2, extra: grants });
-  billing = join(fixture.dir, "billing");
-  await mkdir(join(billing, "workstreams"), { recursive: true });
-  await writeFile(join(billing, "workstreams", "billing.yaml"), WS);
+  const backend = fakeBackend(undefined, (root) => ({
+    async workstream(input, access) {
+      reads.push({ root, input, access });
+      return {
+        ok: input["work"] !== "INCOMPLETE",
+        read_only: true,
+        protocol_version: 1,
+        result: {},
+      };
+    },
+    async assertProjectToolAllowed(tool, access) {
+      guarded.push({ tool, access });
+      if (access !== undefined) throw new LedgerError("Unsupported", `${tool} is not served here`);
+    },
+  }));
+  fixture = await startFixture(backend, { version: 2, extra: grants });
 });
 afterAll(async () => {
   await fixture?.close();
 });
 
-describe("workstream ledgers", () => {
-  it("reports malformed YAML with file and line and indexes nothing", async () => {
-    const bad = parseWorkstream(
-      "workstreams/bad.yaml",
-      "workstream_id: x\nauthority_version: 1\ntitle: [unclosed\n",
-    );
-    expect(bad.workstream).toBeUndefined();
-    expect(bad.problems[0]).toMatchObject({
-      file: "workstreams/bad.yaml",
-      line: expect.any(Number),
-    });
-    const invalid = parseWorkstream(
-      "workstreams/w.yaml",
-      "workstream_id: ok\nauthority_version: 0\ntitle: T\nwork_items:\n  - id: A\n    title: a\n    colour: red\n",
-    );
-    expect(invalid.problems).toEqual([
-      {
-        file: "workstreams/w.yaml",
-        line: 2,
-        message: "authority_version: must be a positive integer",
-      },
-      {
-        file: "workstreams/w.yaml",
-        line: 7,
-        message: expect.stringMatching(/^work_items\.0\.colour: unknown field/),
-      },
-    ]);
-  });
-
-  it("refuses to enable a project while any workstream file is invalid, leaving it untouched", async () => {
-    await writeFile(join(billing, "workstreams", "zz-broken.yaml"), "workstream_id: [\n");
-    const error = await enableWorkstreams(billing).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WorkstreamError);
-    expect((error as WorkstreamError).problems[0]?.file).toBe("workstreams/zz-broken.yaml");
-    expect(await isWorkstreamsEnabled(billing)).toBe(false);
-    expect((await listWorkstreams(billing)).workstreams).toEqual([]);
-    await writeFile(
-      join(billing, "workstreams", "zz-broken.yaml"),
-      WS.replace("billing-migration", "other"),
-    );
-    await reindexWorkstreams(billing);
-  });
-
-  it("serves legacy tools until enabled, then answers them all with Unsupported", async () => {
-    const engineering = await fixture.connect(TOKENS.engineering);
-    const before = await engineering.callTool({
-      name: "awr_project_status",
-      arguments: { project: "billing" },
-    });
-    expect(before.isError).toBeFalsy();
-    const enabled = await enableWorkstreams(billing);
-    expect(enabled.map((w) => [w.workstream_id, w.authority_version])).toEqual([
-      ["billing-migration", 2],
-      ["other", 2],
-    ]);
-    const read = await engineering.callTool({
-      name: "awr_project_status",
-      arguments: { project: "billing" },
-    });
-    expect(read.structuredContent).toMatchObject({ code: "Unsupported" });
-    const write = await engineering.callTool({
-      name: "awr_source_reindex",
-      arguments: { project: "billing", expected_revision: 1, request_id: "r" },
-    });
-    expect(write.structuredContent).toMatchObject({ code: "Unsupported" });
-    const elsewhere = await engineering.callTool({
-      name: "awr_project_status",
-      arguments: { project: "support" },
-    });
-    expect(elsewhere.isError).toBeFalsy();
-  });
-
-  it("lets a granted client read exactly its granted workstream and version", async () => {
+describe("awr_workstream over the shared service", () => {
+  it("lists the original's input schema", async () => {
     const auditor = await fixture.connect(TOKENS.auditor);
     const { tools } = await auditor.listTools();
     expect(tools).toHaveLength(22);
-    const call = (action: string, extra: Record<string, unknown> = {}) =>
-      auditor.callTool({
-        name: "awr_workstream",
-        arguments: { project: "billing", protocol_version: 1, action, ...extra },
-      });
-    const capabilities = await call("capabilities");
-    expect(capabilities.structuredContent).toMatchObject({ writes: [], enabled: true });
-    const list = await call("list");
-    expect(
-      (list.structuredContent as { workstreams: { workstream_id: string }[] }).workstreams.map(
-        (w) => w.workstream_id,
-      ),
-    ).toEqual(["billing-migration"]);
-    const context = await call("context", { workstream: "billing-migration", work: "WS-1" });
-    expect((context.structuredContent as { rendered_context: string }).rendered_context).toContain(
-      "Write the exporter",
-    );
-    const catalog = await call("catalog", { workstream: "billing-migration" });
-    expect(catalog.structuredContent).toMatchObject({
-      objects: [{ id: "DEC-1", kind: "decision" }],
+    const tool = tools.find((t) => t.name === "awr_workstream");
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(tool?.inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["project", "protocol_version", "action"],
+      properties: {
+        protocol_version: { type: "integer", const: 1 },
+        action: {
+          type: "string",
+          enum: [
+            "capabilities",
+            "list",
+            "context",
+            "catalog",
+            "search",
+            "object",
+            "events",
+            "recovery",
+          ],
+        },
+        workstream: { type: "string" },
+        work: { type: "string" },
+        session: { type: "string" },
+        args: { type: "object" },
+      },
     });
-    const object = await call("object", { workstream: "billing-migration", args: { id: "WS-2" } });
-    expect(object.structuredContent).toMatchObject({
-      object: { id: "WS-2", depends_on: ["WS-1"] },
-    });
-    const events = await call("events", { workstream: "billing-migration", session: "s-1" });
-    expect(events.structuredContent).toMatchObject({ events: [{ seq: 1, summary: "started" }] });
-    const other = await call("catalog", { workstream: "other" });
-    expect(other.structuredContent).toMatchObject({ code: "RuleViolation" });
-    const legacy = await auditor.callTool({
-      name: "awr_project_status",
-      arguments: { project: "billing" },
-    });
-    expect(legacy.structuredContent).toEqual({
-      code: "RuleViolation",
-      message: "project access denied",
-    });
-    const bad = await call("teleport");
-    expect(bad.structuredContent).toMatchObject({ code: "InvalidInput" });
   });
 
-  it("denies a project grant alone and a bumped authority_version", async () => {
-    const engineering = await fixture.connect(TOKENS.engineering);
-    const denied = await engineering.callTool({
+  it("hands the ledger the call without project, and the caller's grants on that project", async () => {
+    const auditor = await fixture.connect(TOKENS.auditor);
+    const result = await auditor.callTool({
       name: "awr_workstream",
       arguments: {
         project: "billing",
         protocol_version: 1,
         action: "context",
-        workstream: "billing-migration",
+        work: "W-1",
+        args: { budget: 9 },
       },
     });
-    expect(denied.structuredContent).toMatchObject({ code: "RuleViolation" });
-    await writeFile(
-      join(billing, "workstreams", "billing.yaml"),
-      WS.replace("authority_version: 2", "authority_version: 3"),
-    );
-    const auditor = await fixture.connect(TOKENS.auditor);
-    const stale = await auditor.callTool({
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ ok: true, read_only: true });
+    expect(reads.at(-1)).toEqual({
+      root: `${fixture.dir}/billing`,
+      input: { protocol_version: 1, action: "context", work: "W-1", args: { budget: 9 } },
+      access: {
+        project_id: "01BILLING",
+        client: "auditor",
+        grants: [{ workstream_id: WS, authority_version: 2 }],
+      },
+    });
+    // Another protocol or action is the ledger's to refuse (as Unsupported), not the schema's.
+    await auditor.callTool({
+      name: "awr_workstream",
+      arguments: { project: "billing", protocol_version: 2, action: "claim" },
+    });
+    expect(reads.at(-1)?.input).toEqual({ protocol_version: 2, action: "claim" });
+  });
+
+  it("gives a project-wide grant no workstream access, and refuses grants in the arguments", async () => {
+    const engineering = await fixture.connect(TOKENS.engineering);
+    await engineering.callTool({
       name: "awr_workstream",
       arguments: { project: "billing", protocol_version: 1, action: "list" },
     });
-    expect(stale.structuredContent).toMatchObject({ code: "SourceStale" });
-    await reindexWorkstreams(billing);
-    const revoked = await auditor.callTool({
+    expect(reads.at(-1)?.access).toBeUndefined();
+    const forged = await engineering.callTool({
       name: "awr_workstream",
       arguments: {
         project: "billing",
         protocol_version: 1,
-        action: "catalog",
-        workstream: "billing-migration",
+        action: "list",
+        grants: [{ workstream_id: WS, authority_version: 2 }],
       },
     });
-    expect(revoked.structuredContent).toMatchObject({ code: "RuleViolation" });
+    expect(forged.structuredContent).toMatchObject({ code: "InvalidInput" });
+    const auditor = await fixture.connect(TOKENS.auditor);
+    const elsewhere = await auditor.callTool({
+      name: "awr_workstream",
+      arguments: { project: "support", protocol_version: 1, action: "list" },
+    });
+    expect(elsewhere.structuredContent).toEqual({
+      code: "RuleViolation",
+      message: "project access denied",
+    });
   });
 
-  it("keeps a workstream_id immutable across reindexing", async () => {
-    await writeFile(
-      join(billing, "workstreams", "billing.yaml"),
-      WS.replace("workstream_id: billing-migration", "workstream_id: renamed"),
-    );
-    const error = await reindexWorkstreams(billing).catch((e: unknown) => e);
-    expect((error as WorkstreamError).problems[0]?.message).toMatch(/immutable/);
+  it("serves an incomplete context as an error result that keeps the envelope", async () => {
+    const auditor = await fixture.connect(TOKENS.auditor);
+    const result = await auditor.callTool({
+      name: "awr_workstream",
+      arguments: { project: "billing", protocol_version: 1, action: "context", work: "INCOMPLETE" },
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({
+      ok: false,
+      read_only: true,
+      protocol_version: 1,
+      result: {},
+    });
+  });
+
+  it("runs project tools through the ledger's guard with the caller's grants", async () => {
+    const auditor = await fixture.connect(TOKENS.auditor);
+    const refused = await auditor.callTool({
+      name: "awr_project_status",
+      arguments: { project: "billing" },
+    });
+    expect(refused.structuredContent).toMatchObject({
+      code: "Unsupported",
+      message: "awr_project_status is not served here",
+    });
+    expect(guarded.at(-1)).toMatchObject({
+      tool: "awr_project_status",
+      access: { client: "auditor" },
+    });
+    const engineering = await fixture.connect(TOKENS.engineering);
+    const served = await engineering.callTool({
+      name: "awr_work_get",
+      arguments: { project: "billing", work: "W" },
+    });
+    expect(served.isError).toBeFalsy();
+    expect(guarded.at(-1)).toEqual({ tool: "awr_work_get", access: undefined });
+  });
+
+  it("lists each project's workstream grants with the caller's access", async () => {
+    const auditor = await fixture.connect(TOKENS.auditor);
+    const list = await auditor.callTool({ name: "awr_projects_list", arguments: {} });
+    expect((list.structuredContent as { projects: unknown[] }).projects).toEqual([
+      {
+        key: "billing",
+        access: "read",
+        project_id: "01BILLING",
+        root: `${fixture.dir}/billing`,
+        workstreams: [{ workstream_id: WS, authority_version: 2 }],
+      },
+    ]);
+  });
+});
+
+describe("awr_workstream on a ledger without workstreams", () => {
+  it("answers Unsupported", async () => {
+    const plain = await startFixture(fakeBackend(), { version: 2, extra: grants });
+    try {
+      const auditor = await plain.connect(TOKENS.auditor);
+      const result = await auditor.callTool({
+        name: "awr_workstream",
+        arguments: { project: "billing", protocol_version: 1, action: "list" },
+      });
+      expect(result.structuredContent).toMatchObject({ code: "Unsupported" });
+    } finally {
+      await plain.close();
+    }
   });
 });

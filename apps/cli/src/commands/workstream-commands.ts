@@ -1,105 +1,133 @@
-import type { WorkstreamSummary } from "@awr/awr-server";
+import type { Ledger, WorkstreamListing } from "@awr/awr-ledger";
 import type { Command } from "commander";
-import { CliError } from "../cli-error.js";
+import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { formatTable } from "../output/table.js";
 import { localOnly } from "./local-only.js";
 
-function workstreamTable(
-  context: CommandContext,
-  workstreams: readonly WorkstreamSummary[],
-): string[] {
-  if (workstreams.length === 0)
-    return ["no workstreams (add YAML files under workstreams/ in the project)"];
-  return formatTable(
-    workstreams,
-    [
-      { header: "workstream_id", value: (w) => w.workstream_id },
-      { header: "version", value: (w) => String(w.authority_version) },
-      { header: "title", value: (w) => w.title, max: 40 },
-      { header: "file", value: (w) => w.file },
-      { header: "items", value: (w) => String(w.work_items) },
-      { header: "objects", value: (w) => String(w.objects) },
-      { header: "events", value: (w) => String(w.events) },
-    ],
-    context.colors.dim,
-  );
+async function ledgerOf(context: CommandContext, command: string): Promise<Ledger> {
+  localOnly(context, `workstream ${command}`);
+  const backend = await context.backend();
+  if (backend.kind !== "local") throw new Error("expected the local ledger");
+  return (backend as LocalBackend).ledger;
 }
 
-/** Workstream errors list every problem with file and line; nothing is half-indexed. */
-function asCliError(error: unknown): unknown {
-  if (error instanceof Error && error.name === "WorkstreamError") {
-    const problems = (error as Error & { problems?: unknown }).problems;
-    return new CliError("InvalidInput", error.message, {
-      cause: error,
-      ...(Array.isArray(problems) && problems.length > 0 ? { details: { problems } } : {}),
-    });
-  }
-  return error;
+const signalOf = (context: CommandContext) => (context.signal ? { signal: context.signal } : {});
+
+function listingLines(context: CommandContext, listing: WorkstreamListing): string[] {
+  const state = listing.enabled
+    ? `${context.colors.green("served")} from ${listing.source_path}`
+    : listing.pending
+      ? "pending: the manifest names yaml-workstream-ledger-v1; run `awr workstream reindex`"
+      : "not enabled (see `awr workstream enable`)";
+  const table =
+    listing.workstreams.length === 0
+      ? []
+      : formatTable(
+          listing.workstreams,
+          [
+            { header: "id", value: (w) => w.id },
+            { header: "key", value: (w) => w.external_key },
+            { header: "title", value: (w) => w.title, max: 40 },
+            { header: "state", value: (w) => w.state },
+            { header: "authority", value: (w) => String(w.authority_version) },
+            { header: "items", value: (w) => String(w.work_items) },
+          ],
+          context.colors.dim,
+        );
+  return [`workstreams: ${state}`, ...table];
 }
 
-/** `awr workstream enable|reindex|list`: local operator actions (registry version 2). */
+/**
+ * `awr workstream enable|reindex|list|migrate`: local operator commands for workstreams in the
+ * original's format (one ledger with adapter yaml-workstream-ledger-v1), served read-only over
+ * awr_workstream to clients granted them in a version 2 registry. Each is one call into the
+ * ledger's workstream API.
+ */
 export function registerWorkstreamCommands(program: Command, context: CommandContext): void {
   const group = program
     .command("workstream")
     .description(
-      "YAML workstream ledgers served read-only to granted clients (registry version 2)",
+      "workstreams of the project's ledger, served to granted clients (registry version 2)",
     );
 
-  const act = (name: "enable" | "reindex", description: string, help: string) =>
-    group
-      .command(name)
-      .description(description)
-      .addHelpText("after", help)
-      .action(async () => {
-        localOnly(context, `workstream ${name}`);
-        const root = await context.projectRoot();
-        const signal = context.signal ? { signal: context.signal } : {};
-        // Loaded on use: the server package is large and most commands never need it.
-        const { enableWorkstreams, listWorkstreams, reindexWorkstreams } = await import(
-          "@awr/awr-server"
-        );
-        let workstreams: WorkstreamSummary[];
-        try {
-          workstreams = await (name === "enable" ? enableWorkstreams : reindexWorkstreams)(
-            root,
-            signal,
-          );
-        } catch (error) {
-          throw asCliError(error);
-        }
-        const result = {
-          enabled: name === "enable" ? true : (await listWorkstreams(root, signal)).enabled,
-          workstreams,
-        };
-        context.print(result, () => [
-          `${name === "enable" ? "enabled" : "reindexed"} ${workstreams.length} workstream(s) in ${root}`,
-          ...workstreamTable(context, workstreams),
-        ]);
-      });
+  group
+    .command("enable")
+    .description(
+      "set adapter yaml-workstream-ledger-v1 for the ledger that declares workstreams:, then reindex",
+    )
+    .addHelpText(
+      "after",
+      "\nRefused, with nothing changed, unless the ledger declares at least one valid workstream and names the workstream of every work item. Once enabled, the shared service answers the project's other tools with Unsupported.",
+    )
+    .action(async () => {
+      const { enableWorkstreams } = await import("@awr/awr-ledger");
+      const listing = await enableWorkstreams(await ledgerOf(context, "enable"), signalOf(context));
+      context.print(listing, () => listingLines(context, listing));
+    });
 
-  act(
-    "enable",
-    "index workstreams/*.yaml and serve them; the project's legacy tools then answer Unsupported",
-    "\nEnabling is refused, with file and line for every problem, unless every workstream file is valid.",
-  );
-  act(
-    "reindex",
-    "re-read workstreams/*.yaml into the index (all files valid, or nothing changes)",
-    "\nA workstream_id is immutable: a file that changes its id is refused.",
-  );
+  group
+    .command("reindex")
+    .description("the ordinary source reindex, then the workstreams it recorded")
+    .action(async () => {
+      const ledger = await ledgerOf(context, "reindex");
+      const { listWorkstreams } = await import("@awr/awr-ledger");
+      const { reindexed, project_revision } = await ledger.context.reindex(signalOf(context));
+      const listing = await listWorkstreams(ledger, signalOf(context));
+      context.print({ reindexed, project_revision, ...listing }, () =>
+        listingLines(context, listing),
+      );
+    });
 
   group
     .command("list")
-    .description("the indexed workstreams and whether the project serves them")
+    .description("the recorded workstreams, and whether the project serves them")
     .action(async () => {
-      localOnly(context, "workstream list");
-      const root = await context.projectRoot();
-      const { listWorkstreams } = await import("@awr/awr-server");
-      const result = await listWorkstreams(root, context.signal ? { signal: context.signal } : {});
+      const { listWorkstreams } = await import("@awr/awr-ledger");
+      const listing = await listWorkstreams(await ledgerOf(context, "list"), signalOf(context));
+      context.print(listing, () => listingLines(context, listing));
+    });
+
+  group
+    .command("migrate")
+    .description(
+      "convert earlier workstreams/*.yaml files into the ledger's workstreams: block, then enable",
+    )
+    .option(
+      "--registry <file>",
+      "also replace each earlier workstream id in this registry's grants on the project",
+    )
+    .addHelpText(
+      "after",
+      "\nEach earlier workstream keeps its name as external_key and its authority_version; its id becomes a ULID derived from the project and the name (listed under renamed). Objects and events of the earlier files have no place in the original's format: they are listed, and the files are left as they were.",
+    )
+    .action(async (options: { registry?: string }) => {
+      const ledger = await ledgerOf(context, "migrate");
+      const { migrateWorkstreams } = await import("@awr/awr-ledger");
+      const migrated = await migrateWorkstreams(ledger, signalOf(context));
+      let grants_renamed: number | undefined;
+      if (options.registry !== undefined) {
+        const { renameWorkstreamGrants } = await import("@awr/awr-server");
+        grants_renamed = await renameWorkstreamGrants(
+          options.registry,
+          ledger.root,
+          migrated.renamed,
+        );
+      }
+      const result = grants_renamed === undefined ? migrated : { ...migrated, grants_renamed };
       context.print(result, () => [
-        `workstreams ${result.enabled ? context.colors.green("enabled") : "not enabled"} in ${root}`,
-        ...workstreamTable(context, result.workstreams),
+        `converted ${migrated.renamed.length} workstream(s) into ${migrated.ledger}`,
+        ...migrated.renamed.map(
+          (r) =>
+            `  grants: workstream_id "${r.earlier_id}" is now "${r.workstream_id}" (authority_version ${r.authority_version})`,
+        ),
+        ...(grants_renamed === undefined
+          ? []
+          : [`  ${grants_renamed} grant(s) renamed in ${options.registry}`]),
+        ...migrated.not_converted.map(
+          (n) => `  not converted: ${n.objects} object(s), ${n.events} event(s) left in ${n.file}`,
+        ),
+        ...listingLines(context, migrated),
       ]);
     });
 }

@@ -43,6 +43,8 @@ export interface CompileContextScope {
   projectId: string;
   projectKey: string;
   projectName: string;
+  /** Only these entities may appear (a workstream reader's scope); default: all. */
+  visible?: ((kind: string, key: string) => boolean) | undefined;
 }
 
 export function checkBudget(budget: number | undefined, fallback: number): number {
@@ -190,6 +192,7 @@ export async function compileContext(
     checkpoint,
     after_revision: afterRevision,
     sources: sourceRows,
+    visible: scope.visible,
   });
   const completeness = assessCompleteness(base, facts);
   const chunks = packetChunks(facts, completeness, {

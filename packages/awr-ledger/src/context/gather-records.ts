@@ -29,6 +29,11 @@ export interface GatherInput {
   /** Events after this revision are the recent delta. */
   after_revision: number;
   sources: readonly SourceTable[];
+  /**
+   * Which entities the reader may see (a workstream reader sees its own scope only); facts
+   * about any other entity are left out. Undefined: everything.
+   */
+  visible?: ((kind: string, key: string) => boolean) | undefined;
 }
 
 /** Everything a packet states or weighs, read at one project revision. */
@@ -141,21 +146,32 @@ export async function gatherFacts(
     dependents.map((d) => d.work_key),
   );
   const active = (w: EntityView) => w.status !== "completed" && w.status !== "cancelled";
+  const visible = input.visible ?? (() => true);
+  const seen = (kind: string) => (entity: { key: string }) => visible(kind, entity.key);
+  const seenWork = (fact: WorkFact) => visible("work", fact.external_key);
   return {
     work,
-    closure,
+    closure: {
+      ...closure,
+      unresolved: closure.unresolved.filter(seenWork),
+      resolved: closure.resolved.filter(seenWork),
+      missing: closure.missing.filter((key) => visible("work", key)),
+      optional: closure.optional.filter(seenWork),
+    },
     rule_context: context,
     paths_origin: origin,
     rules,
     rule_sources: sources.filter(isRuleSource).length,
-    goals: [...selectedGoals].sort((a, b) => (a.key < b.key ? -1 : 1)),
+    goals: selectedGoals.filter(seen("goal")).sort((a, b) => (a.key < b.key ? -1 : 1)),
     requested_goals: requested,
-    milestone: milestones.find((m) => m.key === work.milestone) ?? null,
-    plans: plans.filter(related),
+    milestone:
+      milestones.find((m) => m.key === work.milestone && visible("milestone", m.key)) ?? null,
+    plans: plans.filter((p) => related(p) && visible("plan", p.key)),
     decisions: decisions.filter(
       (d) =>
-        work.decisions.includes(d.key) ||
-        ((d.attributes["work"] as string[] | undefined) ?? []).includes(work.external_key),
+        visible("decision", d.key) &&
+        (work.decisions.includes(d.key) ||
+          ((d.attributes["work"] as string[] | undefined) ?? []).includes(work.external_key)),
     ),
     evidence,
     source_evidence: (input.work.attributes["evidence"] as unknown[] | undefined) ?? [],
@@ -163,11 +179,15 @@ export async function gatherFacts(
     project_events: projectEvents,
     dependents: dependents.flatMap(({ work_key }) => {
       const entity = dependentEntities.get(work_key);
-      return entity === undefined ? [] : [workFact(entity, revisionOf(work_key))];
+      return entity === undefined || !visible("work", work_key)
+        ? []
+        : [workFact(entity, revisionOf(work_key))];
     }),
-    siblings: sameMilestone.filter(active).map((w) => workFact(w, revisionOf(w.key))),
+    siblings: sameMilestone
+      .filter((w) => active(w) && visible("work", w.key))
+      .map((w) => workFact(w, revisionOf(w.key))),
     milestone_done: sameMilestone
-      .filter((w) => w.status === "completed")
+      .filter((w) => w.status === "completed" && visible("work", w.key))
       .map((w) => ({ key: w.key, title: w.title })),
     checkpoint: input.checkpoint,
     sources: sources.map(sourceVersion),

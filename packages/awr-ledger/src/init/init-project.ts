@@ -206,7 +206,7 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
   if (errors.length > 0) {
     const first = errors[0] as SourceIssue;
     throw new LedgerError(
-      "InvalidInput",
+      first.code ?? "InvalidInput",
       `Cannot initialise: ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}` +
         (errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : "") +
         ". Fix the source and run init again; nothing was written.",

@@ -2,12 +2,14 @@ import { yieldToEventLoop } from "../internal/yield.js";
 import type { AdapterResult } from "../sources/adapters/index.js";
 import type { ReadSource } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
+import { writeWorkstreamCatalog } from "../workstreams/workstream-catalog-plan.js";
 import { entityId } from "./entity-id.js";
 import { keyClash, type ReindexPlan } from "./reindex-plan.js";
 
 /**
  * Writes a plan into the projection inside the caller's write transaction, at `revision`:
- * replaces the rows of changed and removed sources and records the manifest fingerprint.
+ * replaces the rows of changed and removed sources, records a workstream declaration, and
+ * records the manifest fingerprint.
  */
 export async function applyReindex(
   tx: LedgerTx,
@@ -28,6 +30,7 @@ export async function applyReindex(
   for (const { read, result } of plan.parsed) {
     await writeSource(tx, projectId, read, result, revision);
   }
+  if (plan.workstreams !== undefined) await writeWorkstreamCatalog(tx, plan.workstreams, revision);
   await tx
     .updateTable("project_state")
     .set({ manifest_fingerprint: plan.loaded.fingerprint })

@@ -9,6 +9,10 @@ import {
   readManifestSources,
 } from "../sources/read-sources.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import {
+  type PlannedCatalog,
+  planWorkstreamCatalog,
+} from "../workstreams/workstream-catalog-plan.js";
 
 export interface SourceIndexState {
   path: string;
@@ -44,6 +48,8 @@ export interface ReindexPlan {
   unchanged: boolean;
   changes: ReindexChanges;
   parsed: { read: ReadSource; result: AdapterResult }[];
+  /** The workstream declaration to record, when a changed source declares one. */
+  workstreams?: PlannedCatalog | undefined;
 }
 
 export { readManifestSources };
@@ -224,7 +230,7 @@ export async function planReindex(
   if (errors.length > 0) {
     const first = errors[0] as SourceIssue;
     throw new LedgerError(
-      "InvalidInput",
+      first.code ?? "InvalidInput",
       `Cannot index ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}` +
         (errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : "") +
         ". Fix the source and reindex; the previous projection is unchanged.",
@@ -232,6 +238,7 @@ export async function planReindex(
     );
   }
   await refuseKeyClashes(db, [...removed, ...changed.map((c) => c.path)], parsed);
+  const workstreams = await planWorkstreamCatalog(db, parsed, removed);
   for (const { read, result } of parsed) {
     const entry = sources.find((s) => s.path === read.path);
     if (entry !== undefined) entry.entity_count = result.entities.length;
@@ -250,6 +257,7 @@ export async function planReindex(
       issues,
     },
     parsed,
+    workstreams,
   };
 }
 

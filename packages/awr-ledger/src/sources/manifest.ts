@@ -17,6 +17,7 @@ export const DOMAIN_ALIASES: Readonly<Record<string, SourceDomain>> = {
 export const SOURCE_ROLES = ["primary", "supporting"] as const;
 export const ADAPTERS = [
   "yaml-ledger-v1",
+  "yaml-workstream-ledger-v1",
   "markdown-heading-v1",
   "markdown-rules-v1",
   "markdown-directory-v1",
@@ -58,7 +59,7 @@ export interface Manifest {
 
 /** Which adapters may serve which domain (heading files for rules and decisions are ours). */
 const DOMAIN_ADAPTERS: Record<SourceDomain, readonly AdapterName[]> = {
-  ledger: ["yaml-ledger-v1"],
+  ledger: ["yaml-ledger-v1", "yaml-workstream-ledger-v1"],
   goal: ["markdown-heading-v1"],
   plan: ["markdown-heading-v1"],
   rules: ["markdown-rules-v1", "markdown-heading-v1"],

@@ -9,6 +9,7 @@ const MIB = 1024 * 1024;
 /** Byte caps per source file as the original sets them: 2 MiB of Markdown, 4 MiB of YAML. */
 export const DEFAULT_MAX_BYTES: Record<string, number> = {
   "yaml-ledger-v1": 4 * MIB,
+  "yaml-workstream-ledger-v1": 4 * MIB,
   "markdown-heading-v1": 2 * MIB,
   "markdown-rules-v1": 2 * MIB,
   "markdown-directory-v1": 2 * MIB,
@@ -34,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   "markdown-rules-v1": [...MARKDOWN, ...CAPS],
   "markdown-directory-v1": ["recursive", ...CAPS],
   "yaml-ledger-v1": ["field_map", "status_map", ...CAPS],
+  "yaml-workstream-ledger-v1": ["field_map", "status_map", ...CAPS],
 };
 const STRING_OPTIONS = new Set(["key_prefix", "status", "priority", "severity", "scope", "value"]);
 const BOOLEAN_OPTIONS = new Set(["title_heading", "recursive"]);

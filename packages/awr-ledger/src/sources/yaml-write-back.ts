@@ -68,6 +68,14 @@ function sourceSetup(
   const source = manifest.sources.find(
     (s) => s.path === sourcePath || s.path.replace(/^\.\//, "") === sourcePath,
   );
+  if (source?.adapter === "yaml-workstream-ledger-v1") {
+    // The original keeps workstream ledgers read-only: their work changes only by editing them.
+    throw new LedgerError(
+      "Unsupported",
+      `${sourcePath} is a yaml-workstream-ledger-v1 ledger, which AWR never writes; edit the work item there and reindex.`,
+      { path: sourcePath },
+    );
+  }
   return {
     mapping: ledgerMapping(source?.options ?? {}),
     authorized: resolveAuthorizedRoots(root, manifest.project.authorized_roots),

@@ -48,3 +48,39 @@ export async function openProjectAt(
     },
   };
 }
+
+/**
+ * The two-stream fixture (test/fixtures/workstreams, the original's workstream format),
+ * initialised with its manifest; `edit` changes files of the copy before init.
+ */
+export async function openWorkstreamProject(
+  backend: Backend,
+  edit?: (root: string) => void,
+): Promise<OpenProject> {
+  const { root, remove } = copyFixture("workstreams");
+  edit?.(root);
+  const db = await freshDatabase(backend);
+  try {
+    await initProject({
+      root,
+      manifest: join(root, "project.toml"),
+      accept: true,
+      database: db.db,
+    });
+  } catch (error) {
+    await db.close();
+    remove();
+    throw error;
+  }
+  const ledger = await openLedger({ root, database: db.db });
+  return {
+    root,
+    ledger,
+    db,
+    async close() {
+      await ledger.close();
+      await db.close();
+      remove();
+    },
+  };
+}

@@ -1,8 +1,8 @@
+import type { WorkstreamAccess } from "@awr/awr-ledger";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { Registry, RegistryClient } from "../registry/registry-types.js";
 import type { ToolHost } from "../server/tool-host.js";
 import { AwrToolError } from "../tool-result.js";
-import { readWorkstream, type WorkstreamReadRequest } from "../workstreams/workstream-reads.js";
 import type { ProjectDirectory } from "./project-directory.js";
 
 const denied = () => new AwrToolError("RuleViolation", "project access denied");
@@ -32,27 +32,22 @@ export function httpToolHost(input: {
         );
       }
       const { ledger, project } = await projects.use(key, options);
+      // The ledger refuses project tools where workstreams bound the project or the caller.
+      await ledger.assertProjectToolAllowed?.(options?.tool ?? "this tool", accessOn(key), options);
       return { ledger, root: project.root };
     },
     listProjects() {
       const list = registry.projects
-        .filter(
-          (project) => client.read.has(project.key) || grantsOn(client, project.key).length > 0,
-        )
+        .filter((project) => client.read.has(project.key))
         .map((project) => {
           const entry: Record<string, unknown> = {
             key: project.key,
-            // "workstreams": only workstream grants, no project tools.
-            access: client.write.has(project.key)
-              ? "write"
-              : client.read.has(project.key)
-                ? "read"
-                : "workstreams",
+            access: client.write.has(project.key) ? "write" : "read",
             project_id: project.project_id,
             root: project.root,
           };
-          const grants = grantsOn(client, project.key);
-          if (grants.length > 0) entry["workstreams"] = grants;
+          const grants = accessOn(project.key)?.grants;
+          if (grants !== undefined) entry["workstreams"] = grants;
           return entry;
         });
       return { client: client.id, projects: list };
@@ -60,25 +55,24 @@ export function httpToolHost(input: {
     log: input.log,
   };
   if (registry.version === 2) {
-    host.workstream = async (args, options) => {
-      const key = args["project"] as string;
-      const grants = grantsOn(client, key);
-      if (!projects.has(key) || (!client.read.has(key) && grants.length === 0)) throw denied();
-      const { project } = await projects.use(key, options);
-      return readWorkstream({
-        root: project.root,
-        project: key,
-        client: client.id,
-        grants,
-        args: args as unknown as WorkstreamReadRequest["args"],
-      });
+    host.workstream = async ({ project: key, ...args }, options) => {
+      if (typeof key !== "string" || !projects.has(key) || !client.read.has(key)) throw denied();
+      const { ledger } = await projects.use(key, options);
+      if (ledger.workstream === undefined) {
+        throw new AwrToolError("Unsupported", "this ledger does not implement awr_workstream");
+      }
+      return ledger.workstream(args, accessOn(key), options);
     };
   }
   return host;
-}
 
-function grantsOn(client: RegistryClient, key: string) {
-  return client.workstreams
-    .filter((grant) => grant.project === key)
-    .map(({ workstream_id, authority_version }) => ({ workstream_id, authority_version }));
+  /** The client's workstream grants on a project, as the ledger checks them (none: undefined). */
+  function accessOn(key: string): WorkstreamAccess | undefined {
+    const grants = client.workstreams
+      .filter((grant) => grant.project === key)
+      .map(({ workstream_id, authority_version }) => ({ workstream_id, authority_version }));
+    const project = registry.projects.find((p) => p.key === key);
+    if (grants.length === 0 || project === undefined) return undefined;
+    return { project_id: project.project_id, client: client.id, grants };
+  }
 }

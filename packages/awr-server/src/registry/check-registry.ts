@@ -178,13 +178,30 @@ export async function checkRegistry(
         if (!keys.has(key)) problems.push(`${at}.${field}: unknown project "${key}"`);
       }
     }
+    const readable = new Set([...client.read, ...client.write]);
+    const granted = new Set<string>();
     client.workstreams.forEach((grant, j) => {
+      const gat = `${at}.workstreams[${j}]`;
       if (grant.project !== "" && !keys.has(grant.project)) {
-        problems.push(`${at}.workstreams[${j}].project: unknown project "${grant.project}"`);
+        problems.push(`${gat}.project: unknown project "${grant.project}"`);
+      } else if (grant.project !== "" && !readable.has(grant.project)) {
+        // As in the original: a workstream grant refines project access, it never replaces it.
+        problems.push(
+          `${gat}.project: workstream grants on "${grant.project}" need read or write access to it; add it to read`,
+        );
       }
+      const pair = `${grant.project}\u0000${grant.workstream_id}`;
+      if (grant.workstream_id !== "" && granted.has(pair)) {
+        problems.push(
+          `${gat}.workstream_id: ${grant.workstream_id} is granted twice on "${grant.project}"; keep one grant, with the current authority_version`,
+        );
+      }
+      granted.add(pair);
     });
-    if (client.read.length + client.write.length + client.workstreams.length === 0) {
-      problems.push(`${at}: grants nothing; give it read, write or workstreams`);
+    if (readable.size === 0) {
+      problems.push(
+        `${at}: grants nothing; give it read or write (workstream grants need one of them)`,
+      );
     }
     return {
       id: client.id,

@@ -1,10 +1,12 @@
+import { workstreamIdOf } from "@awr/awr-ledger";
+
 /**
  * Structural validation of a parsed registry document. Every problem is collected (never the
  * first one only), each as `<field path>: <what is wrong>`, so an operator fixes the whole file in
  * one pass. Semantic checks that touch the filesystem or the environment live in check-registry.
  */
 
-/** Names (project keys, client ids, workstream ids) are short, path-free identifiers. */
+/** Names (project keys, client ids) are short, path-free identifiers. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
@@ -168,8 +170,13 @@ export function checkRegistryShape(doc: Table, out: string[]): RawRegistry {
             return [];
           }
           unknownFields(grant, GRANT_FIELDS, gat, out);
-          const workstream_id = str(grant, "workstream_id", gat, out);
-          name(workstream_id, `${gat}.workstream_id`, out);
+          const written = str(grant, "workstream_id", gat, out);
+          const workstream_id = written === "" ? "" : (workstreamIdOf(written) ?? "");
+          if (written !== "" && workstream_id === "") {
+            out.push(
+              `${gat}.workstream_id: "${written}" is not a workstream id (the ULID of its definition in the project's ledger; see \`awr workstream list\`)`,
+            );
+          }
           const authority_version = grant["authority_version"];
           if (
             typeof authority_version !== "number" ||

@@ -8,10 +8,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { z } from "zod";
-import { AwrToolError, toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
+import { toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
 import { PROJECTS_LIST_TOOL, WORKSTREAM_TOOL } from "../tools/tool-catalog.js";
 import type { ProjectToolDefinition } from "../tools/tool-definition.js";
-import { isWorkstreamsEnabled } from "../workstreams/workstream-store.js";
 import type { ToolHost } from "./tool-host.js";
 import { type ToolSetEntry, toolSet } from "./tool-set.js";
 
@@ -74,13 +73,10 @@ export function createAwrServer(host: ToolHost): McpServer {
   ): Promise<unknown> {
     const { project, ...rest } = args;
     const access = tool.kind === "write" ? "write" : "read";
-    const resolved = await host.resolveProject(project as string | undefined, access, { signal });
-    if (await isWorkstreamsEnabled(resolved.root)) {
-      throw new AwrToolError(
-        "Unsupported",
-        `${tool.name} is not available: this project has workstreams enabled, so only awr_workstream reads are served. Ask the operator, or use awr_workstream.`,
-      );
-    }
+    const resolved = await host.resolveProject(project as string | undefined, access, {
+      signal,
+      tool: tool.name,
+    });
     return resolved.ledger[tool.method](rest, host.caller, { signal });
   }
 
@@ -145,7 +141,11 @@ export function createAwrServer(host: ToolHost): McpServer {
       });
     }
     try {
-      return toolSuccess(await run(entry, parsed.data as Record<string, unknown>, signal));
+      const value = await run(entry, parsed.data as Record<string, unknown>, signal);
+      // awr_workstream answers an incomplete context as an error result carrying its envelope.
+      const incomplete =
+        entry.target.kind === "workstream" && (value as { ok?: unknown })?.ok === false;
+      return incomplete ? { ...toolSuccess(value), isError: true } : toolSuccess(value);
     } catch (error) {
       const payload = toolErrorPayload(error);
       if (payload) return toolFailure(payload);

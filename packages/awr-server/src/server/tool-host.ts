@@ -19,17 +19,22 @@ export interface ToolHost {
   readonly limiter: CallLimiter;
   /**
    * Finds the project for a call and checks access and identity. `key` is the `project`
-   * argument (undefined on stdio). Rejects with an AwrToolError (RuleViolation "project access
-   * denied", NotFound for an uninitialised stdio project, and so on).
+   * argument (undefined on stdio); `tool` is the project tool about to run (the shared service
+   * refuses it on a project that serves workstreams). Rejects with an AwrToolError
+   * (RuleViolation "project access denied", NotFound for an uninitialised stdio project, and
+   * so on) or the ledger's Unsupported.
    */
   resolveProject(
     key: string | undefined,
     access: "read" | "write",
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal; tool?: string },
   ): Promise<ResolvedProject>;
   /** awr_projects_list (shared HTTP only). */
   listProjects?(): Record<string, unknown>;
-  /** awr_workstream (registry version 2 only). */
+  /**
+   * awr_workstream (registry version 2 only): the ledger's workstream read, whose result is the
+   * original's envelope; `ok: false` (an incomplete context) is served as an error result.
+   */
   workstream?(args: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
   /** Diagnostics for stderr; never stdout. */
   log?(line: string): void;

@@ -1,6 +1,5 @@
+import { WORKSTREAM_ACTIONS } from "@awr/awr-ledger";
 import { z } from "zod";
-import { WORKSTREAM_ACTIONS } from "../workstreams/workstream-format.js";
-import { id } from "./fields.js";
 import { outputSchema, PROJECTS_LIST_TOOL, projectKey, WORKSTREAM_TOOL } from "./tool-catalog.js";
 
 const READ_ONLY = {
@@ -29,14 +28,14 @@ export const PROJECTS_LIST_DEFINITION: SharedToolDefinition = {
   name: PROJECTS_LIST_TOOL,
   title: "Projects",
   description:
-    "The projects your credential may use: each registry key with your access (read or write), its identity (project_id and canonical root on the server) and any workstream grants. Call it first after connecting; pass a key as `project` to every other tool.",
+    "The projects your credential may use: each registry key with your access (read or write), its identity (project_id and canonical root on the server) and your workstream grants there (read them with awr_workstream). Call it first after connecting; pass a key as `project` to every other tool.",
   input: z.object({}).strict(),
   output: outputSchema({
     client: z.string(),
     projects: z.array(
       z.looseObject({
         key: z.string(),
-        access: z.enum(["read", "write", "workstreams"]),
+        access: z.enum(["read", "write"]),
         project_id: z.string(),
         root: z.string(),
       }),
@@ -45,31 +44,58 @@ export const PROJECTS_LIST_DEFINITION: SharedToolDefinition = {
   annotations: { title: "Projects", ...READ_ONLY },
 };
 
-/** awr_workstream: answered by `ToolHost.workstream`. */
+/**
+ * awr_workstream: answered by `ToolHost.workstream` (the ledger's workstreamRead). The listed
+ * schema is the original's (protocol_version 1, its eight actions); validation here is looser
+ * on purpose, so that another protocol_version or action reaches the ledger and is answered
+ * Unsupported, as the original answers it, and each action's `args` are checked by the ledger.
+ */
 export const WORKSTREAM_DEFINITION: SharedToolDefinition = {
   name: WORKSTREAM_TOOL,
   title: "Workstream reads",
   description:
-    "Read-only access to the workstreams your credential is granted (exact project, workstream_id and authority_version). Start with action capabilities, then list. Actions: capabilities (what you may do; no writes exist), list (granted workstreams), context (a compact packet of a workstream, optionally focused on `work`), catalog (its work items and objects), object (one item or object: args.id or `work`), events (its events; args.after (sequence) and args.limit page them; `session` or `work` filter). Errors: RuleViolation (not granted: ask the operator for a grant), NotFound (no such workstream or object), Unsupported (workstreams not enabled on the project), SourceStale (the workstream files changed: the operator must run `awr workstream reindex`).",
+    "Read-only access to the workstreams your credential is granted (the operator grants an exact workstream id and authority_version; a project grant alone reads none). Start with action capabilities (the actions and their args), then list. The workstream comes from `session` or `work` (its owner), else `workstream`, else the only one you are granted; they must agree. context {budget, intent, checkpoint, after_revision}: the bound item's context packet; catalog {kind, state, cursor, limit}: a page of goals, plans, rules, work, decisions, relations, artifacts or evidence; search {text, kind, status, work, limit}; object {kind, reference}; events {after_revision, cursor, limit}; recovery: resume candidates or a session's checkpoint. Results: {ok, read_only, protocol_version, workstream, scope_binding, project_revision, result}; an incomplete context is an error result with ok: false. Errors: WorkstreamAccessDenied (no grant, or not visible: hidden and missing look alike), WorkstreamScopeRequired (several grants: select one), WorkstreamBindingMismatch (selectors disagree), WorkstreamStaleAuthority (the grant's authority_version is outdated: ask the operator), WorkstreamUnavailable, SourceStale (the operator must reindex), Unsupported (workstreams not enabled, or another protocol or action).",
   input: z
     .object({
       project: projectKey(),
-      protocol_version: z.literal(1).describe("Always 1."),
-      action: z.enum(WORKSTREAM_ACTIONS).describe(WORKSTREAM_ACTIONS.join(" | ")),
-      workstream: id("workstream_id (required except for capabilities and list).").optional(),
-      work: id("Work item id inside the workstream.").optional(),
-      session: id("Session id to filter events by.").optional(),
+      protocol_version: z.number().int().meta({ const: 1 }).describe("Always 1."),
+      action: z
+        .string()
+        .max(64)
+        .meta({ enum: [...WORKSTREAM_ACTIONS] })
+        .describe(WORKSTREAM_ACTIONS.join(" | ")),
+      workstream: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe("Workstream id (from action list).")
+        .optional(),
+      work: z
+        .string()
+        .min(1)
+        .max(4096)
+        .describe("Work item key; selects its workstream.")
+        .optional(),
+      session: z
+        .string()
+        .min(1)
+        .max(128)
+        .describe("Session id; selects its work's workstream.")
+        .optional(),
       args: z
-        .object({
-          id: id("Object or work item id (action object).").optional(),
-          after: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-          limit: z.number().int().min(1).max(100).optional(),
-        })
-        .strict()
-        .describe("Action-specific options.")
+        .record(z.string(), z.unknown())
+        .describe("Action-specific fields; use capabilities for schemas.")
         .optional(),
     })
     .strict(),
-  output: outputSchema({ protocol_version: z.literal(1), action: z.string() }),
+  output: outputSchema({
+    ok: z.boolean(),
+    read_only: z.literal(true),
+    protocol_version: z.literal(1),
+    workstream: z.looseObject({ id: z.string(), authority_version: z.number() }),
+    scope_binding: z.string(),
+    project_revision: z.number(),
+    result: z.record(z.string(), z.unknown()),
+  }),
   annotations: { title: "Workstream reads", ...READ_ONLY },
 };

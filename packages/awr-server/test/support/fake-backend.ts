@@ -19,8 +19,14 @@ export async function initFakeProject(root: string, projectId: string): Promise<
   await writeFile(join(root, ".awr", "fake-identity"), projectId);
 }
 
+/** The workstream part of a port (absent by default, as for a ledger without workstreams). */
+export type FakeWorkstreams = (
+  root: string,
+) => Pick<LedgerPort, "workstream" | "assertProjectToolAllowed">;
+
 export function fakeBackend(
   respond?: FakeResponder,
+  workstreams?: FakeWorkstreams,
 ): LedgerBackend & { opened: string[]; closed: string[] } {
   const opened: string[] = [];
   const closed: string[] = [];
@@ -37,6 +43,7 @@ export function fakeBackend(
     async open(root) {
       opened.push(root);
       const port: Record<string, unknown> = {
+        ...workstreams?.(root),
         close: async () => {
           closed.push(root);
         },

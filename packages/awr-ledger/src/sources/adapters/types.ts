@@ -1,4 +1,6 @@
+import type { AwrErrorCode } from "../../errors.js";
 import type { EntityKind } from "../../storage/schema.js";
+import type { WorkstreamDeclaration } from "../../workstreams/workstream-format.js";
 
 /** A problem found in a source, always located by file and (when known) 1-based line. */
 export interface SourceIssue {
@@ -6,6 +8,12 @@ export interface SourceIssue {
   line: number | null;
   severity: "error" | "warning";
   message: string;
+  /**
+   * The error code a refusal over this issue carries when it is not InvalidInput, e.g.
+   * `Unsupported` for what this build reads only through another adapter (a `workstreams:`
+   * block under yaml-ledger-v1, an unknown workstreams version).
+   */
+  code?: AwrErrorCode | undefined;
 }
 
 export interface ParsedEntity {
@@ -36,6 +44,8 @@ export interface AdapterResult {
    * `current:` block): kept with the source row and shown by `status` as the source's own note.
    */
   note?: Record<string, unknown> | undefined;
+  /** yaml-workstream-ledger-v1 only: the `workstreams:` declaration and each item's owner. */
+  workstreams?: WorkstreamDeclaration | undefined;
 }
 
 export interface AdapterContext {

@@ -40,17 +40,46 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** A parsed ledger: the adapter result, the document as data, and the line of any node. */
+export interface YamlLedgerRead {
+  result: AdapterResult;
+  /** The document as plain data; undefined when it could not be read (see result.issues). */
+  data: Record<string, unknown> | undefined;
+  /** 1-based line of the node at `path` (e.g. `["workstreams", "definitions", 0, "id"]`). */
+  lineAt(path: readonly (string | number)[]): number | null;
+}
+
 /**
  * yaml-ledger-v1 as the original AWR reads it: a YAML mapping with `work_items`, `milestones`
  * and `goals`, each a list of records keyed by `id` (or `external_key`), or a map keyed by the
  * external key. Every other top-level key (`schema_version`, `contract_id`, `project`,
- * `scenarios`, ...) is accepted quietly; the `current:` block, which the original also does not
- * project, is kept as the ledger's own note (`note.current`) for `status` to show as such.
- * Parsed with the yaml package's document API and a LineCounter, so every entity carries its
- * line range and every problem its line; aliases expand to at most 100 nodes (an alias bomb is
- * an error, not a hang).
+ * `scenarios`, ...) is accepted quietly, except `workstreams:`, which only
+ * yaml-workstream-ledger-v1 reads (here it is refused as Unsupported, never dropped); the
+ * `current:` block, which the original also does not project, is kept as the ledger's own note
+ * (`note.current`) for `status` to show as such.
  */
 export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResult {
+  const read = readYamlLedger(text, context);
+  if (read.data?.["workstreams"] !== undefined) {
+    read.result.issues.push({
+      path: context.path,
+      line: read.lineAt(["workstreams"]),
+      severity: "error",
+      code: "Unsupported",
+      message:
+        'the ledger declares workstreams:, which adapter yaml-ledger-v1 does not read; set adapter = "yaml-workstream-ledger-v1" for this source (or run `awr workstream enable`)',
+    });
+  }
+  return read.result;
+}
+
+/**
+ * Reads a yaml-ledger-v1 document (the item parsing yaml-workstream-ledger-v1 shares). Parsed
+ * with the yaml package's document API and a LineCounter, so every entity carries its line range
+ * and every problem its line; aliases expand to at most 100 nodes (an alias bomb is an error,
+ * not a hang).
+ */
+export function readYamlLedger(text: string, context: AdapterContext): YamlLedgerRead {
   const { isMap, LineCounter, parseDocument } = yamlModule();
   const issues: SourceIssue[] = [];
   const entities: ParsedEntity[] = [];
@@ -59,17 +88,36 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const lineOf = (offset: number | undefined) =>
     offset === undefined ? null : lineCounter.linePos(offset).line;
+  const lineAt = (path: readonly (string | number)[]) => {
+    // A mapping key's own line (where `key:` is written), else the node's first line.
+    const parent = path.length === 0 ? undefined : doc.getIn(path.slice(0, -1), true);
+    const last = path.at(-1);
+    if (isMap(parent) && typeof last === "string") {
+      const pair = parent.items.find((p) => (p.key as Node | null)?.toJSON?.() === last);
+      const line = lineOf((pair?.key as Node | null | undefined)?.range?.[0]);
+      if (line !== null) return line;
+    }
+    const node = doc.getIn(path, true) as Node | undefined;
+    return lineOf(node?.range?.[0]);
+  };
   const issue: IssueSink = (line, severity, message) =>
     issues.push({ path: context.path, line, severity, message });
-  const result = (note?: Record<string, unknown>): AdapterResult =>
-    note === undefined
-      ? { entities, dependencies, issues }
-      : { entities, dependencies, issues, note };
+  const result = (
+    data?: Record<string, unknown>,
+    note?: Record<string, unknown>,
+  ): YamlLedgerRead => ({
+    result:
+      note === undefined
+        ? { entities, dependencies, issues }
+        : { entities, dependencies, issues, note },
+    data,
+    lineAt,
+  });
   for (const error of doc.errors)
     issue(lineOf(error.pos[0]), "error", error.message.split("\n")[0] ?? "invalid YAML");
   if (doc.errors.length > 0) return result();
   const root = doc.contents;
-  if (root === null || (isMap(root) && root.items.length === 0)) return result();
+  if (root === null || (isMap(root) && root.items.length === 0)) return result({});
   if (!isMap(root)) {
     issue(
       lineOf(root.range?.[0]),
@@ -94,7 +142,7 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
     mapping = ledgerMapping(context.options);
   } catch (error) {
     issue(null, "error", (error as Error).message);
-    return result();
+    return result(data);
   }
   if (!LISTS.some((name) => data[name] !== undefined)) {
     issue(
@@ -116,7 +164,7 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
     entities.push(parsed.entity);
     dependencies.push(...parsed.dependencies);
   }
-  return isRecord(data["current"]) ? result({ current: data["current"] }) : result();
+  return isRecord(data["current"]) ? result(data, { current: data["current"] }) : result(data);
 }
 
 /** The records of one list (or keyed map), with their lines; bad entries are reported. */

@@ -5,6 +5,7 @@ import { migration003LockHolder } from "./003-lock-holder.js";
 import { migration004ReadIndexes } from "./004-read-indexes.js";
 import { migration005EventSearch } from "./005-event-search.js";
 import { migration006SourcesAnyLanguage } from "./006-sources-any-language.js";
+import { migration007Workstreams } from "./007-workstreams.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration004ReadIndexes,
   migration005EventSearch,
   migration006SourcesAnyLanguage,
+  migration007Workstreams,
 ];

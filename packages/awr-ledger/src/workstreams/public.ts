@@ -1,0 +1,41 @@
+// Public API of the workstream domain, re-exported by src/index.ts
+// (docs/compatibility/workstreams.md).
+
+export type {
+  WorkstreamAccess,
+  WorkstreamGrant,
+  WorkstreamSelection,
+} from "./workstream-access.js";
+export {
+  WORKSTREAM_ACTIONS,
+  WORKSTREAM_PROTOCOL_VERSION,
+  type WorkstreamAction,
+  workstreamCapabilities,
+} from "./workstream-capabilities.js";
+export type { Workstream } from "./workstream-catalog.js";
+export {
+  assertProjectToolAllowed,
+  enableWorkstreams,
+  listWorkstreams,
+  WORKSTREAM_ADAPTER,
+  type WorkstreamListing,
+  workstreamsEnabled,
+} from "./workstream-enablement.js";
+export {
+  isExternalKey,
+  WORKSTREAM_STATES,
+  type WorkstreamDeclaration,
+  type WorkstreamDefinition,
+  type WorkstreamState,
+  workstreamIdOf,
+} from "./workstream-format.js";
+export {
+  derivedWorkstreamId,
+  migrateWorkstreams,
+  type WorkstreamMigration,
+} from "./workstream-migrate.js";
+export {
+  type WorkstreamEnvelope,
+  type WorkstreamLedger,
+  workstreamRead,
+} from "./workstream-read.js";

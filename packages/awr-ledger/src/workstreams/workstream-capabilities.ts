@@ -1,0 +1,71 @@
+/** The actions of awr_workstream protocol version 1, in the original's order. */
+export const WORKSTREAM_ACTIONS = [
+  "capabilities",
+  "list",
+  "context",
+  "catalog",
+  "search",
+  "object",
+  "events",
+  "recovery",
+] as const;
+export type WorkstreamAction = (typeof WORKSTREAM_ACTIONS)[number];
+
+export const WORKSTREAM_PROTOCOL_VERSION = 1;
+
+/**
+ * What `capabilities` answers: the protocol, its read actions and their arguments, and what this
+ * build does not offer (no writes, no artifact content, no team PostgreSQL service, no file
+ * sandbox, no deliveries across workstreams). Field names are the original's.
+ */
+export function workstreamCapabilities(): Record<string, unknown> {
+  return {
+    protocol: "awr-shared-workstream",
+    protocol_version: WORKSTREAM_PROTOCOL_VERSION,
+    reads: [...WORKSTREAM_ACTIONS],
+    writes: [],
+    artifact_content: false,
+    team_postgres: false,
+    filesystem_sandbox: false,
+    cross_workstream_deliveries: false,
+    legacy_tools:
+      "refused (Unsupported) on a project that serves workstreams and for a credential with workstream grants on the project",
+    selection:
+      "the workstream of the bound session or work item, else the explicit workstream, else the only one you are granted; selectors that disagree are refused",
+    recheck:
+      "every call checks the sources are fresh and your grant matches the workstream's current authority_version; grants change when the operator restarts the service",
+    arguments: {
+      capabilities: {},
+      list: {},
+      context: {
+        budget: "integer 1..100000, default 5000",
+        intent: "optional text",
+        checkpoint: "optional checkpoint id (not with after_revision)",
+        after_revision: "optional integer (not with checkpoint)",
+      },
+      catalog: {
+        kind: "goal|plan|rule|work|decision|relation|artifact|evidence",
+        state: "active|retired|all, default active",
+        limit: "1..100, default 10",
+        cursor: "optional next_cursor of the previous page",
+      },
+      search: {
+        text: "optional text, matched literally",
+        kind: "optional work|goal|plan|rule|decision|evidence",
+        status: "optional status",
+        work: "optional work key",
+        limit: "1..100, default 10",
+      },
+      object: {
+        kind: "work|session|checkpoint|artifact|evidence|event",
+        reference: "a key or id",
+      },
+      events: {
+        after_revision: "optional integer, default 0",
+        limit: "1..100, default 10",
+        cursor: "optional next_cursor of the previous page",
+      },
+      recovery: {},
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from "kysely";
+import { compileContext } from "../context/compile-context.js";
+import { dependenciesOf } from "../read/entity-view.js";
+import { type Fields, optInt, optText } from "../runtime/input/fields.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { accessDenied, type ResolvedScope } from "./workstream-access.js";
+import type { Visibility } from "./workstream-visibility.js";
+
+/**
+ * awr_workstream context `{budget?, intent?, checkpoint?, after_revision?}`: the ledger's
+ * context packet for the bound work item or session (an overview of the workstream without
+ * one) with the workstream's goals, compiled from its visible records only. A required dependency on work the
+ * reader cannot see is listed opaquely (declaring item and edge, never the target) under
+ * `unavailable_dependencies`, and like an inactive (paused or archived) workstream it makes the
+ * packet incomplete.
+ */
+export async function workstreamContext(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+  scope: ResolvedScope,
+  visible: Visibility,
+  args: Fields,
+  caller: { client: string; projectId: string; projectKey: string; projectName: string },
+): Promise<Record<string, unknown>> {
+  const checkpoint = optText(args, "checkpoint", { max: 128 });
+  if (checkpoint !== undefined) {
+    const row = await db
+      .selectFrom("checkpoints")
+      .select("session")
+      .where("id", "=", checkpoint)
+      .executeTakeFirst();
+    if (row === undefined || !(await visible.sessions()).has(row.session)) throw accessDenied();
+  }
+  const compiled = await compileContext(
+    db,
+    {
+      work: scope.work ?? undefined,
+      session: scope.session ?? undefined,
+      budget: optInt(args, "budget", { min: 1, max: 100_000 }),
+      intent: optText(args, "intent", { max: 4096 }),
+      checkpoint,
+      after_revision: optInt(args, "after_revision", { min: 0 }),
+      goals: scope.stream.goal_keys,
+    },
+    { ...caller, revision, visible: visible.entity },
+  );
+  const work = compiled.work_context?.identity.work_item_key ?? null;
+  const unavailable: { work: string; edge: string }[] = [];
+  if (work !== null) {
+    const deps = (await dependenciesOf(db, [work])).get(work) ?? [];
+    for (const dep of deps) {
+      if (dep.required && !visible.work.has(dep.work)) {
+        const n = unavailable.length + 1;
+        unavailable.push({
+          work,
+          edge: `${work}/depends_on/unavailable-${n}`,
+        });
+      }
+    }
+  }
+  const complete =
+    compiled.completeness.complete && unavailable.length === 0 && scope.stream.state === "active";
+  return {
+    ...compiled,
+    unavailable_dependencies: unavailable,
+    completeness: { ...compiled.completeness, complete },
+  };
+}

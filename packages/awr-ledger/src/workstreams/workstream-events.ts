@@ -1,0 +1,71 @@
+import type { Kysely } from "kysely";
+import { LedgerError } from "../errors.js";
+import { type Fields, optInt } from "../runtime/input/fields.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import type { ResolvedScope } from "./workstream-access.js";
+import { bindCursor, openCursor } from "./workstream-cursor.js";
+import { eventItem } from "./workstream-objects.js";
+
+/**
+ * awr_workstream events `{after_revision?, cursor?, limit?}`: the workstream's events in order
+ * (those of its work items and of their sessions; unattributed project events are withheld),
+ * after `after_revision`, a page at a time (limit 1..100, default 10), metadata only.
+ */
+export async function readEvents(
+  db: Kysely<LedgerSchema>,
+  scope: ResolvedScope,
+  args: Fields,
+): Promise<Record<string, unknown>> {
+  const afterRevision = optInt(args, "after_revision", { min: 0 }) ?? 0;
+  const limit = optInt(args, "limit", { min: 1, max: 100 }) ?? 10;
+  const cursor = openCursor(args["cursor"], scope.binding);
+  const afterSeq = cursor === undefined ? 0 : cursor["after_seq"];
+  if (typeof afterSeq !== "number" || !Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+    throw new LedgerError(
+      "InvalidInput",
+      "cursor is not an events cursor; pass next_cursor back unchanged.",
+      {
+        field: "cursor",
+      },
+    );
+  }
+  const stream = scope.stream.id;
+  const rows = await db
+    .selectFrom("events as e")
+    .selectAll("e")
+    .where("e.revision", ">", afterRevision)
+    .where("e.seq", ">", afterSeq)
+    .where((eb) =>
+      eb.or([
+        eb(
+          "e.work",
+          "in",
+          eb.selectFrom("workstream_ownership").select("work").where("workstream_id", "=", stream),
+        ),
+        eb(
+          "e.session",
+          "in",
+          eb
+            .selectFrom("sessions as s")
+            .innerJoin("workstream_ownership as o", "o.work", "s.work")
+            .select("s.id")
+            .where("o.workstream_id", "=", stream),
+        ),
+      ]),
+    )
+    .orderBy("e.seq")
+    .limit(limit + 1)
+    .execute();
+  const events = rows.slice(0, limit).map(eventItem);
+  const hasMore = rows.length > limit;
+  const last = events.at(-1);
+  return {
+    page: { events, has_more: hasMore },
+    next_cursor: bindCursor(
+      scope.binding,
+      hasMore && last !== undefined
+        ? { version: 1, project_id: scope.stream.project_id, after_seq: last.seq }
+        : null,
+    ),
+  };
+}
