@@ -75,14 +75,15 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       .executeTakeFirstOrThrow();
     expect(JSON.parse(rule.attributes)).toMatchObject({
       severity: "hard",
-      scope: ["records/pesticide/**"],
+      scope: "path",
+      value: "records/pesticide/**",
     });
     const truth = await ledger.store.db
       .selectFrom("entities")
       .select("attributes")
       .where("key", "=", "rule#truth")
       .executeTakeFirstOrThrow();
-    expect(JSON.parse(truth.attributes)).toMatchObject({ scope: ["global"] });
+    expect(JSON.parse(truth.attributes)).toMatchObject({ scope: "project", value: "*" });
   });
 
   it("reads one decision per ADR file: front matter, header fields, Chinese statuses", async () => {

@@ -103,12 +103,13 @@ export function parseMarkdownHeadings(
         issue("error", `rule severity "${severity}" must be one of hard|soft|info`);
       }
       attributes["severity"] = sev;
-      attributes["scope"] = ruleScope(scope, value, (message) => issue("warning", message));
-    } else {
-      if (severity !== undefined) attributes["severity"] = severity;
-      if (scope !== undefined) attributes["scope"] = scope;
-      if (value !== undefined) attributes["value"] = value;
+    } else if (severity !== undefined) {
+      attributes["severity"] = severity;
     }
+    // A rule's scope is kept as written (`scope=KIND value=V`, or a list of entries); the
+    // context compiler reads it and reports a scope it cannot read (context/rule-scope.ts).
+    if (scope !== undefined) attributes["scope"] = scope;
+    if (value !== undefined) attributes["value"] = value;
     if (typeof rest["work"] === "string") attributes["work"] = splitList(rest["work"]);
     entities.push({
       kind,
@@ -131,29 +132,6 @@ function splitList(value: string): string[] {
     .split(/[\s,]+/)
     .map((v) => v.trim())
     .filter((v) => v !== "");
-}
-
-/**
- * Rule scope as a list: `global` (the default), path globs and `tag:NAME` entries. Two ways to
- * write it: this build's `scope="src/** tag:payments"`, or the original's kind and value,
- * `scope=project value=*` (the whole project), `scope=path value=src/**`, `scope=tag value=x`.
- */
-function ruleScope(
-  scope: string | undefined,
-  value: string | undefined,
-  warn: (message: string) => void,
-): string[] {
-  if (value !== undefined) {
-    const kind = (scope ?? "project").toLowerCase();
-    const values = splitList(value);
-    if (kind === "project" || kind === "global" || values.includes("*")) return ["global"];
-    if (kind === "path" || kind === "paths") return values.length === 0 ? ["global"] : values;
-    if (kind === "tag" || kind === "tags") return values.map((v) => `tag:${v}`);
-    warn(`rule scope kind "${scope}" is not project, path or tag; the rule applies everywhere`);
-    return ["global"];
-  }
-  const list = scope === undefined ? [] : splitList(scope);
-  return list.length === 0 ? ["global"] : list;
 }
 
 export function markdownHeadingV1(text: string, context: AdapterContext): AdapterResult {
