@@ -2,18 +2,18 @@ import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /**
- * Per-database memo of values derived from the projection (entities, dependencies) at one
- * project revision. Every change to the projection spends a revision (reindex, work transitions
- * and every other journaled write), so a value computed at revision R stays valid for as long as
- * the project is at R; the first read at a newer revision drops the whole slot.
+ * Per-database memo of values valid at one project revision, for reads that depend on more than
+ * the projection (search also ranks evidence and events; the projection itself is cached by
+ * projection-cache.ts, which survives writes that do not change it). Every write spends a
+ * revision, so a value computed at revision R stays valid for as long as the project is at R;
+ * the first read at a newer revision drops the whole slot.
  *
  * Contracts:
  * - Callers read the revision BEFORE loading (`Ledger.#read` does), so a cached value is never
  *   older than its key. A load racing a write may see the newer state; a reader still at the old
  *   revision then gets that newer state, exactly as it would without the cache (reads are not
  *   transactions).
- * - Only projection-derived values belong here. Time-dependent state (claims expire by the
- *   clock) and runtime tables are read per call.
+ * - Time-dependent state (claims expire by the clock) does not belong here: it is read per call.
  * - Cached values are shared between calls: callers must treat them as read-only.
  */
 interface Slot {

@@ -1,0 +1,110 @@
+import type { Kysely } from "kysely";
+import { sql } from "../../internal/kysely.js";
+import type { Backend, Migration } from "../migration.js";
+
+/** How many entity updates projection_changes keeps; a reader further behind reloads. */
+export const PROJECTION_CHANGE_WINDOW = 1024;
+
+// The projection's own clock (docs/design/read-caching.md), kept by triggers so every writer of
+// entities and dependencies (reindex, work transitions, anything later) moves it in the same
+// transaction as its change, without knowing about it:
+// - project_state.projection_generation grows with every row changed in entities or
+//   dependencies, and only then: a reader whose cached projection has the current generation
+//   has the current projection, whatever else (events, claims, sessions) was written meanwhile;
+// - project_state.projection_shape is the generation of the last change that moved, added or
+//   removed an entity or touched a dependency (a reindex): a reader behind it reloads;
+// - projection_changes lists, per generation, the entity an in-place update changed (a work
+//   transition's status and attributes), so a reader behind only by updates re-reads those rows.
+//   It keeps the newest PROJECTION_CHANGE_WINDOW entries;
+// - project_state.evidence_generation grows with every change to recorded evidence (what search
+//   ranks besides the projection), and only then.
+const sqliteStatements = [
+  "ALTER TABLE project_state ADD COLUMN projection_generation INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE project_state ADD COLUMN projection_shape INTEGER NOT NULL DEFAULT 0",
+  "ALTER TABLE project_state ADD COLUMN evidence_generation INTEGER NOT NULL DEFAULT 0",
+  ...["INSERT", "UPDATE", "DELETE"].map(
+    (op) => `CREATE TRIGGER evidence_generation_${op.toLowerCase()} AFTER ${op} ON evidence BEGIN
+       UPDATE project_state SET evidence_generation = evidence_generation + 1; END`,
+  ),
+  `CREATE TABLE projection_changes (
+     generation INTEGER PRIMARY KEY,
+     entity_key TEXT NOT NULL)`,
+  ...["INSERT", "DELETE"].map(
+    (op) => `CREATE TRIGGER entities_projection_${op.toLowerCase()} AFTER ${op} ON entities BEGIN
+       UPDATE project_state SET projection_generation = projection_generation + 1,
+                                projection_shape = projection_generation + 1; END`,
+  ),
+  ...["INSERT", "UPDATE", "DELETE"].map(
+    (op) => `CREATE TRIGGER dependencies_projection_${op.toLowerCase()} AFTER ${op} ON dependencies
+     BEGIN
+       UPDATE project_state SET projection_generation = projection_generation + 1,
+                                projection_shape = projection_generation + 1; END`,
+  ),
+  `CREATE TRIGGER entities_projection_update AFTER UPDATE ON entities BEGIN
+     UPDATE project_state SET projection_generation = projection_generation + 1,
+       projection_shape = CASE
+         WHEN old.key = new.key AND old.kind = new.kind AND old.source_path = new.source_path
+          AND old.ordinal = new.ordinal THEN projection_shape
+         ELSE projection_generation + 1 END;
+     INSERT INTO projection_changes (generation, entity_key)
+       SELECT projection_generation, new.key FROM project_state;
+     DELETE FROM projection_changes WHERE generation <=
+       (SELECT projection_generation FROM project_state) - ${PROJECTION_CHANGE_WINDOW}; END`,
+];
+
+// PostgreSQL: the same clock; structural changes bump it once per statement.
+const postgresStatements = [
+  "ALTER TABLE project_state ADD COLUMN projection_generation BIGINT NOT NULL DEFAULT 0",
+  "ALTER TABLE project_state ADD COLUMN projection_shape BIGINT NOT NULL DEFAULT 0",
+  "ALTER TABLE project_state ADD COLUMN evidence_generation BIGINT NOT NULL DEFAULT 0",
+  `CREATE FUNCTION awr_evidence_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       UPDATE project_state SET evidence_generation = evidence_generation + 1;
+       RETURN NULL;
+     END $$`,
+  `CREATE TRIGGER evidence_generation AFTER INSERT OR UPDATE OR DELETE ON evidence
+     FOR EACH STATEMENT EXECUTE FUNCTION awr_evidence_changed()`,
+  `CREATE TABLE projection_changes (
+     generation BIGINT PRIMARY KEY,
+     entity_key TEXT NOT NULL)`,
+  `CREATE FUNCTION awr_projection_reshaped() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       UPDATE project_state SET projection_generation = projection_generation + 1,
+                                projection_shape = projection_generation + 1;
+       RETURN NULL;
+     END $$`,
+  `CREATE TRIGGER entities_projection_shape AFTER INSERT OR DELETE ON entities
+     FOR EACH STATEMENT EXECUTE FUNCTION awr_projection_reshaped()`,
+  `CREATE TRIGGER dependencies_projection_shape AFTER INSERT OR UPDATE OR DELETE ON dependencies
+     FOR EACH STATEMENT EXECUTE FUNCTION awr_projection_reshaped()`,
+  `CREATE FUNCTION awr_projection_entity_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE g BIGINT;
+     BEGIN
+       UPDATE project_state SET projection_generation = projection_generation + 1,
+         projection_shape = CASE
+           WHEN (OLD.key, OLD.kind, OLD.source_path, OLD.ordinal)
+                = (NEW.key, NEW.kind, NEW.source_path, NEW.ordinal) THEN projection_shape
+           ELSE projection_generation + 1 END
+         RETURNING projection_generation INTO g;
+       IF g IS NOT NULL THEN
+         INSERT INTO projection_changes (generation, entity_key) VALUES (g, NEW.key);
+         DELETE FROM projection_changes WHERE generation <= g - ${PROJECTION_CHANGE_WINDOW};
+       END IF;
+       RETURN NULL;
+     END $$`,
+  `CREATE TRIGGER entities_projection_update AFTER UPDATE ON entities
+     FOR EACH ROW EXECUTE FUNCTION awr_projection_entity_updated()`,
+];
+
+// biome-ignore lint/suspicious/noExplicitAny: schema-less during migration.
+async function run(db: Kysely<any>, statements: readonly string[]): Promise<void> {
+  for (const statement of statements) await sql.raw(statement).execute(db);
+}
+
+export const migration006ProjectionChanges: Migration = {
+  version: 6,
+  name: "read clock: projection generation and shape, entities updated in place, evidence",
+  async up(db, backend: Backend) {
+    await run(db, backend === "sqlite" ? sqliteStatements : postgresStatements);
+  },
+};
