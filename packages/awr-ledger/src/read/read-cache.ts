@@ -17,30 +17,51 @@ import type { LedgerSchema } from "../storage/schema.js";
  * - Cached values are shared between calls: callers must treat them as read-only.
  */
 interface Slot {
-  revision: number;
+  version: number;
   values: Map<string, Promise<unknown>>;
 }
 
-const slots = new WeakMap<object, Slot>();
+const spaces = new WeakMap<object, Map<string, Slot>>();
 
 /**
- * Bound on values kept for one revision: keys can come from callers (search queries), so a
- * read-only service that never changes revision must not grow without limit. The oldest
+ * Bound on values kept for one version of a space: keys can come from callers (search queries),
+ * so a read-only service that never changes revision must not grow without limit. The oldest
  * entry goes first.
  */
 export const MAX_VALUES_PER_REVISION = 512;
 
+/** `load()` memoised at the project revision `revision`. */
 export function memoAt<T>(
   db: Kysely<LedgerSchema>,
   revision: number,
   key: string,
   load: () => Promise<T>,
 ): Promise<T> {
-  let slot = slots.get(db);
-  if (slot === undefined || slot.revision < revision) {
-    slot = { revision, values: new Map() };
-    slots.set(db, slot);
-  } else if (slot.revision > revision) {
+  return memoIn(db, "revision", revision, key, load);
+}
+
+/**
+ * `load()` memoised in a named space at `version`, a number that only grows and changes whenever
+ * what the space's values depend on changes (the revision, or a generation of the read clock).
+ * The contracts above hold with "revision" read as "version".
+ */
+export function memoIn<T>(
+  db: Kysely<LedgerSchema>,
+  space: string,
+  version: number,
+  key: string,
+  load: () => Promise<T>,
+): Promise<T> {
+  let byName = spaces.get(db);
+  if (byName === undefined) {
+    byName = new Map();
+    spaces.set(db, byName);
+  }
+  let slot = byName.get(space);
+  if (slot === undefined || slot.version < version) {
+    slot = { version, values: new Map() };
+    byName.set(space, slot);
+  } else if (slot.version > version) {
     // A reader that started before the latest write: answer it without disturbing the slot.
     return load();
   }

@@ -4,7 +4,7 @@ import type { LedgerSchema } from "../storage/schema.js";
 import type { SearchHit } from "./search.js";
 import { byScoreThenRef, SEARCH_CANDIDATES } from "./search-rank.js";
 
-interface Row {
+export interface Row {
   kind: string;
   ref: string;
   title: string;
@@ -24,8 +24,36 @@ export async function searchSqlite(
   db: Kysely<LedgerSchema>,
   terms: string[],
   limit: number,
+  memoRecords: RecordsMemo = (load) => load(),
 ): Promise<SearchHit[]> {
   const match = terms.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
+  const records = await memoRecords(() => recordHits(db, match, limit));
+  // The newest matches among the newest RECENT_EVENT_WINDOW events; the whole event index is
+  // read only when those and the records together leave the page short (so an event older than
+  // the window is found whenever the page has room for it, and never costs a broad query).
+  let events = await newestEvents(db, "event_search_recent", match, limit);
+  if (events.length < limit && records.length + events.length < limit) {
+    events = await newestEvents(db, "event_search_fts", match, limit);
+  }
+  return [...records, ...events]
+    .map((r) => ({
+      ...r,
+      snippet: r.snippet === "" ? r.title : r.snippet,
+      score: Number(r.score),
+    }))
+    .sort(byScoreThenRef)
+    .slice(0, limit);
+}
+
+/**
+ * Memoises the record hits (work, goals, plans, rules, decisions, milestones, evidence), which
+ * depend only on search_fts: read/search.ts keys them by what changes search_fts, so a write
+ * that only appends events does not rank the records again (their bm25 statistics are
+ * search_fts's own).
+ */
+export type RecordsMemo = (load: () => Promise<readonly Row[]>) => Promise<readonly Row[]>;
+
+async function recordHits(db: Kysely<LedgerSchema>, match: string, limit: number): Promise<Row[]> {
   const { rows: top } = await sql<{ id: number; score: number }>`
     WITH candidates AS MATERIALIZED (
       SELECT rowid AS id, ref, bm25(search_fts, 0, 0, 4.0, 1.0) AS rank
@@ -46,21 +74,7 @@ export async function searchSqlite(
          AND +rowid IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`.execute(db);
     for (const { id, ...row } of rows) records.push({ ...row, score: score.get(Number(id)) ?? 0 });
   }
-  // The newest matches among the newest RECENT_EVENT_WINDOW events; the whole event index is
-  // read only when those and the records together leave the page short (so an event older than
-  // the window is found whenever the page has room for it, and never costs a broad query).
-  let events = await newestEvents(db, "event_search_recent", match, limit);
-  if (events.length < limit && records.length + events.length < limit) {
-    events = await newestEvents(db, "event_search_fts", match, limit);
-  }
-  return [...records, ...events]
-    .map((r) => ({
-      ...r,
-      snippet: r.snippet === "" ? r.title : r.snippet,
-      score: Number(r.score),
-    }))
-    .sort(byScoreThenRef)
-    .slice(0, limit);
+  return records;
 }
 
 async function newestEvents(

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { Backend } from "../storage/migration.js";
+import { readClock } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { memoAt } from "./read-cache.js";
+import { memoAt, memoIn } from "./read-cache.js";
 import { searchPostgres } from "./search-postgres.js";
 import { searchSqlite } from "./search-sqlite.js";
 
@@ -58,11 +59,18 @@ export async function search(
     );
   }
   const limit = input.limit ?? 20;
-  // Memoised per revision like the other reads (read-cache.ts): records, evidence and events
-  // change only in writes that spend a revision. Entries live until the next revision; each
-  // holds at most `limit` hits. Callers get their own copies of the hits.
-  const hits = await memoAt(db, revision, `search:${limit}:${terms.join("\u0000")}`, () =>
-    backend === "sqlite" ? searchSqlite(db, terms, limit) : searchPostgres(db, terms, limit),
-  );
+  const key = `search:${limit}:${terms.join("\u0000")}`;
+  // Memoised per revision (read-cache.ts): records, evidence and events change only in writes
+  // that spend a revision. Entries live until the next revision; each holds at most `limit`
+  // hits. Callers get their own copies of the hits. On SQLite the record hits are memoised
+  // longer, for as long as entities and evidence are unchanged (the read clock's projection
+  // and evidence generations, which only grow: their sum changes whenever either does).
+  const hits = await memoAt(db, revision, key, async () => {
+    if (backend !== "sqlite") return searchPostgres(db, terms, limit);
+    const clock = await memoAt(db, revision, "read-clock", () => readClock(db));
+    return searchSqlite(db, terms, limit, (load) =>
+      memoIn(db, "search-records", clock.generation + clock.evidence, key, load),
+    );
+  });
   return { project_revision: revision, query: input.query, results: hits.map((h) => ({ ...h })) };
 }
