@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { sql } from "../../internal/kysely.js";
 import type { Backend, Migration } from "../migration.js";
+import { RECENT_EVENT_WINDOW } from "./005-event-search.js";
 
 /** How many entity updates projection_changes keeps; a reader further behind reloads. */
 export const PROJECTION_CHANGE_WINDOW = 1024;
@@ -50,6 +51,36 @@ const sqliteStatements = [
        SELECT projection_generation, new.key FROM project_state;
      DELETE FROM projection_changes WHERE generation <=
        (SELECT projection_generation FROM project_state) - ${PROJECTION_CHANGE_WINDOW}; END`,
+];
+
+// SQLite search upkeep per write, same search results:
+// - the entity and evidence FTS rows are rewritten only when a column they index changes (a
+//   work transition changes status and attributes only; its DELETE from search_fts, which
+//   cannot use an index on the UNINDEXED ref column, scanned every record);
+// - event_search_recent ages out its oldest rows every 256th event, in one batch, instead of
+//   one row per event: the table then holds the newest RECENT_EVENT_WINDOW to
+//   RECENT_EVENT_WINDOW + 255 events, still a suffix of the event log, which is all that
+//   read/search-sqlite.ts needs of it.
+const sqliteSearchUpkeep = [
+  "DROP TRIGGER entities_fts_update",
+  `CREATE TRIGGER entities_fts_update AFTER UPDATE OF kind, key, title, summary, body ON entities
+   BEGIN
+     DELETE FROM search_fts WHERE doc_kind = old.kind AND ref = old.key;
+     INSERT INTO search_fts (doc_kind, ref, title, body)
+     VALUES (new.kind, new.key, new.title, coalesce(new.summary, '') || ' ' || new.body); END`,
+  "DROP TRIGGER evidence_fts_update",
+  `CREATE TRIGGER evidence_fts_update AFTER UPDATE OF external_key, summary ON evidence BEGIN
+     DELETE FROM search_fts WHERE doc_kind = 'evidence' AND ref = old.external_key;
+     INSERT INTO search_fts (doc_kind, ref, title, body)
+     VALUES ('evidence', new.external_key, new.external_key, new.summary); END`,
+  "DROP TRIGGER events_search_insert",
+  `CREATE TRIGGER events_search_insert AFTER INSERT ON events BEGIN
+     INSERT INTO event_search_fts (rowid, ref, title, body)
+     VALUES (new.seq, new.id, new.type, coalesce(new.summary, ''));
+     INSERT INTO event_search_recent (rowid, ref, title, body)
+     VALUES (new.seq, new.id, new.type, coalesce(new.summary, '')); END`,
+  `CREATE TRIGGER events_search_age AFTER INSERT ON events WHEN new.seq % 256 = 0 BEGIN
+     DELETE FROM event_search_recent WHERE rowid <= new.seq - ${RECENT_EVENT_WINDOW}; END`,
 ];
 
 // PostgreSQL: the same clock; structural changes bump it once per statement.
@@ -105,6 +136,8 @@ export const migration006ProjectionChanges: Migration = {
   version: 6,
   name: "read clock: projection generation and shape, entities updated in place, evidence",
   async up(db, backend: Backend) {
-    await run(db, backend === "sqlite" ? sqliteStatements : postgresStatements);
+    if (backend === "postgres") return run(db, postgresStatements);
+    await run(db, sqliteStatements);
+    await run(db, sqliteSearchUpkeep);
   },
 };
