@@ -166,6 +166,24 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     expect(status.ledger_notes[0]?.label).toMatch(/does not compute/);
   });
 
+  it("shows a current: block edited and reindexed in the next status", async () => {
+    const { root, ledger } = await open();
+    expect((await ledger.projectStatus({}, caller)).ledger_notes[0]?.current).toMatchObject({
+      work_item: "TG-2",
+    });
+    const path = join(root, "ledger", "work-ledger.yaml");
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace("  work_item: TG-2", "  work_item: TG-3"),
+    );
+    await ledger.sourceReindex({ expected_revision: await ledger.store.currentRevision() }, caller);
+    const status = await ledger.projectStatus({}, caller);
+    expect(status.ledger_notes[0]?.current).toMatchObject({
+      work_item: "TG-3",
+      milestone: "TG-M1",
+    });
+  });
+
   it("finds a CJK word from the middle of a title, next actions, and ids first", async () => {
     const { ledger } = await open();
     const middle = await ledger.search({ text: "上线" }, caller);

@@ -5,47 +5,47 @@ import type { LedgerSchema } from "../storage/schema.js";
 import {
   type Candidate,
   type CandidateFilter,
-  type FoundCandidates,
   SEARCH_CANDIDATES,
+  type SearchEngine,
   substringScore,
 } from "./search-rank.js";
 import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 /**
- * SQLite search (migrations 005 and 006). Words: work, goals, plans, rules, decisions,
+ * SQLite search (migrations 005, 006 and 008). Words: work, goals, plans, rules, decisions,
  * milestones and evidence in search_fts (unicode61 + porter, every term a prefix, bm25 with the
  * title weighted 4x), events in event_search_fts / event_search_recent (rowid = seq). Any CJK
  * term: records in search_trigram (substring MATCH for terms of three or more characters, LIKE
  * for shorter ones), events by LIKE on the events table, newest first. At most
  * SEARCH_CANDIDATES records are ranked, and only the newest `limit` matching events are read.
  */
-export async function sqliteCandidates(
-  db: Kysely<LedgerSchema>,
-  terms: SearchTerms,
-  filter: CandidateFilter,
-  limit: number,
-): Promise<FoundCandidates> {
-  const substring = terms.cjk.length > 0;
-  const wantRecords = filter.docKinds === null || filter.docKinds.some((k) => k !== "event");
-  const wantEvents = filter.docKinds === null || filter.docKinds.includes("event");
-  const refs = filter.work === null ? null : await workRefs(db, filter.work);
-  const records = !wantRecords
-    ? []
-    : substring
-      ? await trigramRecords(db, terms, filter, refs)
-      : await wordRecords(db, terms, filter, refs, limit + 1);
-  let events: Candidate[] = [];
-  if (wantEvents) {
-    const find = substring ? likeEvents : wordEvents;
+export const SQLITE_SEARCH: SearchEngine = {
+  async records(db, terms, filter, limit) {
+    if (filter.docKinds?.every((k) => k === "event")) {
+      return { candidates: [], more: false };
+    }
+    const refs = filter.work === null ? null : await workRefs(db, filter.work);
+    const candidates =
+      terms.cjk.length > 0
+        ? await trigramRecords(db, terms, filter, refs)
+        : await wordRecords(db, terms, filter, refs, limit + 1);
+    return { candidates, more: false };
+  },
+
+  async events(db, terms, filter, limit, records) {
+    if (filter.docKinds !== null && !filter.docKinds.includes("event")) {
+      return { candidates: [], more: false };
+    }
+    const find = terms.cjk.length > 0 ? likeEvents : wordEvents;
     // One event more than the page tells whether there are more; the page keeps the newest.
-    events = await find(db, terms, filter.work, limit + 1, true);
+    let events = await find(db, terms, filter.work, limit + 1, true);
     // The whole event index is read only when the recent window leaves the page short.
-    if (events.length <= limit && records.length + events.length < limit) {
+    if (events.length <= limit && records + events.length < limit) {
       events = await find(db, terms, filter.work, limit + 1, false);
     }
-  }
-  return { candidates: [...records, ...events.slice(0, limit)], more: events.length > limit };
-}
+    return { candidates: events.slice(0, limit), more: events.length > limit };
+  },
+};
 
 /** The records whose work item is `work`: the item itself and its recorded evidence. */
 async function workRefs(db: Kysely<LedgerSchema>, work: string): Promise<string[]> {

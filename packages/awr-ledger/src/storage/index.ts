@@ -12,6 +12,7 @@ export {
   type PostgresOptions,
 } from "./open-database.js";
 export { DEFAULT_LEASE_MS, type LockOptions } from "./project-lock.js";
+export { type ReadClock, readClock } from "./read-clock.js";
 export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
 export * from "./schema.js";
 export {
