@@ -2,15 +2,16 @@
 // search rows follow every change to what they index (title, summary, body, next action, in any
 // language) and nothing else, on both backends; on SQLite its FTS rows are rewritten only when
 // that text changes, and the recent-events table ages out in batches while staying a suffix of
-// the event log. Search results are what they were.
-import { spendRevision } from "@awr/awr-ledger";
+// the event log. Events are searched in the newest EVENT_SEARCH_WINDOW first, and in the whole
+// log whenever the page has room (the ledger README's "Search").
+import { EVENT_SEARCH_WINDOW, spendRevision } from "@awr/awr-ledger";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
-const WINDOW = 25_000;
+const WINDOW = EVENT_SEARCH_WINDOW;
 
 /** An in-place entity update with a revision spent, as a transition's commit makes it. */
 function updater(p: OpenProject) {
@@ -19,6 +20,37 @@ function updater(p: OpenProject) {
       await spendRevision(tx);
       await tx.updateTable("entities").set(set).where("key", "=", key).execute();
     });
+}
+
+/** `count` events appended directly (a revision spent once), `summary(i)` for the i-th, 1-based. */
+async function appendEvents(p: OpenProject, count: number, summary: (i: number) => string) {
+  await p.ledger.store.write(async (tx) => {
+    const revision = await spendRevision(tx);
+    const last = await tx
+      .selectFrom("events")
+      .select((eb) => eb.fn.max("seq").as("m"))
+      .executeTakeFirst();
+    const base = Number(last?.m ?? 0);
+    for (let from = 1; from <= count; from += 500) {
+      const rows = Array.from({ length: Math.min(500, count - from + 1) }, (_, k) => {
+        const i = from + k;
+        return {
+          id: `e${String(i).padStart(8, "0")}`,
+          seq: base + i,
+          revision,
+          type: "note.added",
+          work: null,
+          session: null,
+          client: "test",
+          operation_id: null,
+          summary: summary(i),
+          payload: "{}",
+          time: "x",
+        };
+      });
+      await tx.insertInto("events").values(rows).execute();
+    }
+  });
 }
 
 async function attributesOf(p: OpenProject, key: string): Promise<Record<string, unknown>> {
@@ -74,6 +106,48 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
     const hit = (await p.ledger.search({ text: "quokka" }, caller)).hits[0];
     expect(hit?.status).toBe("blocked");
   });
+
+  it("searches the newest events first, and the whole log when the page has room", async () => {
+    p = await openFixtureProject("basic", backend);
+    // The first events are older than the window; the newest mention "wombat".
+    const count = WINDOW + 300;
+    await appendEvents(p, count, (i) =>
+      i <= 3 ? `hosted zebra ${i} 任务图` : `wombat sighting ${i}`,
+    );
+    const events = async (input: Record<string, unknown>) =>
+      (await p?.ledger.search(input as { text: string }, caller))?.hits
+        .filter((h) => h.kind === "event")
+        .map((h) => h.snippet);
+    // Nothing in the window matches and the page has room: the whole log is searched.
+    expect(await events({ text: "zebra" })).toEqual([
+      "hosted [zebra] 3 任务图",
+      "hosted [zebra] 2 任务图",
+      "hosted [zebra] 1 任务图",
+    ]);
+    expect(await events({ text: "任务" })).toEqual([
+      "hosted zebra 3 [任务]图",
+      "hosted zebra 2 [任务]图",
+      "hosted zebra 1 [任务]图",
+    ]);
+    // The newest matches are in the window.
+    expect(await events({ text: "wombat", limit: 2 })).toEqual([
+      `[wombat] sighting ${count}`,
+      `[wombat] sighting ${count - 1}`,
+    ]);
+    // Two records match "hosted" (PAY-2 and its decision): they fill a page of one with the
+    // window's events, so the old events are not looked for, and the page says it is truncated.
+    const full = await p.ledger.search({ text: "hosted", limit: 1 }, caller);
+    expect(full.truncated).toBe(true);
+    expect(full.hits.map((h) => h.kind)).toEqual(["decision"]);
+    // A page of three has room: the records and the newest of the old events.
+    expect((await events({ text: "hosted", limit: 3 }))?.[0]).toBe("[hosted] zebra 3 任务图");
+    // Events alone (or one work item's) are always searched in the whole log.
+    expect(await events({ text: "hosted", kind: "event" })).toEqual([
+      "[hosted] zebra 3 任务图",
+      "[hosted] zebra 2 任务图",
+      "[hosted] zebra 1 任务图",
+    ]);
+  });
 });
 
 describe("SQLite search upkeep", () => {
@@ -120,19 +194,7 @@ describe("SQLite search upkeep", () => {
     p = await openFixtureProject("basic", "sqlite");
     const db = p.ledger.store.db;
     const count = WINDOW + 700;
-    await p.ledger.store.write(async (tx) => {
-      const revision = await spendRevision(tx);
-      const { rows: last } = await sql<{ m: number }>`
-        SELECT coalesce(max(seq), 0) AS m FROM events`.execute(tx);
-      const base = Number(last[0]?.m);
-      await sql`
-        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
-        INSERT INTO events (id, seq, revision, type, work, session, client, operation_id,
-                            summary, payload, time)
-        SELECT 'e' || i, ${base} + i, ${revision},
-               'note.added', NULL, NULL, 'test', NULL, 'wombat sighting ' || i, '{}', 'x'
-          FROM n`.execute(tx);
-    });
+    await appendEvents(p, count, (i) => `wombat sighting ${i}`);
     const { rows } = await sql<{ low: number; high: number; n: number }>`
       SELECT min(rowid) AS low, max(rowid) AS high, count(*) AS n FROM event_search_recent`.execute(
       db,

@@ -1,5 +1,6 @@
 import type { Kysely, RawBuilder } from "kysely";
 import { sql } from "../internal/kysely.js";
+import { EVENT_SEARCH_WINDOW } from "../storage/migrations/008-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type Candidate,
@@ -121,8 +122,10 @@ async function candidatesOf(
  * PostgreSQL search (migrations 001 and 006). Words: each table's GIN-indexed tsvector
  * (`english`, every term a prefix), ranked with ts_rank_cd, ts_headline on the hits. CJK terms:
  * the GIN-indexed bigram vector search_cjk (a word is the phrase of its bigrams), a
- * one-character term by ILIKE; events by ILIKE, newest first. At most SEARCH_CANDIDATES entities
- * and evidence records, and the newest `limit` matching events, are ranked.
+ * one-character term by ILIKE; events by ILIKE. At most SEARCH_CANDIDATES entities and evidence
+ * records are ranked. Events: the newest `limit` matches among the newest EVENT_SEARCH_WINDOW
+ * events, and among all of them (or all of one work item's) when those and the records leave
+ * the page short, as on SQLite (the ledger README's "Search" says what this means).
  */
 export const POSTGRES_SEARCH: SearchEngine = {
   async records(db, terms, filter, limit) {
@@ -160,27 +163,42 @@ export const POSTGRES_SEARCH: SearchEngine = {
     return { candidates: await candidatesOf(db, terms, q, top), more: found.length > top.length };
   },
 
-  async events(db, terms, filter, limit) {
+  async events(db, terms, filter, limit, records) {
     if (filter.docKinds !== null && !filter.docKinds.includes("event")) {
       return { candidates: [], more: false };
     }
     const q = queriesOf(terms);
-    const where = all([
-      q.substring
-        ? all(
-            terms.all.map(
-              (t) => sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`,
-            ),
-          )
-        : sql`ev.search_tsv @@ to_tsquery('english', ${q.words ?? ""})`,
-      filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
-    ]);
     const score = q.substring
       ? sql`0`
       : sql`ts_rank_cd(ev.search_tsv, to_tsquery('english', ${q.words ?? ""}))`;
-    const { rows } = await sql<Omit<Found, "doc_kind">>`
-      SELECT ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score
-        FROM events ev WHERE ${where} ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
+    const newest = (windowed: boolean) => {
+      // In the window the events are read newest first through the seq index and each one
+      // tested (`coalesce` keeps the planner off the GIN index, whose bitmap of a broad prefix
+      // over the whole log is what made this slow); over the whole log the GIN index is used.
+      const vector = windowed ? sql`coalesce(ev.search_tsv, ''::tsvector)` : sql`ev.search_tsv`;
+      const where = all([
+        q.substring
+          ? all(
+              terms.all.map(
+                (t) =>
+                  sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`,
+              ),
+            )
+          : sql`${vector} @@ to_tsquery('english', ${q.words ?? ""})`,
+        filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
+        windowed ? sql`ev.seq > (SELECT max(seq) FROM events) - ${EVENT_SEARCH_WINDOW}` : TRUE,
+      ]);
+      return sql<Omit<Found, "doc_kind">>`
+        SELECT ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score
+          FROM events ev WHERE ${where} ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
+    };
+    // As on SQLite: one work item's events whole, else the window first and the whole log
+    // unless the window and the records already overfill the page.
+    const windowed = filter.work === null;
+    let { rows } = await newest(windowed);
+    if (windowed && rows.length <= limit && records + rows.length <= limit) {
+      ({ rows } = await newest(false));
+    }
     const found = rows
       .slice(0, limit)
       .map((r) => ({ ...r, doc_kind: "event", score: Number(r.score) }));

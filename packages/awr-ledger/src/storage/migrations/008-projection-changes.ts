@@ -1,7 +1,6 @@
 import type { Kysely } from "kysely";
 import { sql } from "../../internal/kysely.js";
 import type { Backend, Migration } from "../migration.js";
-import { RECENT_EVENT_WINDOW } from "./005-event-search.js";
 
 /** How many entity updates projection_changes keeps; a reader further behind reloads. */
 export const PROJECTION_CHANGE_WINDOW = 1024;
@@ -83,12 +82,8 @@ const entityText = (row: string) =>
 //   next action changed (the one attribute indexed), never for a status change alone (the
 //   DELETE from search_fts, which cannot use an index on the UNINDEXED ref column, scanned
 //   every record). `UPDATE OF` skips updates that set no indexed column at all; `WHEN` compares
-//   the indexed values themselves;
-// - event_search_recent ages out its oldest rows every 256th event, in one batch, instead of
-//   one row per event: the table then holds the newest RECENT_EVENT_WINDOW to
-//   RECENT_EVENT_WINDOW + 255 events, still a suffix of the event log, which is all that
-//   read/search-sqlite.ts needs of it.
-const sqliteSearchUpkeep = [
+//   the indexed values themselves.
+const sqliteRecordUpkeep = [
   "DROP TRIGGER entities_search_update",
   `CREATE TRIGGER entities_search_update
      AFTER UPDATE OF kind, key, title, summary, body, attributes ON entities
@@ -107,14 +102,46 @@ const sqliteSearchUpkeep = [
      DELETE FROM search_trigram WHERE doc_kind = 'evidence' AND ref = old.external_key;
      INSERT INTO search_fts (doc_kind, ref, title, body) VALUES ('evidence', new.external_key, new.external_key, new.summary);
      INSERT INTO search_trigram (doc_kind, ref, text) VALUES ('evidence', new.external_key, new.external_key || char(10) || new.summary); END`,
+];
+
+/**
+ * How many of the newest events search looks at first (read/search-sqlite.ts,
+ * read/search-postgres.ts; the ledger README says what it means for results). Supersedes
+ * migration 005's 25,000: a prefix term is expanded over the window on every search after a
+ * write, and these are about 1,400 journaled writes.
+ */
+export const EVENT_SEARCH_WINDOW = 4096;
+
+// SQLite event search, rebuilt (005's tables held a copy of every event's text and its size):
+// - event_search_fts indexes every event with the events table as its external content
+//   (content_rowid seq; events are append-only, so the index never goes stale) and no column
+//   sizes (bm25 then measures the few rows it scores): a write adds index entries only;
+// - event_search_recent holds the newest EVENT_SEARCH_WINDOW to EVENT_SEARCH_WINDOW + 255
+//   events (its own content, so rows can be deleted): every 256th event ages out the oldest in
+//   one batch and merges the table into one segment (it is small, and an unmerged table of
+//   deleted rows is what made prefix terms slow). It stays a suffix of the event log, which is
+//   all read/search-sqlite.ts relies on.
+const EVENT_TABLE = (name: string, content: string) =>
+  `CREATE VIRTUAL TABLE ${name} USING fts5(id UNINDEXED, type, summary, ${content}columnsize = 0,
+     tokenize = 'porter unicode61')`;
+const sqliteEventSearch = [
   "DROP TRIGGER events_search_insert",
+  "DROP TABLE event_search_fts",
+  "DROP TABLE event_search_recent",
+  EVENT_TABLE("event_search_fts", "content = 'events', content_rowid = 'seq', "),
+  "INSERT INTO event_search_fts (event_search_fts) VALUES ('rebuild')",
+  EVENT_TABLE("event_search_recent", ""),
+  `INSERT INTO event_search_recent (rowid, id, type, summary)
+     SELECT seq, id, type, summary FROM events
+      WHERE seq > (SELECT coalesce(max(seq), 0) FROM events) - ${EVENT_SEARCH_WINDOW}`,
   `CREATE TRIGGER events_search_insert AFTER INSERT ON events BEGIN
-     INSERT INTO event_search_fts (rowid, ref, title, body)
-     VALUES (new.seq, new.id, new.type, coalesce(new.summary, ''));
-     INSERT INTO event_search_recent (rowid, ref, title, body)
-     VALUES (new.seq, new.id, new.type, coalesce(new.summary, '')); END`,
+     INSERT INTO event_search_fts (rowid, id, type, summary)
+     VALUES (new.seq, new.id, new.type, new.summary);
+     INSERT INTO event_search_recent (rowid, id, type, summary)
+     VALUES (new.seq, new.id, new.type, new.summary); END`,
   `CREATE TRIGGER events_search_age AFTER INSERT ON events WHEN new.seq % 256 = 0 BEGIN
-     DELETE FROM event_search_recent WHERE rowid <= new.seq - ${RECENT_EVENT_WINDOW}; END`,
+     DELETE FROM event_search_recent WHERE rowid <= new.seq - ${EVENT_SEARCH_WINDOW};
+     INSERT INTO event_search_recent (event_search_recent) VALUES ('optimize'); END`,
 ];
 
 // PostgreSQL: the same clock; structural changes bump it once per statement (a source note, once
@@ -181,10 +208,11 @@ async function run(db: Kysely<any>, statements: readonly string[]): Promise<void
 
 export const migration008ProjectionChanges: Migration = {
   version: 8,
-  name: "read clock: projection generation and shape, entities updated in place, evidence",
+  name: "read clock; search rows rewritten only when their text changes; event search window",
   async up(db, backend: Backend) {
     if (backend === "postgres") return run(db, postgresStatements);
     await run(db, sqliteStatements);
-    await run(db, sqliteSearchUpkeep);
+    await run(db, sqliteRecordUpkeep);
+    await run(db, sqliteEventSearch);
   },
 };
