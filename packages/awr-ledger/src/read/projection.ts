@@ -66,6 +66,12 @@ export class Projection {
     readonly revisions: ReadonlyMap<string, number>,
     /** The sources' notes, in source path order. */
     readonly notes: readonly SourceNote[],
+    /**
+     * The generation of the last change to any entity's searchable text (see searchableText):
+     * what the search index of entities holds is the same at every generation from here on
+     * until it moves. A reload sets it to the generation.
+     */
+    readonly textGeneration: number,
   ) {
     this.#kinds = kinds;
     this.#slots = slots;
@@ -106,7 +112,7 @@ export class Projection {
       pushTo(deps, row.work_key, { target: row.depends_on, required });
       pushTo(dependents, row.depends_on, { work: row.work_key, required });
     }
-    return new Projection(generation, kinds, slots, deps, dependents, revisions, notes);
+    return new Projection(generation, kinds, slots, deps, dependents, revisions, notes, generation);
   }
 
   entity(key: string): EntityView | undefined {
@@ -147,6 +153,7 @@ export class Projection {
     const kinds = new Map(this.#kinds);
     const copied = new Set<string>();
     let revisions = this.revisions;
+    let textChanged = false;
     const changed: string[] = [];
     for (const row of rows) {
       const slot = this.#slots.get(row.key);
@@ -164,7 +171,9 @@ export class Projection {
         kinds.set(slot.kind, list);
         copied.add(slot.kind);
       }
-      list[slot.index] = toView(row);
+      const view = toView(row);
+      textChanged ||= searchableText(list[slot.index] as EntityView) !== searchableText(view);
+      list[slot.index] = view;
       const revision = Number(row.indexed_revision);
       if (revisions.get(row.key) !== revision) {
         if (revisions === this.revisions) revisions = new Map(revisions);
@@ -180,12 +189,21 @@ export class Projection {
       this.dependents,
       revisions,
       this.notes,
+      textChanged ? generation : this.textGeneration,
     );
     for (const [derivation, value] of this.#derived) {
       next.#derived.set(derivation, derivation.update(value, this, next, changed));
     }
     return next;
   }
+}
+
+/**
+ * What the search indexes hold of an entity besides its key and kind (migrations 006 and 008:
+ * title, summary, body and next action, on both backends), as one comparable string.
+ */
+function searchableText(view: EntityView): string {
+  return JSON.stringify([view.title, view.summary, view.body, view.attributes["next_action"]]);
 }
 
 function pushTo<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { Backend } from "../storage/migration.js";
-import { readClock } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SourceRef } from "./entity-view.js";
+import { readStateAt } from "./projection-cache.js";
 import { memoAt, memoIn } from "./read-cache.js";
 import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
 import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
@@ -153,8 +153,10 @@ export async function search(
     // One more than the page tells whether it was truncated; with a status filter, more
     // candidates are ranked so the filter still fills the page.
     const want = status === null ? limit + 1 : Math.max(limit + 1, 100);
+    const { projection, clock } = await readStateAt(db, revision);
     if (raw === undefined || terms === undefined) {
-      const hits = await searchDetails(db, await structuredCandidates(db, filter), status);
+      const candidates = await structuredCandidates(db, filter);
+      const hits = await searchDetails(db, projection, candidates, status);
       // Without text every hit ranks 0: in kind, then key order, as the original lists them.
       hits.sort((a, b) =>
         a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1,
@@ -162,24 +164,36 @@ export async function search(
       return { hits: hits.slice(0, limit), truncated: hits.length > limit };
     }
     const engine = backend === "sqlite" ? SQLITE_SEARCH : POSTGRES_SEARCH;
-    // Record hits (entities, evidence) depend on nothing else, so they are memoised for as long
-    // as the read clock's projection and evidence generations stand still (both only grow: their
-    // sum changes whenever either does). A write that only appends events, as almost every
-    // journaled write does, ranks only the events again.
-    const clock = await memoAt(db, revision, "read-clock", () => readClock(db));
+    // The record half (entities, evidence) depends on nothing else, so it outlives revisions
+    // (docs/design/read-caching.md): which records match and how they rank, for as long as no
+    // searchable text changed (the projection's text generation, the evidence generation);
+    // their hits (status and the rest) for as long as the projection and evidence stand still.
+    // Both pairs only grow, so their sums change whenever either does. A write that only
+    // appends events, as almost every journaled write does, ranks only the events again; a
+    // transition that changes only a status re-reads no index.
+    const matched = await memoIn(
+      db,
+      "search-text",
+      projection.textGeneration + clock.evidence,
+      memoKey,
+      () => recordCandidates(db, engine, { raw, terms, filter }, want - 1),
+    );
     const records = await memoIn(
       db,
       "search-records",
-      clock.generation + clock.evidence,
+      projection.generation + clock.evidence,
       memoKey,
-      () => recordHits(db, engine, { raw, terms, filter, status }, want - 1),
+      async () => ({
+        byKey: await searchDetails(db, projection, matched.byKey, status),
+        byText: await searchDetails(db, projection, matched.byText, status),
+      }),
     );
-    const events = await engine.events(db, terms, filter, want - 1, records.found);
-    const eventHits = await searchDetails(db, events.candidates, status);
+    const events = await engine.events(db, terms, filter, want - 1, matched.found);
+    const eventHits = await searchDetails(db, projection, events.candidates, status);
     const hits = [...records.byKey, ...[...records.byText, ...eventHits].sort(byRankThenKey)];
     return {
       hits: hits.slice(0, limit),
-      truncated: records.more || events.more || hits.length > limit,
+      truncated: matched.more || events.more || hits.length > limit,
     };
   });
   return {
@@ -194,23 +208,23 @@ export async function search(
   };
 }
 
-interface RecordHits {
+interface RecordCandidates {
   /** Records whose key is the query, first whatever their text scores. */
-  byKey: SearchHit[];
+  byKey: Candidate[];
   /** The other matching records, best first. */
-  byText: SearchHit[];
+  byText: Candidate[];
   /** How many records the engine found by text (before the key matches were taken out). */
   found: number;
   more: boolean;
 }
 
-/** The hits among entities and evidence: a function of those tables alone. */
-async function recordHits(
+/** The matches among entities and evidence: a function of their searchable text alone. */
+async function recordCandidates(
   db: Kysely<LedgerSchema>,
   engine: SearchEngine,
-  q: { raw: string; terms: SearchTerms; filter: CandidateFilter; status: string | null },
+  q: { raw: string; terms: SearchTerms; filter: CandidateFilter },
   limit: number,
-): Promise<RecordHits> {
+): Promise<RecordCandidates> {
   const [byText, byKey] = await Promise.all([
     engine.records(db, q.terms, q.filter, limit),
     keyMatches(db, q.raw, q.filter),
@@ -218,11 +232,7 @@ async function recordHits(
   const key = (c: Candidate) => `${c.doc_kind}\u0000${c.ref}`;
   const seen = new Set(byKey.map(key));
   const rest = byText.candidates.filter((c) => !seen.has(key(c))).sort(byScoreThenRef);
-  const [keyHits, textHits] = await Promise.all([
-    searchDetails(db, byKey, q.status),
-    searchDetails(db, rest, q.status),
-  ]);
-  return { byKey: keyHits, byText: textHits, found: byText.candidates.length, more: byText.more };
+  return { byKey, byText: rest, found: byText.candidates.length, more: byText.more };
 }
 
 /** byScoreThenRef on hits (rank is the negated score): how record and event hits interleave. */
