@@ -84,4 +84,18 @@ describe("the check catches each kind of violation", () => {
     ]);
     expect(problems).toHaveLength(3);
   });
+
+  it("a lower ledger layer importing a higher one (journal/ reaching into runtime/)", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/awr-ledger/src/journal/run-write.ts",
+        text: 'import type { X } from "../runtime/session-start.js";',
+      },
+      {
+        path: "packages/awr-ledger/src/runtime/session-start.ts",
+        text: 'import { y } from "../journal/run-write.js";',
+      },
+    ]);
+    expect(problems).toEqual([expect.stringContaining("ledger layer journal/ may not import")]);
+  });
 });

@@ -5,6 +5,7 @@ import {
   type ContextCompileResult,
   compileContext,
 } from "./context/compile-context.js";
+import type { RuntimeContext } from "./core/runtime-context.js";
 import { LedgerError } from "./errors.js";
 import { throwIfAborted } from "./internal/abort.js";
 import type { WriteReceipt } from "./journal/run-write.js";
@@ -17,7 +18,6 @@ import type { SearchInput, SearchResult } from "./read/search.js";
 import type { WorkGetInput, WorkGetResult } from "./read/work-get.js";
 import type { WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
 import { createLedgerRuntime } from "./runtime/ledger-runtime.js";
-import type { RuntimeContext } from "./runtime/runtime-context.js";
 import { RuntimeMethods } from "./runtime/runtime-methods.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { Manifest } from "./sources/manifest.js";

@@ -1,5 +1,5 @@
+import type { CallOptions, RuntimeCaller } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
-import type { CallOptions, RuntimeCaller } from "../runtime/runtime-context.js";
 
 /**
  * The MCP tool name of every ledger operation (TOOLS.md) and the ledger method that implements

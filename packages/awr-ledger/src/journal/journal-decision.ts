@@ -1,4 +1,4 @@
-import type { OperationTable } from "../runtime/runtime-tables.js";
+import type { OperationTable } from "../core/runtime-tables.js";
 
 /**
  * What to do with an incoming write, given the journal entry already recorded under the same

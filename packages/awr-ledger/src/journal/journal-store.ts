@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { OperationTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import type { OperationTable } from "../runtime/runtime-tables.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /** Journal rows and the recorded outcome they stand for. */

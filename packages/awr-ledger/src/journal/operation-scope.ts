@@ -1,4 +1,4 @@
-import type { RuntimeContext } from "../runtime/runtime-context.js";
+import type { RuntimeContext } from "../core/runtime-context.js";
 import { appendEvent, type NewEvent } from "../storage/events.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
 import { spendRevision } from "../storage/revision.js";

@@ -1,4 +1,4 @@
-import type { OperationTable, WriteOutcome } from "../runtime/runtime-tables.js";
+import type { OperationTable, WriteOutcome } from "../core/runtime-tables.js";
 import type { EventTable } from "../storage/schema.js";
 import { UNKNOWN_OUTCOME_NEXT_ACTION } from "./journal-store.js";
 import { isTerminalEvent } from "./operation-scope.js";

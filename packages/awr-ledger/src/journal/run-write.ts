@@ -1,10 +1,14 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import { isLedgerError, type LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
-import type { WriteFields } from "../runtime/input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";

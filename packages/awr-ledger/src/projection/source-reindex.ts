@@ -1,8 +1,8 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
 import { asFields, optBool } from "../runtime/input/fields.js";
 import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
 import { reindexSummary } from "./index-sources.js";
 import {

@@ -1,9 +1,13 @@
 import type { Kysely } from "kysely";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { WriteFields } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 
 /** What a checked write's change yields: the tool result and the terminal event recording it. */
 export interface CheckedChange<R> {

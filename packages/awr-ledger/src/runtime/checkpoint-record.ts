@@ -1,8 +1,8 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { type Fields, optText, optTextList, text } from "./input/fields.js";
-import type { CheckpointTable, SessionTable } from "./runtime-tables.js";
 
 export interface CheckpointFields {
   digest: string;

@@ -1,9 +1,10 @@
+import { FREE_EVENT_TYPE_PATTERN, isReservedEventType } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { canonicalJson } from "../journal/fingerprint.js";
 import { TERMINAL_PAYLOAD_KEY } from "../journal/operation-scope.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { FREE_EVENT_TYPE_PATTERN, isReservedEventType } from "./event-types.js";
 import { asFields, optObject, optText, text } from "./input/fields.js";
 import {
   readSessionRef,
@@ -11,7 +12,6 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveLinks } from "./runtime-lookup.js";
 
 export interface EventAppendInput {

@@ -1,9 +1,10 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { EvidenceTable } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { EVIDENCE_LEVELS, type EvidenceLevel } from "./evidence-levels.js";
 import { asFields, choice, optText, optTextList, text } from "./input/fields.js";
 import {
@@ -12,7 +13,6 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveLinks } from "./runtime-lookup.js";
 
 export interface EvidenceRecordInput {

@@ -1,17 +1,14 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { WriteReceipt } from "../journal/run-write.js";
+import type { EventAppendInput, EventAppendResult } from "./event-append.js";
+import type { EvidenceRecordInput, EvidenceRecordResult } from "./evidence-record.js";
 import type {
   OperationGetInput,
   OperationGetResult,
   OperationListInput,
   OperationListResult,
-} from "../journal/operation-get.js";
-import type {
-  OperationRecoverInput,
-  OperationRecoverResult,
-} from "../journal/operation-recover.js";
-import type { WriteReceipt } from "../journal/run-write.js";
-import type { EventAppendInput, EventAppendResult } from "./event-append.js";
-import type { EvidenceRecordInput, EvidenceRecordResult } from "./evidence-record.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+} from "./operation-get.js";
+import type { OperationRecoverInput, OperationRecoverResult } from "./operation-recover.js";
 import type { SessionCheckpointInput, SessionCheckpointResult } from "./session-checkpoint.js";
 import type { SessionClaimInput, SessionClaimResult } from "./session-claim.js";
 import type { SessionEndInput, SessionEndResult } from "./session-end.js";

@@ -1,4 +1,6 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { ClaimTable, SessionTable } from "../core/runtime-tables.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -10,9 +12,7 @@ import {
   markReleased,
   settleWorkClaim,
 } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { findWork } from "./runtime-lookup.js";
-import type { ClaimTable, SessionTable } from "./runtime-tables.js";
 
 const CLOSED_WORK = ["completed", "cancelled"];
 

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
+import type { RuntimeCaller } from "../core/runtime-context.js";
+import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
 import type { SessionRef } from "./input/write-fields.js";
-import type { RuntimeCaller } from "./runtime-context.js";
-import type { SessionTable, WaitTable } from "./runtime-tables.js";
 
 type Db = Kysely<LedgerSchema>;
 

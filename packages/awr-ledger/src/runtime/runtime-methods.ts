@@ -1,10 +1,10 @@
+import type { CallOptions, RuntimeCaller } from "../core/runtime-context.js";
 import { executeTool, type ToolTarget } from "../journal/execute-tool.js";
-import type { OperationGetInput, OperationListInput } from "../journal/operation-get.js";
-import type { OperationRecoverInput } from "../journal/operation-recover.js";
 import type { EventAppendInput } from "./event-append.js";
 import type { EvidenceRecordInput } from "./evidence-record.js";
 import type { LedgerRuntime } from "./ledger-runtime.js";
-import type { CallOptions, RuntimeCaller } from "./runtime-context.js";
+import type { OperationGetInput, OperationListInput } from "./operation-get.js";
+import type { OperationRecoverInput } from "./operation-recover.js";
 import type { SessionCheckpointInput } from "./session-checkpoint.js";
 import type { SessionClaimInput } from "./session-claim.js";
 import type { SessionEndInput } from "./session-end.js";

@@ -1,10 +1,10 @@
 // The implementations behind LedgerRuntime, in one module that ledger-runtime.ts loads on the
 // first runtime call: a process that only reads (`awr status`) never loads them.
 
-export { operationGet, operationList } from "../journal/operation-get.js";
-export { operationRecover } from "../journal/operation-recover.js";
 export { eventAppend } from "./event-append.js";
 export { evidenceRecord } from "./evidence-record.js";
+export { operationGet, operationList } from "./operation-get.js";
+export { operationRecover } from "./operation-recover.js";
 export { sessionCheckpoint } from "./session-checkpoint.js";
 export { sessionClaim } from "./session-claim.js";
 export { sessionEnd } from "./session-end.js";

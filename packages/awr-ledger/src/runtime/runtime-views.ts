@@ -1,4 +1,9 @@
-import type { CheckpointTable, ClaimTable, SessionTable, WaitTable } from "./runtime-tables.js";
+import type {
+  CheckpointTable,
+  ClaimTable,
+  SessionTable,
+  WaitTable,
+} from "../core/runtime-tables.js";
 
 // Runtime rows as tools return them (JSON arrays parsed, numbers normalised).
 

@@ -1,3 +1,4 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
 import {
@@ -13,7 +14,6 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveActiveSession } from "./runtime-lookup.js";
 import { type CheckpointView, checkpointView } from "./runtime-views.js";
 

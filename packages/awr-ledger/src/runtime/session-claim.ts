@@ -1,4 +1,6 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -10,7 +12,6 @@ import {
   markReleased,
   settleWorkClaim,
 } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, choice, optInt, optText } from "./input/fields.js";
 import {
   readSessionRef,
@@ -18,7 +19,6 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { requireWork, resolveActiveSession } from "./runtime-lookup.js";
 import { type ClaimView, claimView } from "./runtime-views.js";
 import { MAX_TTL_MS } from "./session-start.js";

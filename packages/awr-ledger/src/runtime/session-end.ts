@@ -1,7 +1,9 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import { SESSION_END_STATUSES, type SessionEndStatus } from "../core/runtime-tables.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
 import { releaseSessionClaims } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, choice, optText } from "./input/fields.js";
 import {
   readSessionRef,
@@ -9,9 +11,7 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveActiveSession } from "./runtime-lookup.js";
-import { SESSION_END_STATUSES, type SessionEndStatus } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
 export interface SessionEndInput {

@@ -1,10 +1,10 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import { SESSION_STATUSES, type SessionStatus } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { claimInForce } from "./claims.js";
 import { asFields, optChoice, optInt } from "./input/fields.js";
 import { readSessionRef, SESSION_REF_FIELDS } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveSession } from "./runtime-lookup.js";
-import { SESSION_STATUSES, type SessionStatus } from "./runtime-tables.js";
 import {
   type CheckpointView,
   type ClaimView,

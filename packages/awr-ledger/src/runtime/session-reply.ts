@@ -1,9 +1,10 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optBool, optText } from "./input/fields.js";
 import {
   readSessionRef,
@@ -11,7 +12,6 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveSession } from "./runtime-lookup.js";
 import { type WaitView, waitView } from "./runtime-views.js";
 

@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optText } from "./input/fields.js";
 import {
   readSessionRef,
@@ -13,9 +15,7 @@ import {
   WRITE_FIELDS,
 } from "./input/write-fields.js";
 import { inheritClaims, planClaimInheritance } from "./resume-claims.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
 export interface SessionResumeInput {

@@ -1,15 +1,15 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { acquireClaim, claimConflict, claimHolder, claimInForce } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, optBool, optInt, text } from "./input/fields.js";
 import { readWriteFields, WRITE_FIELDS } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { activeBinding, requireWork } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
 export const MAX_TTL_MS = 30 * 24 * 60 * 60 * 1000;

@@ -1,4 +1,7 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
@@ -10,7 +13,6 @@ import {
   insertCheckpoint,
   readCheckpointFields,
 } from "./checkpoint-record.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, text } from "./input/fields.js";
 import {
   readSessionRef,
@@ -18,9 +20,7 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { pendingWait, resolveActiveSession } from "./runtime-lookup.js";
-import type { WaitTable } from "./runtime-tables.js";
 import { type CheckpointView, checkpointView, type WaitView, waitView } from "./runtime-views.js";
 
 export interface SessionWaitInput

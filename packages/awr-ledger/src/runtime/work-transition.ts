@@ -1,9 +1,11 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
 import { claimHolder, markReleased, settleWorkClaim } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { asFields, choice, type Fields, optText, text } from "./input/fields.js";
 import {
   readSessionRef,
@@ -11,9 +13,7 @@ import {
   SESSION_REF_FIELDS,
   WRITE_FIELDS,
 } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { pendingWait, requireWork, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView } from "./runtime-views.js";
 import {
   plannedFieldChanges,

@@ -1,8 +1,8 @@
 import { join } from "node:path";
+import type { WorkWriteBack } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { statFile } from "../sources/fingerprint.js";
 import { writeBackWorkItem } from "../sources/yaml-write-back.js";
-import type { WorkWriteBack } from "./runtime-context.js";
 
 /**
  * The production write-back of a work transition: edits status/next_action/blocker of the item

@@ -1,13 +1,9 @@
+import type { WriteFields } from "../../core/runtime-context.js";
 import { LedgerError } from "../../errors.js";
 import { type Fields, optInt, optText } from "./fields.js";
 
 /** The arguments every write takes besides its own (AWR.md section 4). */
 export const WRITE_FIELDS = ["expected_revision", "request_id"] as const;
-
-export interface WriteFields {
-  expected_revision: number;
-  request_id?: string;
-}
 
 export function readWriteFields(fields: Fields): WriteFields {
   const expected = optInt(fields, "expected_revision", { min: 0 });

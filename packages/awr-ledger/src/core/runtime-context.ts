@@ -1,6 +1,19 @@
 import type { LedgerStore, LedgerTx } from "../storage/ledger-store.js";
 import type { EntityTable } from "../storage/schema.js";
-import type { WorkFieldChanges } from "./work-actions.js";
+
+/** The source fields a transition writes back; `undefined` leaves a field as it is. */
+export interface WorkFieldChanges {
+  status: string;
+  next_action?: string | null;
+  blocker?: string | null;
+}
+
+/** The arguments every write takes besides its own. */
+export interface WriteFields {
+  expected_revision: number;
+  /** Absent: the write is applied directly, without the request journal. */
+  request_id?: string | undefined;
+}
 
 /** Who is calling: sessions, waits and journal entries belong to this client id. */
 export interface RuntimeCaller {

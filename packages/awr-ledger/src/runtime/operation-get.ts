@@ -1,8 +1,7 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
-import { asFields, optChoice, optInt, text } from "../runtime/input/fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
-import { findOperation, normaliseOperation } from "./journal-store.js";
+import { findOperation, normaliseOperation } from "../journal/journal-store.js";
 import {
   type EventView,
   eventView,
@@ -10,7 +9,8 @@ import {
   type OperationSummary,
   operationNextAction,
   operationSummary,
-} from "./operation-views.js";
+} from "../journal/operation-views.js";
+import { asFields, optChoice, optInt, text } from "./input/fields.js";
 
 export interface OperationGetInput {
   request_id: string;

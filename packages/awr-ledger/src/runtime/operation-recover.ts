@@ -1,15 +1,15 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { WriteOutcome } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
-import { asFields, text } from "../runtime/input/fields.js";
-import { readWriteFields } from "../runtime/input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
-import type { WriteOutcome } from "../runtime/runtime-tables.js";
+import { decideRecovery, type TerminalEventView } from "../journal/journal-decision.js";
+import { findOperation, type RecordedError } from "../journal/journal-store.js";
+import { isTerminalEvent, TERMINAL_PAYLOAD_KEY, terminalRef } from "../journal/operation-scope.js";
 import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
-import { decideRecovery, type TerminalEventView } from "./journal-decision.js";
-import { findOperation, type RecordedError } from "./journal-store.js";
-import { isTerminalEvent, TERMINAL_PAYLOAD_KEY, terminalRef } from "./operation-scope.js";
+import { asFields, text } from "./input/fields.js";
+import { readWriteFields } from "./input/write-fields.js";
 
 export interface OperationRecoverInput {
   request_id: string;
