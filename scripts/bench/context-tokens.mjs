@@ -25,7 +25,8 @@ export async function run() {
     for (const item of active) {
       let packet;
       try {
-        packet = await ledger.contextCompile(
+        packet = await ledger.call(
+          "awr_context_compile",
           { work: item.work, budget: 5000 },
           { client: "stdio" },
         );

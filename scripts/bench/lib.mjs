@@ -95,7 +95,8 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
 /** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
 export function revisionBump(ledger) {
   return async () => {
-    await ledger.eventAppend(
+    await ledger.call(
+      "awr_event_append",
       {
         type: "bench.bump",
         summary: "bump",

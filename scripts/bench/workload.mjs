@@ -86,7 +86,8 @@ try {
   } else if (mode === "writes") {
     const n = Number(a);
     for (let i = 0; i < n; i++) {
-      await ledger.eventAppend(
+      await ledger.call(
+        "awr_event_append",
         {
           type: "bench.note",
           summary: `w${i}`,

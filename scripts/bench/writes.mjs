@@ -45,7 +45,8 @@ function rawWritesPerSecond(n) {
 async function ledgerWritesPerSecond(ledger, n, tag) {
   const started = performance.now();
   for (let i = 0; i < n; i++) {
-    await ledger.eventAppend(
+    await ledger.call(
+      "awr_event_append",
       {
         type: "bench.note",
         summary: `${tag}-${i}`,

@@ -1,8 +1,4 @@
-/**
- * The event types the ledger itself writes (AWR.md section 3). Every one of them is reserved:
- * `eventAppend` refuses them, as it refuses anything under a reserved prefix, so that a client
- * can never forge a domain receipt that operation recovery would trust.
- */
+/** The event types the ledger itself writes (AWR.md section 3); every one is reserved. */
 export const DOMAIN_EVENT_TYPES = {
   sessionStarted: "session.started",
   sessionResumed: "session.resumed",
@@ -29,23 +25,34 @@ export const DOMAIN_EVENT_TYPES = {
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];
 
-/** Prefixes owned by the ledger; a free-form event type must not start with any of them. */
+/**
+ * Event types only domain operations may write, so a free-form event can never pass for one (a
+ * recovery, a context packet or a person reading the history trusts them): everything under the
+ * original's domain prefixes, the lifecycle types, and the ledger's own journal and wait types.
+ * Other names under `work.` or `session.` are free (`work.observed` is an ordinary event).
+ */
 export const RESERVED_EVENT_PREFIXES = [
-  "mcp.",
-  "session.",
-  "work.",
-  "claim.",
+  "source.",
   "checkpoint.",
-  "evidence.",
+  "proposal.",
+  "branch.",
+  "client.",
+  "execution.",
 ] as const;
 
-const domainTypes: ReadonlySet<string> = new Set(Object.values(DOMAIN_EVENT_TYPES));
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set<string>([
+  ...Object.values(DOMAIN_EVENT_TYPES),
+  "session.resumed_from",
+  "session.handoff_received",
+  "session.interrupted",
+  "work.handoff",
+  "artifact.recorded",
+]);
 
-/** Free-form event types: a dotted lowercase name such as `note.decision` or `build.failed`. */
-export const FREE_EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$/;
-
-/** True when `type` is written only by the ledger (compared case-insensitively). */
+/** True when `type` is written only by the ledger's domain operations (case-insensitive). */
 export function isReservedEventType(type: string): boolean {
   const lower = type.toLowerCase();
-  return domainTypes.has(lower) || RESERVED_EVENT_PREFIXES.some((p) => lower.startsWith(p));
+  return (
+    RESERVED_EVENT_TYPES.has(lower) || RESERVED_EVENT_PREFIXES.some((p) => lower.startsWith(p))
+  );
 }

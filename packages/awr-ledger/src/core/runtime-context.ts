@@ -22,6 +22,13 @@ export interface RuntimeCaller {
 
 export interface CallOptions {
   signal?: AbortSignal | undefined;
+  /** The tool being run (the catalog's dispatch sets it): the request journal keys on it. */
+  tool?: string | undefined;
+  /**
+   * Runs once a write is known to be new (not a replay), before it takes the project lock: the
+   * catalog's `refresh` writes reindex changed sources here.
+   */
+  beforeWrite?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -38,6 +45,11 @@ export type WorkWriteBack = (
 /** What the runtime and journal need from the ledger facade. */
 export interface RuntimeContext {
   store: LedgerStore;
+  /**
+   * The project root, where completion checks evidence reports against their recorded sha256;
+   * absent for a runtime opened straight on a store (tests), which then skips that check.
+   */
+  root?: string | undefined;
   /** Milliseconds since the epoch; injectable so claim expiry is testable without sleeping. */
   now(): number;
   writeBack: WorkWriteBack;

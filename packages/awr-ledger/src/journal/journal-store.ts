@@ -67,6 +67,28 @@ export function unknownOutcomeError(entry: OperationTable): LedgerError {
   );
 }
 
+/**
+ * The answer when a begun request lost its final receipt (the process survived, e.g. the last
+ * commit failed): its outcome is unknown, like a request found unfinished.
+ */
+export function lostReceiptError(
+  entry: { request_id: string; id: string },
+  cause: unknown,
+): LedgerError {
+  return new LedgerError(
+    "MutationConflict",
+    `request_id ${entry.request_id} began but its final receipt was not recorded; its outcome is ` +
+      `unknown. ${UNKNOWN_OUTCOME_NEXT_ACTION}`,
+    {
+      write_outcome: "unknown",
+      request_id: entry.request_id,
+      operation_id: entry.id,
+      next_action: UNKNOWN_OUTCOME_NEXT_ACTION,
+    },
+    { cause },
+  );
+}
+
 export function fingerprintConflictError(requestId: string): LedgerError {
   return new LedgerError(
     "SourceConflict",

@@ -1,8 +1,6 @@
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import { asFields, optBool } from "../runtime/input/fields.js";
-import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
 import { reindexSummary } from "./index-sources.js";
 import {
@@ -15,8 +13,6 @@ import {
 export interface SourceReindexInput {
   expected_revision: number;
   request_id?: string | undefined;
-  /** Re-parse every source even when unchanged (ledger and CLI only; not an MCP argument). */
-  force?: boolean | undefined;
 }
 
 /** Where the sources are: the project root and a fresh read of its manifest. */
@@ -45,20 +41,15 @@ export async function sourceReindex(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<ReindexChanges & WriteReceipt> {
-  const fields = asFields(input, ["force", ...WRITE_FIELDS]);
-  const write = readWriteFields(fields);
-  const force = optBool(fields, "force") === true;
   const plan = (db: Parameters<typeof planReindex>[0]) => {
     const loaded = location.loadManifest();
-    return planReindex(db, loaded, readManifestSources(location.root, loaded), { force });
+    return planReindex(db, loaded, readManifestSources(location.root, loaded), { force: false });
   };
 
   return runJournaledWrite<ReindexChanges>(
     ctx,
     {
-      tool: "awr_source_reindex",
-      input: fields,
-      write,
+      input,
       caller,
       precheck: async (db) => {
         const planned = await plan(db);

@@ -148,7 +148,7 @@ type CurrentWork = ProjectStatusResult["current_work"][number];
 
 /** Items in progress or claimed by status, plus items an active claim holds, in source order. */
 function currentWork(base: StatusBase, claims: readonly ActiveClaim[]): readonly CurrentWork[] {
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
+  const claimedBy = new Map(claims.map((c) => [c.work, c.session_id]));
   let currentItems = base.current;
   if (claimedBy.size > 0) {
     const inCurrent = new Set(base.current.map((w) => w.key));
@@ -184,7 +184,7 @@ export async function projectStatus(
     analyseReady(db, revision),
   ]);
   // The current-work list depends on the revision and on which claims are in force.
-  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session}`).join("\u0001");
+  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session_id}`).join("\u0001");
   const current = await memoAt(db, revision, `status-current:${claimsKey}`, async () =>
     currentWork(base, analysis.claims),
   );

@@ -108,7 +108,7 @@ export async function analyseReady(
   revision: number,
 ): Promise<ReadyAnalysis> {
   const [base, claims] = await Promise.all([readyBase(db, revision), activeClaims(db)]);
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
+  const claimedBy = new Map(claims.map((c) => [c.work, c.session_id]));
   const ready =
     claimedBy.size === 0
       ? base.unblocked
@@ -117,7 +117,7 @@ export async function analyseReady(
   for (const c of claims) {
     const index = base.candidateIndex.get(c.work);
     const work = index === undefined ? undefined : base.candidates[index];
-    if (work !== undefined) claimed.push({ work, session: c.session });
+    if (work !== undefined) claimed.push({ work, session: c.session_id });
   }
   claimed.sort(
     (a, b) =>

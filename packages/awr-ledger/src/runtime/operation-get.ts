@@ -3,14 +3,13 @@ import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { findOperation, normaliseOperation } from "../journal/journal-store.js";
 import {
-  type EventView,
-  eventView,
   isDomainReceipt,
   type OperationSummary,
   operationNextAction,
   operationSummary,
+  type ReceiptRecord,
+  receiptRecord,
 } from "../journal/operation-views.js";
-import { asFields, optChoice, optInt, text } from "./input/fields.js";
 
 export interface OperationGetInput {
   request_id: string;
@@ -22,7 +21,7 @@ export interface OperationGetResult extends OperationSummary {
   /** The recorded `{code, message, details?}`, when the request's outcome is an error. */
   error?: Record<string, unknown>;
   /** Domain events bound to this operation (the journal's own events left out). */
-  receipts: EventView[];
+  domain_receipts: ReceiptRecord[];
   next_action: string;
   project_revision: number;
 }
@@ -35,8 +34,7 @@ export async function operationGet(
   options?: CallOptions,
 ): Promise<OperationGetResult> {
   throwIfAborted(options?.signal);
-  const fields = asFields(input, ["request_id"]);
-  const requestId = text(fields, "request_id", { max: 256 });
+  const requestId = input.request_id;
   return ctx.store.read(async (db) => {
     const entry = await findOperation(db, caller.client, requestId);
     if (entry === undefined) {
@@ -57,7 +55,7 @@ export async function operationGet(
       ...operationSummary(entry),
       ...(entry.result === null ? {} : { result: JSON.parse(entry.result) }),
       ...(entry.error === null ? {} : { error: JSON.parse(entry.error) }),
-      receipts: events.filter(isDomainReceipt).map(eventView),
+      domain_receipts: events.filter(isDomainReceipt).map(receiptRecord),
       next_action: operationNextAction(entry),
       project_revision: revision,
     };
@@ -65,9 +63,9 @@ export async function operationGet(
 }
 
 export interface OperationListInput {
-  outcome?: "recorded" | "unknown";
-  limit?: number;
-  before_revision?: number;
+  outcome?: "recorded" | "unknown" | undefined;
+  limit?: number | undefined;
+  before_revision?: number | undefined;
 }
 
 export interface OperationListResult {
@@ -86,10 +84,8 @@ export async function operationList(
   options?: CallOptions,
 ): Promise<OperationListResult> {
   throwIfAborted(options?.signal);
-  const fields = asFields(input ?? {}, ["outcome", "limit", "before_revision"]);
-  const outcome = optChoice(fields, "outcome", ["recorded", "unknown"] as const);
-  const limit = optInt(fields, "limit", { min: 1, max: 100 }) ?? 20;
-  const before = optInt(fields, "before_revision", { min: 0 });
+  const { outcome, before_revision: before } = input;
+  const limit = input.limit ?? 20;
   return ctx.store.read(async (db) => {
     let query = db.selectFrom("operations").selectAll().where("client", "=", caller.client);
     if (outcome !== undefined) {

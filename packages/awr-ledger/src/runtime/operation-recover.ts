@@ -8,8 +8,6 @@ import { findOperation, type RecordedError } from "../journal/journal-store.js";
 import { isTerminalEvent, TERMINAL_PAYLOAD_KEY, terminalRef } from "../journal/operation-scope.js";
 import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
-import { asFields, text } from "./input/fields.js";
-import { readWriteFields } from "./input/write-fields.js";
 
 export interface OperationRecoverInput {
   request_id: string;
@@ -58,9 +56,7 @@ export async function operationRecover(
 ): Promise<OperationRecoverResult> {
   const signal = options?.signal;
   throwIfAborted(signal);
-  const fields = asFields(input, ["request_id", "expected_revision"]);
-  const requestId = text(fields, "request_id", { max: 256 });
-  const { expected_revision: expected } = readWriteFields(fields);
+  const { request_id: requestId, expected_revision: expected } = input;
   const notFound = () =>
     new LedgerError(
       "NotFound",

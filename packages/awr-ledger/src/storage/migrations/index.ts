@@ -4,6 +4,7 @@ import { migration002Runtime } from "./002-runtime.js";
 import { migration003LockHolder } from "./003-lock-holder.js";
 import { migration004ReadIndexes } from "./004-read-indexes.js";
 import { migration005EventSearch } from "./005-event-search.js";
+import { migration006EventImportanceEvidenceSha } from "./006-event-importance-evidence-sha.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -12,4 +13,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration003LockHolder,
   migration004ReadIndexes,
   migration005EventSearch,
+  migration006EventImportanceEvidenceSha,
 ];
