@@ -29,7 +29,8 @@ export type { JsonSchema, JsonType, ObjectSchema } from "./catalog/json-schema.j
 export { createLedgerRuntime, type LedgerRuntime } from "./catalog/ledger-runtime.js";
 export { LIMITS } from "./catalog/limits.js";
 export type { Freshness, LedgerContext, Operation, OperationOptions } from "./catalog/operation.js";
-export { type InputIssue, validateInput } from "./catalog/validate-input.js";
+export { projectKey } from "./catalog/shared-fields.js";
+export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./catalog/validate-input.js";
 export { countTokens } from "./context/tokens.js";
 export type {
   RuntimeCaller,

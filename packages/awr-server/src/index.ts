@@ -11,7 +11,7 @@ export {
 export { authenticate, guardRequest, hostAllowed, LOOPBACK_HOSTS } from "./http/request-guard.js";
 export { CallLimiter } from "./internal/call-limiter.js";
 export type { LedgerBackend } from "./ledger-backend.js";
-export type { LedgerCall, LedgerCaller, LedgerOpener, LedgerPort } from "./ledger-port.js";
+export type { LedgerCaller, LedgerOpener, LedgerPort } from "./ledger-port.js";
 export {
   type CheckRegistryOptions,
   checkRegistry,
@@ -46,12 +46,12 @@ export {
 } from "./stdio/stdio-server.js";
 export { AwrToolError, type ToolErrorPayload, toolErrorPayload } from "./tool-result.js";
 export {
-  PROJECT_TOOLS,
+  PROJECTS_LIST_DEFINITION,
   PROJECTS_LIST_TOOL,
-  type ServerMode,
+  type SharedToolDefinition,
+  WORKSTREAM_DEFINITION,
   WORKSTREAM_TOOL,
-} from "./tools/tool-catalog.js";
-export type { LedgerMethod, ProjectToolDefinition } from "./tools/tool-definition.js";
+} from "./tools/shared-tools.js";
 export {
   parseWorkstream,
   WORKSTREAM_ACTIONS,

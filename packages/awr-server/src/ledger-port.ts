@@ -1,24 +1,22 @@
-import type { LedgerMethod } from "./tools/tool-definition.js";
-
-/** Who is calling: the registry client id over HTTP, `"stdio"` on stdio (TOOLS.md). */
+/** Who is calling: the registry client id over HTTP, `"stdio"` on stdio. */
 export interface LedgerCaller {
   readonly client: string;
 }
 
-export type LedgerCall = (
-  input: Record<string, unknown>,
-  caller: LedgerCaller,
-  options?: { signal?: AbortSignal },
-) => Promise<unknown>;
-
 /**
- * What awr-server needs from an open AWR ledger: one method per project tool (TOOLS.md), the
- * identity it was opened with, and close(). `@awr/awr-ledger`'s ledger satisfies it; tests may
- * pass a fake.
+ * What awr-server needs from an open AWR ledger: one entry point for every catalog tool (the
+ * ledger checks the arguments and dispatches) and close(). `@awr/awr-ledger`'s Ledger satisfies
+ * it as it is; tests may pass a stand-in.
  */
-export type LedgerPort = { readonly [M in LedgerMethod]: LedgerCall } & {
+export interface LedgerPort {
+  execute(
+    tool: string,
+    input: Record<string, unknown>,
+    caller: LedgerCaller,
+    options?: { signal?: AbortSignal },
+  ): Promise<Record<string, unknown>>;
   close(): Promise<void>;
-};
+}
 
 /** Opens the ledger of an initialised project root. The caller has checked initialisation. */
 export type LedgerOpener = (

@@ -48,7 +48,8 @@ export function toolSuccess(value: unknown): CallToolResult {
   };
 }
 
-export function toolFailure(payload: ToolErrorPayload): CallToolResult {
+/** An `isError` result: the `{code, message, details?}` payload, or an error's partial result. */
+export function toolFailure(payload: ToolErrorPayload | Record<string, unknown>): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(payload) }],
     structuredContent: { ...payload },

@@ -113,7 +113,7 @@ export function inputSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSch
 }
 
 /** A tools/list entry as the original sends it: name, description, input schema, annotations. */
-export interface ToolDefinition {
+export type ToolDefinition = {
   name: ToolName;
   description: string;
   inputSchema: ObjectSchema;
@@ -123,7 +123,7 @@ export interface ToolDefinition {
     idempotentHint: boolean;
     openWorldHint: false;
   };
-}
+};
 
 /** The catalog's tools for one transport, in catalog order. */
 export function toolDefinitions(mode: ServerMode): ToolDefinition[] {

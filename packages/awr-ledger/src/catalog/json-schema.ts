@@ -7,7 +7,7 @@ import { LIMITS } from "./limits.js";
  */
 export type JsonType = "string" | "integer" | "number" | "boolean" | "object" | "array" | "null";
 
-export interface JsonSchema {
+export type JsonSchema = {
   type?: JsonType | readonly JsonType[];
   description?: string;
   enum?: readonly (string | null)[];
@@ -23,23 +23,24 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   properties?: Readonly<Record<string, JsonSchema>>;
-  required?: readonly string[];
+  required?: string[];
   additionalProperties?: boolean | JsonSchema;
   maxProperties?: number;
   propertyNames?: JsonSchema;
   anyOf?: readonly JsonSchema[];
-}
+};
 
 /** A tool's input: always an object that refuses unknown arguments. */
-export interface ObjectSchema extends JsonSchema {
+export type ObjectSchema = JsonSchema & {
   type: "object";
   properties: Readonly<Record<string, JsonSchema>>;
+  required?: string[];
   additionalProperties: false;
-}
+};
 
 export function object(
   properties: Readonly<Record<string, JsonSchema>>,
-  required: readonly string[] = [],
+  required: string[] = [],
   extra: Pick<JsonSchema, "anyOf" | "description"> = {},
 ): ObjectSchema {
   return {
@@ -99,6 +100,6 @@ export const choice = (values: readonly string[]): JsonSchema => ({
 });
 
 /** Requires one of `session` / `conversation` (the session selectors). */
-export const SESSION_SELECTOR = {
+export const SESSION_SELECTOR: Pick<JsonSchema, "anyOf"> = {
   anyOf: [{ required: ["session"] }, { required: ["conversation"] }],
-} as const;
+};

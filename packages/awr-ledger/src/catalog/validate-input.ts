@@ -12,6 +12,13 @@ import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
  * `awr status` (measured in docs/design/operation-catalog.md), and this subset is small. It walks
  * the schema, never the data, so its recursion is bounded by the schema's depth.
  */
+/**
+ * What a transport renames an own `__proto__` key of the raw JSON to before a parser that would
+ * turn it into a prototype sees it (see awr-server's shieldPrototypeKeys): refused and reported
+ * as `__proto__`, like any unknown argument.
+ */
+export const PROTO_KEY_ALIAS = "__proto__:own";
+
 export interface InputIssue {
   /** Dotted path of the argument, e.g. `completion.acceptance.0.criterion`. */
   path: string;
@@ -182,7 +189,7 @@ function checkObject(
     const allowed = Object.keys(properties);
     issues.push({
       path,
-      message: `unknown argument(s) ${unknown.map((k) => JSON.stringify(k)).join(", ")} (allowed: ${allowed.join(", ") || "none"})`,
+      message: `unknown argument(s) ${unknown.map((k) => JSON.stringify(k === PROTO_KEY_ALIAS ? "__proto__" : k)).join(", ")} (allowed: ${allowed.join(", ") || "none"})`,
     });
   }
   const missing = (schema.required ?? []).filter((name) => out[name] === undefined);

@@ -39,22 +39,16 @@ export function httpToolHost(input: {
         .filter(
           (project) => client.read.has(project.key) || grantsOn(client, project.key).length > 0,
         )
-        .map((project) => {
-          const entry: Record<string, unknown> = {
-            key: project.key,
-            // "workstreams": only workstream grants, no project tools.
-            access: client.write.has(project.key)
-              ? "write"
-              : client.read.has(project.key)
-                ? "read"
-                : "workstreams",
-            project_id: project.project_id,
-            root: project.root,
-          };
-          const grants = grantsOn(client, project.key);
-          if (grants.length > 0) entry["workstreams"] = grants;
-          return entry;
-        });
+        // Key and access only: never a root, a path or an identity of the server's disk.
+        .map((project) => ({
+          key: project.key,
+          // "workstreams": only workstream grants, no project tools (awr_workstream lists them).
+          access: client.write.has(project.key)
+            ? "write"
+            : client.read.has(project.key)
+              ? "read"
+              : "workstreams",
+        }));
       return { client: client.id, projects: list };
     },
     log: input.log,

@@ -1,6 +1,6 @@
+import type { ServerMode } from "@awr/awr-ledger";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { LedgerCaller, LedgerPort } from "../ledger-port.js";
-import type { ServerMode } from "../tools/tool-catalog.js";
 
 /** A project a call may use: its open ledger and canonical root. */
 export interface ResolvedProject {

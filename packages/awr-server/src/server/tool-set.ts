@@ -1,56 +1,47 @@
-import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import {
+  type CatalogOperation,
+  findOperation,
+  inputSchemaFor,
+  type ObjectSchema,
+  type ServerMode,
+  toolDefinitions,
+} from "@awr/awr-ledger";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
 import {
   PROJECTS_LIST_DEFINITION,
+  SHARED_ANNOTATIONS,
   type SharedToolDefinition,
   WORKSTREAM_DEFINITION,
 } from "../tools/shared-tools.js";
-import {
-  ledgerOutput,
-  PROJECT_TOOLS,
-  projectToolAnnotations,
-  projectToolInput,
-  type ServerMode,
-} from "../tools/tool-catalog.js";
-import type { ProjectToolDefinition } from "../tools/tool-definition.js";
 
-/** What answers a tool call: a ledger method of the project, or one of the host's own reads. */
+/** What answers a tool call: a catalog operation of the project, or one of the host's own reads. */
 export type ToolTarget =
-  | { readonly kind: "project"; readonly tool: ProjectToolDefinition }
+  | { readonly kind: "project"; readonly operation: CatalogOperation }
   | { readonly kind: "projects-list" }
   | { readonly kind: "workstream" };
 
 export interface ToolSetEntry {
   readonly name: string;
-  /** The strict input schema tools/call validates against. */
-  readonly input: z.ZodType;
+  /** The input schema tools/call checks (the catalog's, for this transport). */
+  readonly input: ObjectSchema;
   readonly target: ToolTarget;
 }
 
 /**
- * The tools one server instance offers. It depends only on the transport mode and on which
- * optional host capabilities exist, so it is built once per process and shared by every
- * request: zod schemas are immutable, and the tools/list answer (JSON Schema conversion
- * included) is computed on first use and frozen.
+ * The tools one server instance offers, built from the operation catalog for the transport and
+ * the host's optional capabilities. Built once per process and shared by every request; the
+ * tools/list answer is the catalog's definitions as they are (the original's shape: name,
+ * description, input schema, annotations), frozen.
  */
 export interface ToolSet {
   readonly entries: ReadonlyMap<string, ToolSetEntry>;
-  /** The tools/list result, in catalog order; shared and frozen, never mutate it. */
+  /** The tools/list result; shared and frozen, never mutate it. */
   listResult(): { tools: Tool[] };
 }
 
 export interface ToolSetFeatures {
   readonly projectsList: boolean;
   readonly workstream: boolean;
-}
-
-interface Described {
-  readonly entry: ToolSetEntry;
-  readonly title: string;
-  readonly description: string;
-  readonly output: z.ZodObject;
-  readonly annotations: Record<string, unknown>;
 }
 
 const sets = new Map<string, ToolSet>();
@@ -66,71 +57,46 @@ export function toolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
   return set;
 }
 
-function buildToolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
-  const described: Described[] = PROJECT_TOOLS.map((tool) => ({
-    entry: {
-      name: tool.name,
-      input: projectToolInput(tool, mode),
-      target: { kind: "project", tool },
-    },
-    title: tool.title,
-    description: tool.description,
-    output: ledgerOutput,
-    annotations: projectToolAnnotations(tool),
-  }));
-  if (features.projectsList) described.push(shared(PROJECTS_LIST_DEFINITION, "projects-list"));
-  if (features.workstream) described.push(shared(WORKSTREAM_DEFINITION, "workstream"));
-
-  const entries = new Map(described.map((tool) => [tool.entry.name, tool.entry]));
-  let list: { tools: Tool[] } | undefined;
+function sharedTool(definition: SharedToolDefinition): Tool {
   return {
-    entries,
-    listResult() {
-      list ??= deepFreeze({ tools: listTools(described) });
-      return list;
-    },
-  };
-}
-
-function shared(definition: SharedToolDefinition, kind: "projects-list" | "workstream"): Described {
-  return {
-    entry: { name: definition.name, input: definition.input, target: { kind } },
-    title: definition.title,
+    name: definition.name,
     description: definition.description,
-    output: definition.output,
-    annotations: definition.annotations,
+    inputSchema: definition.inputSchema,
+    annotations: SHARED_ANNOTATIONS,
   };
 }
 
-/**
- * The tools/list entries exactly as the SDK's McpServer renders tools registered with
- * registerTool (same converter and options, same fields and order, `execution` included), so
- * clients see no difference; only the work is done once instead of on every request.
- */
-function listTools(described: readonly Described[]): Tool[] {
-  const outputs = new Map<z.ZodObject, Tool["outputSchema"]>();
-  return described.map((tool) => {
-    let outputSchema = outputs.get(tool.output);
-    if (!outputSchema) {
-      outputSchema = toJsonSchemaCompat(tool.output, {
-        strictUnions: true,
-        pipeStrategy: "output",
-      }) as Tool["outputSchema"];
-      outputs.set(tool.output, outputSchema);
-    }
-    return {
-      name: tool.entry.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: toJsonSchemaCompat(tool.entry.input as z.ZodObject, {
-        strictUnions: true,
-        pipeStrategy: "input",
-      }) as Tool["inputSchema"],
-      annotations: tool.annotations,
-      execution: { taskSupport: "forbidden" },
-      outputSchema,
-    };
-  });
+function buildToolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
+  const tools: Tool[] = [];
+  const entries = new Map<string, ToolSetEntry>();
+  // The shared service lists awr_projects_list first, as the original does.
+  if (features.projectsList) {
+    tools.push(sharedTool(PROJECTS_LIST_DEFINITION));
+    entries.set(PROJECTS_LIST_DEFINITION.name, {
+      name: PROJECTS_LIST_DEFINITION.name,
+      input: PROJECTS_LIST_DEFINITION.inputSchema,
+      target: { kind: "projects-list" },
+    });
+  }
+  for (const definition of toolDefinitions(mode)) {
+    tools.push(definition);
+    const operation = findOperation(definition.name) as CatalogOperation;
+    entries.set(definition.name, {
+      name: definition.name,
+      input: inputSchemaFor(operation, mode),
+      target: { kind: "project", operation },
+    });
+  }
+  if (features.workstream) {
+    tools.push(sharedTool(WORKSTREAM_DEFINITION));
+    entries.set(WORKSTREAM_DEFINITION.name, {
+      name: WORKSTREAM_DEFINITION.name,
+      input: WORKSTREAM_DEFINITION.inputSchema,
+      target: { kind: "workstream" },
+    });
+  }
+  const list = deepFreeze({ tools });
+  return { entries, listResult: () => list };
 }
 
 function deepFreeze<T>(value: T): T {

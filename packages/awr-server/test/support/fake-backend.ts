@@ -1,14 +1,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { LedgerBackend, LedgerMethod, LedgerPort } from "@awr/awr-server";
-import { PROJECT_TOOLS } from "@awr/awr-server";
+import type { LedgerBackend, LedgerPort } from "@awr/awr-server";
 
 /**
  * A stand-in ledger for tests of the server layer alone: identity lives in
- * `<root>/.awr/fake-identity`, and every method answers from `respond` (default: echo).
+ * `<root>/.awr/fake-identity`, and every tool answers from `respond` (default: echo).
  */
 export type FakeResponder = (
-  method: LedgerMethod,
+  tool: string,
   input: Record<string, unknown>,
   caller: { client: string },
   root: string,
@@ -34,20 +33,20 @@ export function fakeBackend(
         return null;
       }
     },
-    async open(root) {
+    async open(root): Promise<LedgerPort> {
       opened.push(root);
-      const port: Record<string, unknown> = {
+      return {
         close: async () => {
           closed.push(root);
         },
+        execute: async (tool, input, caller) =>
+          (respond
+            ? await respond(tool, input, caller, root)
+            : { project_revision: 1, tool, input, client: caller.client }) as Record<
+            string,
+            unknown
+          >,
       };
-      for (const tool of PROJECT_TOOLS) {
-        port[tool.method] = async (input: Record<string, unknown>, caller: { client: string }) =>
-          respond
-            ? respond(tool.method, input, caller, root)
-            : { project_revision: 1, method: tool.method, input, client: caller.client };
-      }
-      return port as unknown as LedgerPort;
     },
   };
 }
