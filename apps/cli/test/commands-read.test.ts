@@ -109,11 +109,51 @@ describe("reads", () => {
       { cwd: root },
     );
     expect(result.code).toBe(0);
-    const packet = result.json();
+    const packet = result.json<{ work_context: Record<string, unknown> }>().work_context;
     expect(packet["rendered_context"]).toContain("W-2");
     expect(packet["context_hash"]).toEqual(expect.any(String));
     const human = await awr(["context", "compile", "W-2", "--detached"], { cwd: root });
     expect(human.stdout).toContain("Order storage in PostgreSQL");
+  });
+
+  it("lists work as an aligned table, narrowed by status, milestone and goal", async () => {
+    const result = await awr(["work", "list", "--milestone", "M2"], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "work  status   title                                  goal         milestone  next action",
+        "W-6   planned  Catalogue search with type-ahead       goal#search  M2         -",
+        "W-7   ready    Import the publisher's catalogue feed  goal#search  M2         -",
+        "",
+      ].join("\n"),
+    );
+    const ready = await awr(
+      ["work", "list", "--status", "ready", "--goal", "goal#search", "--json"],
+      {
+        cwd: root,
+      },
+    );
+    expect(ready.json()["items"]).toEqual([
+      {
+        work: "W-7",
+        title: "Import the publisher's catalogue feed",
+        status: "ready",
+        goal: "goal#search",
+        milestone: "M2",
+        next_action: null,
+      },
+    ]);
+  });
+
+  it("shows a work item's goal and milestone once each", async () => {
+    const result = await awr(["work", "show", "W-2"], { cwd: root });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.slice(1, 3)).toEqual([
+      "  goal  goal#checkout — Customers can buy a book in under a minute [active]",
+      "  milestone  M1 — A working checkout [active]",
+    ]);
+    expect(result.stdout.match(/goal#checkout/g)).toHaveLength(1);
   });
 
   it("lists the sources and reports them fresh", async () => {

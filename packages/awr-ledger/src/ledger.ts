@@ -9,6 +9,7 @@ import { throwIfAborted } from "./internal/abort.js";
 import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
 import { indexSources, refreshSources } from "./projection/index-sources.js";
 import { StaleChecker } from "./projection/stale-check.js";
+import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
 import type { OperationListInput, OperationListResult } from "./runtime/operation-get.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { Manifest } from "./sources/manifest.js";
@@ -111,6 +112,23 @@ export class Ledger {
   ): Promise<OperationListResult> {
     const { operationList } = await import("./runtime/operation-get.js");
     return operationList(this.#host.runtime, input, caller, options);
+  }
+
+  /**
+   * Every work item, narrowed by status, milestone and goal (no tool; `awr work list`). Like
+   * the CLI's other reads it reindexes changed sources first.
+   */
+  async workList(
+    filters: WorkListFilters = {},
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<{ project_revision: number; items: WorkListItem[] }> {
+    await this.context.ensureFresh({ refresh: true, client: caller.client });
+    const { workList } = await import("./read/work-list.js");
+    return this.store.read(async (db) => {
+      const revision = await this.store.currentRevision(db);
+      return { project_revision: revision, items: await workList(db, filters, revision) };
+    }, options);
   }
 
   /** Closes what openLedger opened. Idempotent. */

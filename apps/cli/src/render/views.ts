@@ -147,6 +147,16 @@ export function searchLines(result: Result, colors: Colors): string[] {
   );
 }
 
+/** A linked goal or milestone as one line: its key, title and status. */
+function linkedLine(name: string, key: unknown, linked: unknown, colors: Colors): string | null {
+  if (key === null || key === undefined) return null;
+  const entity = linked !== null && typeof linked === "object" ? (linked as Row) : undefined;
+  const about =
+    entity === undefined ? "" : ` — ${text(entity["title"])} [${text(entity["status"])}]`;
+  return `  ${colors.dim(name)}  ${text(key)}${about}`;
+}
+
+/** The item first, its goal and milestone once each, then the rest of the answer. */
 export function workLines(result: Result, colors: Colors): string[] {
   const work = result["work"];
   if (work === null || typeof work !== "object") return documentLines(result, colors);
@@ -154,37 +164,96 @@ export function workLines(result: Result, colors: Colors): string[] {
   const color = statusColor(colors);
   const head = [
     `${colors.bold(`${text(item["work"])}  ${text(item["title"])}`)}  ${color(text(item["status"]))}  ${revisionLine(result, colors)}`,
-  ];
-  const rest = without(item, "work", "title", "status", "id");
+    linkedLine("goal", item["goal"], result["goal"], colors),
+    linkedLine("milestone", item["milestone"], result["milestone"], colors),
+  ].filter((line): line is string => line !== null);
+  const rest = without(item, "work", "title", "status", "id", "goal", "milestone");
   return [
     ...head,
     ...documentLines(rest, colors, "  "),
-    ...documentLines(without(result, "work", "project_revision"), colors),
+    ...documentLines(without(result, "work", "goal", "milestone", "project_revision"), colors),
   ];
 }
 
 /** The rendered packet is what a person wants to read; the metadata follows it. */
 export function contextLines(result: Result, colors: Colors): string[] {
-  const rendered = result["rendered_context"];
+  const packet = (result["work_context"] ?? null) as Row | null;
+  const rendered = packet?.["rendered_context"];
   if (typeof rendered !== "string") return documentLines(result, colors);
   return [
     rendered.trimEnd(),
     "",
     colors.dim("---"),
-    ...documentLines(without(result, "rendered_context"), colors),
+    ...documentLines(
+      { ...without(packet as Row, "rendered_context"), ...without(result, "work_context") },
+      colors,
+    ),
   ];
 }
 
-export function sessionLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** The fields a person does not read: the answer's status and its read policy. */
+const POLICY = ["ok", "freshness_basis", "source_refresh_performed", "read_only"];
+
+/** A read's human view: the command's own, or the generic document view. */
+export function readView(view: string | undefined, result: Result, colors: Colors): string[] {
+  const shown = without(result, ...POLICY);
+  switch (view) {
+    case "status":
+      return statusLines(shown, colors);
+    case "ready":
+      return readyLines(shown, colors);
+    case "work":
+      return workLines(shown, colors);
+    case "search":
+      return searchLines(shown, colors);
+    case "context":
+      return contextLines(shown, colors);
+    default:
+      return documentLines(shown, colors);
+  }
 }
 
-export function sessionListLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** One line saying which revisions a write spent and why (docs/troubleshooting.md#revisions). */
+export function spentLine(result: Result, checkedAt: number): string {
+  const now = Number(result["project_revision"]);
+  if (result["replayed"] === true) return `revision ${now}: replayed, nothing ran or was spent`;
+  const spent = now - checkedAt;
+  if (spent <= 0) return `revision ${now}: nothing changed, no revision spent`;
+  const why =
+    typeof result["request_id"] === "string"
+      ? "journaled under --request-id: started, the change, finished"
+      : "the change itself; with --request-id a write is journaled: 3 revisions, safe to retry";
+  return `revision ${checkedAt} → ${now}: spent ${spent}, ${why}`;
 }
 
-export function operationLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** A write's human view: the headline, what it spent, and what changed. */
+export function writeLines(
+  result: Result,
+  colors: Colors,
+  headline: string,
+  checkedAt: number,
+): string[] {
+  const [first, ...rest] = transitionLines(without(result, ...POLICY), colors, headline);
+  return [first ?? "", `  ${colors.dim(spentLine(result, checkedAt))}`, ...rest];
+}
+
+/** `awr work list`: one aligned row per item. */
+export function workListLines(result: Result, colors: Colors): string[] {
+  const items = rows(result["items"]);
+  if (items.length === 0) return ["no work items match"];
+  const color = statusColor(colors);
+  return formatTable(
+    items,
+    [
+      { header: "work", value: (r) => text(r["work"]) },
+      { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
+      { header: "title", value: (r) => text(r["title"]), max: 40 },
+      { header: "goal", value: (r) => text(r["goal"]) },
+      { header: "milestone", value: (r) => text(r["milestone"]) },
+      { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
+    ],
+    colors.dim,
+  );
 }
 
 /** One line for a nested object of a write result: what it is and its state. */
@@ -223,7 +292,7 @@ export function transitionLines(result: Result, colors: Colors, headline: string
   const pairs: [string, string][] = [];
   const lists: [string, unknown][] = [];
   for (const [key, value] of Object.entries(
-    without(result, "project_revision", "replayed", "terminal_event"),
+    without(result, "project_revision", "replayed", "terminal_event", "code", "error"),
   )) {
     if (Array.isArray(value) && value.some((item) => item !== null && typeof item === "object"))
       lists.push([key, value]);
@@ -232,7 +301,7 @@ export function transitionLines(result: Result, colors: Colors, headline: string
     else pairs.push([labelOf(key), text(value)]);
   }
   return [
-    `${colors.green("✓")} ${headline}${replayed}  ${revisionLine(result, colors)}`,
+    `${colors.green("✓")} ${headline}${replayed}`,
     ...formatPairs(pairs, colors.dim).map((line) => `  ${line}`),
     ...lists.flatMap(([key, value]) => sectionLines(key, value, colors, "  ")),
   ];

@@ -22,6 +22,8 @@ export interface CliCommand {
   readonly switches?: readonly CliSwitch[];
   /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */
   readonly generated?: readonly string[];
+  /** The CLI's human rendering of the result (its own views); a generic one when absent. */
+  readonly view?: "status" | "ready" | "work" | "search" | "context";
 }
 
 export interface CliOperand {

@@ -61,6 +61,7 @@ export const projectStatusOperation = operation({
     {
       path: ["status"],
       summary: "project summary: revision, counts, current and ready work, next action, gaps",
+      view: "status",
     },
   ],
 });
@@ -83,6 +84,7 @@ export const workReadyOperation = operation({
     {
       path: ["ready"],
       summary: "work that can start now: ready, unclaimed, dependencies completed",
+      view: "ready",
     },
   ],
 });
@@ -112,6 +114,7 @@ export const workGetOperation = operation({
       path: ["work", "show"],
       summary: "one work item: status, acceptance, dependencies, decisions, evidence, claims",
       operands: [{ field: "work", name: "WORK" }],
+      view: "work",
     },
   ],
 });
@@ -174,6 +177,7 @@ export const contextCompileOperation = operation({
       summary: "compile the bounded context packet for a work item or a session",
       operands: [{ field: "work", name: "WORK", optional: true }],
       flags: { goals: "--goal", paths: "--path", tags: "--tag" },
+      view: "context",
     },
   ],
 });
@@ -213,6 +217,7 @@ export const searchOperation = operation({
       summary: "full-text search over work, goals, plans, rules, decisions, evidence and events",
       operands: [{ field: "text", name: "TEXT", optional: true }],
       flags: { kind: "--type" },
+      view: "search",
     },
   ],
 });
