@@ -98,7 +98,7 @@ export function revisionBump(ledger) {
     await ledger.call(
       "awr_event_append",
       {
-        type: "bench.bump",
+        event_type: "bench.bump",
         summary: "bump",
         expected_revision: await ledger.store.currentRevision(),
       },

@@ -89,7 +89,7 @@ try {
       await ledger.call(
         "awr_event_append",
         {
-          type: "bench.note",
+          event_type: "bench.note",
           summary: `w${i}`,
           expected_revision: await ledger.store.currentRevision(),
         },
