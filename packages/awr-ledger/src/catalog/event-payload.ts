@@ -24,7 +24,9 @@ const ULID = "^[0-9A-HJKMNP-TV-Z]{26}$";
 export function eventPayloadSchema(): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const [name, max] of TEXT_FIELDS) properties[name] = { type: "string", maxLength: max };
-  for (const name of ID_FIELDS) properties[name] = { type: "string", pattern: ULID };
+  for (const name of ID_FIELDS) {
+    properties[name] = { type: "string", minLength: 26, maxLength: 26, pattern: ULID };
+  }
   properties["exit_code"] = { type: "integer" };
   for (const name of ["duration_ms", "count", "attempt"]) {
     properties[name] = { type: "integer", minimum: 0 };

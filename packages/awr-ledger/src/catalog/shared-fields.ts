@@ -2,8 +2,13 @@ import { type JsonSchema, nullable } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 
 /** A full source revision SHA (40 hex digits, or 64 for SHA-256 repositories). */
-export const sourceSha = (): JsonSchema =>
-  nullable({ type: "string", pattern: "^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$" });
+export const sha = (): JsonSchema => ({
+  type: "string",
+  pattern: "^[0-9a-fA-F]{40}([0-9a-fA-F]{24})?$",
+});
+
+/** An optional source revision: null or omitted means "not given". */
+export const sourceSha = (): JsonSchema => nullable(sha());
 
 /** The caller's stable id for a write (the original's 1..256). */
 export const requestId = (): JsonSchema => ({

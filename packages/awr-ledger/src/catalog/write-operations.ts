@@ -17,7 +17,7 @@ import {
 } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { operation } from "./operation.js";
-import { sourceSha } from "./shared-fields.js";
+import { sha, sourceSha } from "./shared-fields.js";
 
 export const WORK_ACTION_NAMES = [
   "progress",
@@ -45,7 +45,7 @@ const completion = () =>
     object(
       {
         version: { type: "integer", const: 1 },
-        source_sha: sourceSha(),
+        source_sha: sha(),
         minimum_level: levels(),
         acceptance: {
           type: "array",
@@ -179,8 +179,6 @@ export const evidenceRecordOperation = operation({
       scope: { ...strings(), minItems: 1 },
       branch: branch(),
       verified_at: { type: ["integer", "null"], minimum: 0, maximum: 8_640_000_000_000_000 },
-      session: nullable(id()),
-      conversation: nullable(id()),
     },
     ["expected_revision", "external_key", "evidence_type", "level", "summary", "locator", "scope"],
   ),

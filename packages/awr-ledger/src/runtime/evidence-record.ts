@@ -27,8 +27,6 @@ export interface EvidenceRecordInput extends WriteFields {
   /** Milliseconds since the epoch. */
   verified_at?: number | undefined;
   branch?: string | undefined;
-  session?: string | undefined;
-  conversation?: string | undefined;
 }
 
 /** A recorded evidence record, as tools return it (the original's names). */
@@ -101,7 +99,7 @@ export async function evidenceRecord(
       input,
       caller,
       check: async (db) => {
-        const linked = await resolveLinks(db, caller, input.work, input);
+        const linked = await resolveLinks(db, caller, input.work, {});
         const existing = await db
           .selectFrom("evidence")
           .select(["id", "revision"])
