@@ -44,8 +44,12 @@ function placeholder(flag: CommandFlag): string {
 
 function optionFor(flag: CommandFlag): Option {
   const help = fieldHelp(flag.field, flag.choices);
-  if (flag.kind === "switch") return new Option(flag.flag, help);
-  const option = new Option(`${flag.flag} ${placeholder(flag)}`, help);
+  const option =
+    flag.kind === "switch"
+      ? new Option(flag.flag, help)
+      : new Option(`${flag.flag} ${placeholder(flag)}`, help);
+  if (flag.alias === true) option.hideHelp();
+  if (flag.kind === "switch") return option;
   if (flag.kind === "list") return option.argParser(collect);
   // Only the shape is checked here (a usage error); the range is the tool's to refuse.
   if (flag.kind === "integer") return option.argParser(integer());
@@ -101,7 +105,9 @@ function addCommand(
     const values = new Map<string, unknown>();
     for (const [flag, option] of options) {
       const value = given[option.attributeName()];
-      if (value !== undefined) values.set(flag, value);
+      // `--claim` and `--no-claim` share one attribute: each counts only when it set it.
+      const set = option.isBoolean() ? value === !option.negate : value !== undefined;
+      if (set) values.set(flag, value);
     }
     const parsed: ParsedCommand = { operands, values };
     const fromLine = lineInput(operation, spec, flags, parsed);

@@ -14,6 +14,8 @@ export interface CommandFlag {
   readonly value?: unknown;
   /** The enum of a text argument, for help only (the tool checks values itself). */
   readonly choices?: readonly string[];
+  /** Another name for the flag of `field` (kept out of the help). */
+  readonly alias?: true;
 }
 
 /** The written form of an argument's flag: `next_action` is `--next-action`. */
@@ -52,6 +54,10 @@ export function commandFlags(operation: CatalogOperation, command: CliCommand): 
       ...(kind === "switch" ? { value: true } : {}),
       ...(choices !== undefined ? { choices } : {}),
     });
+  }
+  for (const [flag, field] of Object.entries(command.aliases ?? {})) {
+    const main = flags.find((f) => f.field === field);
+    if (main !== undefined) flags.push({ ...main, flag, alias: true });
   }
   for (const sw of command.switches ?? []) {
     flags.push({ flag: sw.flag, field: sw.field, kind: "switch", value: sw.value });

@@ -56,7 +56,11 @@ export function lineInput(
   for (const flag of flags) {
     const value = parsed.values.get(flag.flag);
     if (value === undefined || flag.kind === "file") continue;
-    input[flag.field] = flag.kind === "switch" ? flag.value : value;
+    const given = flag.kind === "switch" ? flag.value : value;
+    if (input[flag.field] !== undefined && input[flag.field] !== given) {
+      throw usageError(`${flag.flag} and another flag both set ${flag.field}; give one of them.`);
+    }
+    input[flag.field] = given;
   }
   for (const [index, operand] of (command.operands ?? []).entries()) {
     const value = parsed.operands[index];

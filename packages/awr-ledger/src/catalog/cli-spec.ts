@@ -12,6 +12,8 @@ export interface CliCommand {
   readonly operands?: readonly CliOperand[];
   /** A flag name per argument where it is not `--name-with-dashes`; null: no flag. */
   readonly flags?: Readonly<Record<string, string | null>>;
+  /** Further flag names accepted for an argument (the original's alternatives), by flag. */
+  readonly aliases?: Readonly<Record<string, string>>;
   /** Arguments whose flag names a JSON file holding the value. */
   readonly files?: Readonly<Record<string, CliFile>>;
   /** A flag naming a JSON file that holds the arguments themselves (flags override it). */

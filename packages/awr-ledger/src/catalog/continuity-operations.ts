@@ -86,6 +86,7 @@ export const sessionResumeOperation = operation({
       summary: "continue a session in a successor that inherits its checkpoint and claim",
       operands: [{ field: "session", name: "SESSION", optional: true }],
       flags: { claim: null, paths: "--path", tags: "--tag", goals: "--goal" },
+      aliases: { "--from-session": "session" },
       switches: [
         {
           flag: "--claim",

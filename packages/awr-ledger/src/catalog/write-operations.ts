@@ -74,8 +74,7 @@ const transitionCommands: CliCommand[] = WORK_ACTION_NAMES.map((action) => ({
   operands: [{ field: "work", name: "WORK" }],
   fixed: { action },
   flags: {
-    ...(action === "block" ? {} : { blocker: null }),
-    ...(action === "complete" ? { completion: "--input" } : { completion: null }),
+    ...(action === "complete" ? { blocker: null, completion: "--input" } : { completion: null }),
   },
   ...(action === "complete"
     ? { files: { completion: { base: "cwd", maxBytes: LIMITS.completionFileBytes } } }
