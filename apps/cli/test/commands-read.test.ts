@@ -81,7 +81,7 @@ describe("colour", () => {
 describe("reads", () => {
   it("lists ready work with unmet dependencies left out", async () => {
     const result = await awr(["ready", "--json"], { cwd: root });
-    const ids = (result.json()["items"] as { work: string }[]).map((item) => item.work);
+    const ids = (result.json()["ready"] as { external_key: string }[]).map((i) => i.external_key);
     expect(ids).toEqual(expect.arrayContaining(["W-2", "W-3", "W-7"]));
     expect(ids).not.toContain("W-4");
     const human = await awr(["ready", "--limit", "2"], { cwd: root });

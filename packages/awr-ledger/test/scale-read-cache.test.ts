@@ -19,7 +19,7 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
     const firstReady = await ledger.call("awr_work_ready", {}, caller);
     expect(await ledger.call("awr_project_status", {}, caller)).toEqual(firstStatus);
     expect(await ledger.call("awr_work_ready", {}, caller)).toEqual(firstReady);
-    expect(firstReady.items.map((i) => i.work)).toContain("PAY-2");
+    expect(firstReady.ready.map((i) => i.external_key)).toContain("PAY-2");
 
     const start = await ledger.call(
       "awr_session_start",
@@ -36,11 +36,12 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
     );
     const session = start.session.id;
     const claimedReady = await ledger.call("awr_work_ready", {}, caller);
-    expect(claimedReady.items.map((i) => i.work)).not.toContain("PAY-2");
-    expect(claimedReady.active_claims.map((c) => c.work)).toEqual(["PAY-2"]);
+    expect(claimedReady.ready.map((i) => i.external_key)).not.toContain("PAY-2");
+    const held = claimedReady.blocked_sample.find((b) => b.external_key === "PAY-2");
+    expect(held?.active_claims.map((c) => c.session_id)).toEqual([session]);
     const claimedStatus = await ledger.call("awr_project_status", {}, caller);
-    expect(claimedStatus.current_work).toContainEqual(
-      expect.objectContaining({ work: "PAY-2", claimed_by: session }),
+    expect(claimedStatus.current).toContainEqual(
+      expect.objectContaining({ external_key: "PAY-2" }),
     );
 
     await ledger.call(
@@ -55,12 +56,8 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
       caller,
     );
     const progressed = await ledger.call("awr_project_status", {}, caller);
-    expect(progressed.counts_by_status["in_progress"]).toBe(
-      (firstStatus.counts_by_status["in_progress"] ?? 0) + 1,
-    );
-    expect(progressed.counts_by_status["ready"]).toBe(
-      (firstStatus.counts_by_status["ready"] ?? 0) - 1,
-    );
+    expect(progressed.counts["in_progress"]).toBe((firstStatus.counts["in_progress"] ?? 0) + 1);
+    expect(progressed.counts["ready"]).toBe((firstStatus.counts["ready"] ?? 0) - 1);
     expect((await ledger.call("awr_work_get", { work: "PAY-2" }, caller)).work.status).toBe(
       "in_progress",
     );

@@ -34,24 +34,24 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
     p = await openFixtureProject("basic", backend);
     const ids = await appendNotes(Array.from({ length: 12 }, (_, i) => `rollout wave ${i}`));
     const hits = await p.ledger.call("awr_search", { text: "rollout wave", limit: 5 }, caller);
-    expect(hits.results).toHaveLength(5);
-    expect(hits.results.every((h) => h.kind === "event")).toBe(true);
-    expect(new Set(hits.results.map((h) => h.ref))).toEqual(new Set(ids.slice(-5)));
-    expect(hits.results[0]?.snippet).toMatch(/\[rollout\]/i);
+    expect(hits.hits).toHaveLength(5);
+    expect(hits.hits.every((h) => h.kind === "event")).toBe(true);
+    expect(new Set(hits.hits.map((h) => h.external_key))).toEqual(new Set(ids.slice(-5)));
+    expect(hits.hits[0]?.snippet).toMatch(/\[rollout\]/i);
   });
 
   it("sees an event recorded after an identical search, and hands out independent hits", async () => {
     p = await openFixtureProject("basic", backend);
     const [first] = await appendNotes(["canary release one"]);
     const before = await p.ledger.call("awr_search", { text: "canary" }, caller);
-    expect(before.results.map((h) => h.ref)).toEqual([first]);
-    const hit = before.results[0];
+    expect(before.hits.map((h) => h.external_key)).toEqual([first]);
+    const hit = before.hits[0];
     if (hit !== undefined) hit.title = "changed by a caller";
     const again = await p.ledger.call("awr_search", { text: "canary" }, caller);
-    expect(again.results[0]?.title).toBe("note.added");
+    expect(again.hits[0]?.title).toBe("note.added");
     const [second] = await appendNotes(["canary release two"]);
     const after = await p.ledger.call("awr_search", { text: "canary" }, caller);
-    expect(after.results.map((h) => h.ref).sort()).toEqual([first, second].sort());
+    expect(after.hits.map((h) => h.external_key).sort()).toEqual([first, second].sort());
     expect(after.project_revision).toBeGreaterThan(before.project_revision);
   });
 
@@ -59,12 +59,12 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
     p = await openFixtureProject("basic", backend);
     await appendNotes(["hosted page smoke test passed", "unrelated hosted note"]);
     const hits = await p.ledger.call("awr_search", { text: "hosted page" }, caller);
-    const kinds = hits.results.map((h) => h.kind);
+    const kinds = hits.hits.map((h) => h.kind);
     expect(kinds).toContain("event");
     expect(kinds).toContain("work");
-    const scores = hits.results.map((h) => h.score);
+    const scores = hits.hits.map((h) => h.score);
     expect(scores).toEqual([...scores].sort((a, b) => b - a));
-    expect(hits.results.filter((h) => h.kind === "event")).toHaveLength(1);
+    expect(hits.hits.filter((h) => h.kind === "event")).toHaveLength(1);
   });
 });
 
@@ -147,7 +147,7 @@ describe("the event search migration on SQLite", () => {
       // As if newer events had pushed it out of the window.
       await sql`DELETE FROM event_search_recent WHERE ref = ${old.id}`.execute(p.db.db);
       const hits = await p.ledger.call("awr_search", { text: "quokka" }, caller);
-      expect(hits.results.map((h) => [h.kind, h.ref])).toEqual([["event", old.id]]);
+      expect(hits.hits.map((h) => [h.kind, h.external_key])).toEqual([["event", old.id]]);
     } finally {
       await p.close();
     }

@@ -46,43 +46,45 @@ function statusColor(colors: Colors): (status: string) => string {
 }
 
 export function statusLines(result: Result, colors: Colors): string[] {
-  const counts = (result["counts_by_status"] ?? {}) as Record<string, number>;
+  const counts = (result["counts"] ?? {}) as Record<string, number>;
   const color = statusColor(colors);
   const countText = Object.entries(counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${color(status)}`)
     .join(", ");
-  const next = result["next_action"] as Row | null | undefined;
+  const suggested = result["suggested_work"] as Row | null | undefined;
   const lines = [
-    `${colors.bold(text(result["project_name"]))}  ${colors.dim(`${text(result["project_id"])} · revision ${text(result["project_revision"])}`)}`,
+    `${colors.bold(text(result["project"]))}  ${colors.dim(`${text(result["project_id"])} · revision ${text(result["project_revision"])}`)}`,
     ...formatPairs(
       [
-        ["work", `${text(result["total_work"])} item(s)${countText ? `: ${countText}` : ""}`],
+        ["work", `${text(result["total"])} item(s)${countText ? `: ${countText}` : ""}`],
         [
           "ready",
           `${text(result["ready_count"])} (waiting on dependencies: ${text(result["dependency_blocked_count"])})`,
         ],
-        ["blocked", text(result["blocked_count"])],
+        ["not selectable", text(result["blocked_count"])],
         [
-          "next action",
-          next ? `${text(next["work"])} ${text(next["title"])}: ${text(next["action"])}` : "-",
+          "suggested",
+          suggested ? `${text(suggested["external_key"])} ${text(suggested["title"])}` : "-",
         ],
+        ["next action", text(result["next_action"])],
       ],
       colors.dim,
     ),
   ];
-  const current = rows(result["current_work"]);
+  const current = rows(result["current"]);
   if (current.length > 0) {
-    lines.push("", colors.bold("current work"));
+    const total = Number(result["current_total"] ?? current.length);
+    const more = total > current.length ? colors.dim(` (${current.length} of ${total})`) : "";
+    lines.push("", `${colors.bold("current work")}${more}`);
     lines.push(
       ...indent(
         formatTable(
           current,
           [
-            { header: "work", value: (r) => text(r["work"]) },
+            { header: "work", value: (r) => text(r["external_key"]) },
             { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
             { header: "title", value: (r) => text(r["title"]), max: 40 },
-            { header: "claimed by", value: (r) => text(r["claimed_by"]) },
             { header: "next action", value: (r) => text(r["next_action"]), max: 50 },
           ],
           colors.dim,
@@ -101,10 +103,10 @@ export function statusLines(result: Result, colors: Colors): string[] {
 }
 
 export function readyLines(result: Result, colors: Colors): string[] {
-  const items = rows(result["items"]);
-  const claims = rows(result["active_claims"]);
+  const items = rows(result["ready"]);
+  const total = Number(result["ready_total"] ?? 0);
   const lines = [
-    `${colors.bold(`${text(result["total_ready"])} ready`)}${items.length < Number(result["total_ready"] ?? 0) ? colors.dim(` (showing ${items.length})`) : ""}  ${revisionLine(result, colors)}`,
+    `${colors.bold(`${total} ready`)}${items.length < total ? colors.dim(` (showing ${items.length}; raise --limit for more)`) : ""}  ${colors.dim(`${text(result["blocked_total"])} not selectable`)}  ${revisionLine(result, colors)}`,
   ];
   if (items.length === 0) {
     lines.push("Nothing is ready: see `awr status` for blocked work and next actions.");
@@ -113,33 +115,38 @@ export function readyLines(result: Result, colors: Colors): string[] {
       ...formatTable(
         items,
         [
-          { header: "work", value: (r) => text(r["work"]) },
+          { header: "work", value: (r) => text(r["external_key"]) },
           { header: "prio", value: (r) => text(r["priority"]) },
           { header: "title", value: (r) => text(r["title"]), max: 44 },
-          { header: "goal", value: (r) => text(r["goal"]) },
           { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
         ],
         colors.dim,
       ),
     );
     for (const item of items) {
-      for (const diagnostic of Array.isArray(item["diagnostics"]) ? item["diagnostics"] : []) {
-        lines.push(`${colors.yellow("note")} ${text(item["work"])}: ${text(diagnostic)}`);
+      for (const diagnostic of rows(item["diagnostics"])) {
+        lines.push(
+          `${colors.yellow("note")} ${text(item["external_key"])}: ${text(diagnostic["detail"])}`,
+        );
       }
     }
   }
-  if (claims.length > 0) lines.push("", ...sectionLines("active_claims", claims, colors));
+  const reasons = Object.entries((result["diagnostic_counts"] ?? {}) as Record<string, number>);
+  if (reasons.length > 0) {
+    const list = reasons.map(([code, n]) => `${code} ${n}`).join(", ");
+    lines.push(colors.dim(`not selectable because: ${list}`));
+  }
   return lines;
 }
 
 export function searchLines(result: Result, colors: Colors): string[] {
-  const hits = rows(result["results"]);
+  const hits = rows(result["hits"]);
   if (hits.length === 0) return [`no results for "${text(result["query"])}"`];
   return formatTable(
     hits,
     [
       { header: "kind", value: (r) => text(r["kind"]) },
-      { header: "ref", value: (r) => text(r["ref"]) },
+      { header: "key", value: (r) => text(r["external_key"]) },
       { header: "title", value: (r) => text(r["title"]), max: 40 },
       { header: "match", value: (r) => text(r["snippet"]), max: 60 },
     ],

@@ -57,7 +57,7 @@ export async function runAgentDay(
   revision = status["project_revision"] as number;
   expect(status["ready_count"]).toBe(2);
   const ready = await ok(client, "awr_work_ready", p({ limit: 10 }));
-  expect((ready["items"] as { key?: string; id?: string }[]).length).toBe(2);
+  expect((ready["ready"] as { external_key: string }[]).length).toBe(2);
 
   const started = await write("awr_session_start", {
     work: "W-1",
@@ -91,7 +91,6 @@ export async function runAgentDay(
     source_sha: SHA,
     scope: ["W-1"],
     work: "W-1",
-    session,
   });
   await write("awr_session_checkpoint", {
     session,

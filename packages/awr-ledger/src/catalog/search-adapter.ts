@@ -7,7 +7,8 @@ import type { SearchToolInput } from "./read-operations.js";
 
 /**
  * awr_search's arguments over the ledger's full-text search (docs/design/operation-catalog.md):
- * `text` is the query and `kind` filters the hits (`work_item` is `work`). A search without
+ * `text` is the query and `kind` filters the hits (`work_item` is `work`); the answer names
+ * them `hits`, each with its `external_key`. A search without
  * text, or filtered by status or work item, needs the structured search and is refused with
  * Unsupported naming it, never answered as if the filter had been applied.
  */
@@ -37,6 +38,11 @@ export async function searchWithFilters(
     { query: input.text as string, limit: kind === undefined ? limit : 100 },
     revision,
   );
-  if (kind === undefined) return found;
-  return { ...found, results: found.results.filter((hit) => hit.kind === kind).slice(0, limit) };
+  const { results, ...rest } = found;
+  const hits = kind === undefined ? results : results.filter((hit) => hit.kind === kind);
+  // The original's names: `hits`, each naming its object by `external_key`.
+  return {
+    ...rest,
+    hits: hits.slice(0, limit).map(({ ref, ...hit }) => ({ ...hit, external_key: ref })),
+  };
 }

@@ -65,17 +65,18 @@ export async function workReadyView(
   db: Kysely<LedgerSchema>,
   result: WorkReadyResult,
 ): Promise<WorkReadyResult> {
-  if (result.items.length === 0) return result;
+  if (result.ready.length === 0) return result;
   const expired = await expiredClaims(db, { limit: 100 });
   const latest = new Map<string, ActiveClaim>();
   for (const claim of expired) if (!latest.has(claim.work)) latest.set(claim.work, claim);
   return {
     ...result,
-    items: result.items.map((item) => {
-      const claim = latest.get(item.work);
+    ready: result.ready.map((item) => {
+      const claim = latest.get(item.external_key);
       if (claim === undefined) return item;
       const at = claim.expires_at === null ? "" : ` at ${new Date(claim.expires_at).toISOString()}`;
-      const note = `claim ${claim.id} of session ${claim.session_id} (${claim.agent_id}) expired${at}; the item is free to claim`;
+      const detail = `claim ${claim.id} of session ${claim.session_id} (${claim.agent_id}) expired${at}; the item is free to claim`;
+      const note = { code: "claim_expired" as const, work_item_key: item.external_key, detail };
       return { ...item, diagnostics: [...item.diagnostics, note] };
     }),
   };
@@ -99,18 +100,17 @@ export interface ScopedWork {
 }
 
 /**
- * awr_project_status's views and filters. `summary` keeps the counts and the next action and
- * reduces the lists to their lengths; `work`, `goal` and `milestone` add the matching items as
+ * awr_project_status's views and filters. `summary` keeps the counts, the next action and the
+ * suggested work and reduces the lists to their lengths (`current_total` is always there); `work`, `goal` and `milestone` add the matching items as
  * `scoped_work` (the counts stay project-wide); `source_sha` reports recorded evidence verified
  * at another revision as `stale_evidence`.
  */
 /** What `summary` leaves out of the full status. */
-type Detail = "current_work" | "organisation_gaps" | "entity_counts";
+type Detail = "current" | "organisation_gaps" | "entity_counts";
 
 export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
   Partial<Pick<ProjectStatusResult, Detail>> & {
     view: "full" | "summary";
-    current_work_count?: number;
     organisation_gap_count?: number;
     scope?: { work: string[] | null; goal: string | null; milestone: string | null };
     scoped_work?: ScopedWork[];
@@ -128,9 +128,8 @@ export async function projectStatusView(
     view: filters.view ?? "full",
   };
   if (filters.view === "summary") {
-    view["current_work_count"] = result.current_work.length;
     view["organisation_gap_count"] = result.organisation_gaps.length;
-    for (const key of ["current_work", "organisation_gaps", "entity_counts"]) delete view[key];
+    for (const key of ["current", "organisation_gaps", "entity_counts"]) delete view[key];
   }
   const scoped =
     filters.work !== undefined || filters.goal !== undefined || filters.milestone !== undefined;
