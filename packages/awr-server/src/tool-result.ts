@@ -40,11 +40,13 @@ export function toolErrorPayload(error: unknown): ToolErrorPayload | undefined {
   return payload;
 }
 
+/** A successful result; `isError: false` is explicit, as hosts written for the original expect. */
 export function toolSuccess(value: unknown): CallToolResult {
   const structured = (value ?? {}) as Record<string, unknown>;
   return {
     content: [{ type: "text", text: JSON.stringify(structured) }],
     structuredContent: structured,
+    isError: false,
   };
 }
 

@@ -57,11 +57,12 @@ adapter = "markdown-heading-v1"
 status = "active"
 `;
 
-/** Writes and initialises the project under `parent/name`; returns its root. */
-export async function hostProject(parent: string, name: string): Promise<string> {
+/** Writes and initialises the project under `parent/name` (W titled `title`); returns its root. */
+export async function hostProject(parent: string, name: string, title?: string): Promise<string> {
   const root = join(parent, name);
   await mkdir(root, { recursive: true });
-  await writeFile(join(root, "work.yaml"), WORK);
+  const work = title === undefined ? WORK : WORK.replace("Prepare the quarterly report", title);
+  await writeFile(join(root, "work.yaml"), work);
   await writeFile(
     join(root, "rules.md"),
     `# Rules\n\n## Figures {#figures severity=hard scope=global}\n\n${RULE_TEXT}\n`,
@@ -95,6 +96,17 @@ export function logicalState(root: string): Record<string, string[]> {
   }
 }
 
+/** The project's id, read from its database. */
+export function projectIdOf(root: string): string {
+  const db = new Database(join(root, ".awr", "state.db"), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare("SELECT project_id FROM project_state").get() as { project_id: string })
+      .project_id;
+  } finally {
+    db.close();
+  }
+}
+
 /** The project's current revision, read from its database. */
 export function revisionOf(root: string): number {
   const db = new Database(join(root, ".awr", "state.db"), { readonly: true, fileMustExist: true });
@@ -111,7 +123,7 @@ export type Body = Record<string, unknown> & {
   details?: Record<string, unknown>;
 };
 
-/** Calls a tool; checks the text content equals structuredContent and isError is as `failed`. */
+/** Calls a tool; checks the text equals structuredContent and isError is exactly `failed`. */
 export async function call(
   client: Client,
   name: string,
@@ -122,7 +134,8 @@ export async function call(
   const body = result.structuredContent as Body;
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? "";
   expect(JSON.parse(text)).toEqual(body);
-  expect({ tool: name, isError: result.isError === true, body }).toMatchObject({
+  // isError is explicit either way, as the original sends it.
+  expect({ tool: name, isError: result.isError, body }).toMatchObject({
     tool: name,
     isError: failed,
   });
