@@ -349,8 +349,8 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       predecessor: s.session.id,
       conversation: "conv-2",
       model: "model-2",
-      agent: "agent-a",
-      last_checkpoint: cp.checkpoint.id,
+      agent_id: "agent-a",
+      last_checkpoint_id: cp.checkpoint.id,
       work: "W-1",
     });
     expect(resumed.predecessor).toMatchObject({

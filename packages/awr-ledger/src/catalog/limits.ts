@@ -19,8 +19,8 @@ export const LIMITS = {
   budget: { min: 1, max: 100_000, default: 5_000 },
   /** Claim lifetime: the original's minimum 1 ms; at most 30 days. */
   ttlMs: { min: 1, max: 30 * 24 * 60 * 60 * 1000 },
-  /** Revisions are safe integers in JavaScript. */
-  revisionMax: Number.MAX_SAFE_INTEGER,
+  /** Revisions are stored as 32-bit integers (PostgreSQL INTEGER): 2 147 483 647 writes. */
+  revisionMax: 2_147_483_647,
   /** request_id (the original's 1..256). */
   requestIdBytes: 256,
   /** event_type (the original's 1..128, `^[A-Za-z0-9_.:-]+$`). */

@@ -7,22 +7,28 @@ import type {
 
 // Runtime rows as tools return them (JSON arrays parsed, numbers normalised, times in ms).
 
-/** A session row as tools return it: everything but the owning client. */
-export type SessionView = Omit<SessionTable, "client">;
+/**
+ * A session as tools return it: everything but the owning client, the agent and the last
+ * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`).
+ */
+export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint"> & {
+  agent_id: string;
+  last_checkpoint_id: string | null;
+};
 
 export function sessionView(row: SessionTable): SessionView {
   return {
     id: row.id,
     conversation: row.conversation,
     work: row.work,
-    agent: row.agent,
+    agent_id: row.agent,
     provider: row.provider,
     model: row.model,
     status: row.status,
     predecessor: row.predecessor,
     successor: row.successor,
     summary: row.summary,
-    last_checkpoint: row.last_checkpoint,
+    last_checkpoint_id: row.last_checkpoint,
     start_revision: Number(row.start_revision),
     end_revision: row.end_revision === null ? null : Number(row.end_revision),
     started_at: row.started_at,

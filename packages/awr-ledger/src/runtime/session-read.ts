@@ -16,6 +16,8 @@ export type SessionGetInput = SessionRef;
 
 /** How many of a session's waits awr_session_get lists (newest first). */
 const WAITS_SHOWN = 20;
+/** How far back a session's predecessors are followed for their waits. */
+const LINEAGE_DEPTH = 20;
 
 export interface SessionGetResult {
   session: SessionView;
@@ -26,7 +28,11 @@ export interface SessionGetResult {
   inherited_checkpoint: CheckpointView | null;
   /** The pending wait, if any. */
   wait: WaitView | null;
-  /** Its waits, newest first, answered and cancelled ones included (at most 20). */
+  /**
+   * Its waits and those of the sessions it was resumed from (each names its session_id), newest
+   * first, answered and cancelled ones included (at most 20): a successor sees what was asked and
+   * answered before it.
+   */
   waits: WaitView[];
   project_revision: number;
 }
@@ -54,6 +60,16 @@ export async function sessionGet(
             .select("last_checkpoint")
             .where("id", "=", session.predecessor)
             .executeTakeFirst();
+    const lineage = [session.id];
+    for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
+      lineage.push(at);
+      const row = await db
+        .selectFrom("sessions")
+        .select("predecessor")
+        .where("id", "=", at)
+        .executeTakeFirst();
+      at = row?.predecessor ?? null;
+    }
     const [claims, checkpoint, inherited, waits] = await Promise.all([
       db
         .selectFrom("claims")
@@ -67,13 +83,13 @@ export async function sessionGet(
       db
         .selectFrom("waits")
         .selectAll()
-        .where("session", "=", session.id)
+        .where("session", "in", lineage)
         .orderBy("created_revision", "desc")
         .orderBy("id", "desc")
         .limit(WAITS_SHOWN)
         .execute(),
     ]);
-    const pending = waits.find((w) => w.status === "waiting_user");
+    const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
     return {
       session: sessionView(session),
       claims: claims.map((claim) => claimView(claim, nowMs)),
