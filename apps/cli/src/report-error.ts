@@ -113,6 +113,8 @@ export function writeError(
   stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
   if (error.details !== undefined && !error.usage) {
     for (const [key, value] of Object.entries(error.details)) {
+      // The fix a tool caller gets as data is the next: line here.
+      if (key === "next" || key === "cli") continue;
       const shown = typeof value === "string" ? value : JSON.stringify(value);
       stream.write(`  ${colors.dim(key)}: ${cliText(shown)}\n`);
     }
@@ -121,6 +123,8 @@ export function writeError(
     ? USAGE_NEXT
     : error.code === "ClaimConflict"
       ? claimStep(error.details)
-      : NEXT_STEP[error.code];
+      : error.code === "SourceStale" && typeof error.details?.["cli"] === "string"
+        ? `The planning sources changed since the last index: run \`${error.details["cli"]}\`, then retry.`
+        : NEXT_STEP[error.code];
   if (next) stream.write(`${colors.cyan("next")}: ${next}\n`);
 }

@@ -80,6 +80,7 @@ export function requiredFlags(
     (field) =>
       !WRITE_FIELDS.has(field) &&
       command.fixed?.[field] === undefined &&
+      command.defaults?.[field] === undefined &&
       !(command.generated ?? []).includes(field),
   );
   const groups = required.map((field) => ({ fields: [field], label: label(field) }));

@@ -73,6 +73,9 @@ export function lineInput(
     input[operand.field] = value;
   }
   Object.assign(input, command.fixed);
+  for (const [field, value] of Object.entries(command.defaults ?? {})) {
+    if (input[field] === undefined) input[field] = value;
+  }
   for (const field of command.generated ?? []) {
     if (input[field] === undefined) input[field] = `cli-${randomUUID()}`;
   }

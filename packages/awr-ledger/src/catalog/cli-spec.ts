@@ -20,6 +20,8 @@ export interface CliCommand {
   readonly inputFile?: CliInputFile;
   /** Arguments this command fixes (e.g. `action: "progress"`): no flag, always sent. */
   readonly fixed?: Readonly<Record<string, unknown>>;
+  /** Values the command line sends when a flag is not given (the original CLI's defaults). */
+  readonly defaults?: Readonly<Record<string, unknown>>;
   /** Flags without a value that set an argument (resume: `--claim` acquires). */
   readonly switches?: readonly CliSwitch[];
   /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */

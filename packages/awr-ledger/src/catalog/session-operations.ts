@@ -160,7 +160,12 @@ export const sessionEndOperation = operation({
       caller,
       options,
     ),
-  cli: [addressed(["session", "end"], "end the session and release its claims")],
+  cli: [
+    {
+      ...addressed(["session", "end"], "end the session and release its claims"),
+      defaults: { outcome: "ended" },
+    },
+  ],
 });
 
 export const sessionClaimOperation = operation({
