@@ -1,6 +1,7 @@
 /**
- * The dependency-direction rules of ARCHITECTURE.md, as a pure check over package manifests and
- * source files, so a test can run it on the real workspace and on synthetic violations.
+ * The dependency-direction rules (between packages, and between the ledger's layers), as a
+ * pure check over package manifests and source files, so a test can run it on the real
+ * workspace and on synthetic violations.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative } from "node:path";
@@ -77,7 +78,7 @@ export function checkDependencyRules(
     const allowed = ALLOWED_WORKSPACE_DEPS[json.name];
     if (allowed === undefined) {
       problems.push(
-        `${json.name} (${dir}) is not in the dependency rules: add it to ARCHITECTURE.md and this check`,
+        `${json.name} (${dir}) is not in the dependency rules: add it to ALLOWED_WORKSPACE_DEPS in scripts/dependency-rules.ts`,
       );
       continue;
     }

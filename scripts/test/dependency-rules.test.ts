@@ -4,7 +4,7 @@ import { checkDependencyRules, type PackageManifest, readWorkspace } from "../de
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-describe("the workspace follows ARCHITECTURE.md's dependency direction", () => {
+describe("the workspace follows its dependency direction", () => {
   it("has no violations", () => {
     const { manifests, sources } = readWorkspace(root);
     expect(manifests.map((m) => m.json.name)).toContain("@awr/jsonrpc-core");

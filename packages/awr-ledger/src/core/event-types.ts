@@ -1,4 +1,4 @@
-/** The event types the ledger itself writes (AWR.md section 3); every one is reserved. */
+/** The event types the ledger itself writes; every one is reserved. */
 export const DOMAIN_EVENT_TYPES = {
   sessionStarted: "session.started",
   sessionResumed: "session.resumed",

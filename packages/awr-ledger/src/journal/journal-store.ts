@@ -52,7 +52,7 @@ export const UNKNOWN_OUTCOME_NEXT_ACTION =
   "Do not replay this write. Call awr_operation_get to inspect it, then awr_operation_recover " +
   "with the same request_id and the current expected_revision to settle its outcome.";
 
-/** The error for a request begun under this id but never finished (AWR.md section 4.2). */
+/** The error for a request begun under this id but never finished. */
 export function unknownOutcomeError(entry: OperationTable): LedgerError {
   return new LedgerError(
     "MutationConflict",

@@ -30,7 +30,7 @@ import {
   terminalRef,
 } from "./operation-scope.js";
 
-/** Every write result carries these (AWR.md section 4). */
+/** Every write result carries these. */
 export interface WriteReceipt {
   project_revision: number;
   /** The request id of a journaled write (absent for a direct one). */
@@ -81,8 +81,8 @@ function exactlyOneTerminal(tool: string, scope: OperationScope): void {
 }
 
 /**
- * Runs one write. With a `request_id` it goes through the request journal exactly as AWR.md
- * section 4 prescribes: replay, conflict or unknown for a known request_id; otherwise, holding the
+ * Runs one write. With a `request_id` it goes through the request journal:
+ * replay, conflict or unknown for a known request_id; otherwise, holding the
  * project write lock, check expected_revision, then (a) `mcp.operation_started`, (b) the domain
  * commit, (c) `mcp.operation_finished`, each its own durable commit (three revisions). A
  * LedgerError from (b) is recorded as the request's outcome (`not_committed`) and thrown; any

@@ -6,7 +6,7 @@ import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
-/** A claim is in force while active and not past its expiry (AWR.md section 3). */
+/** A claim is in force while active and not past its expiry. */
 export function claimInForce(claim: ClaimTable, nowMs: number): boolean {
   return (
     claim.status === "active" && (claim.expires_at === null || Number(claim.expires_at) > nowMs)

@@ -42,7 +42,7 @@ function notCommittedError(requestId: string): RecordedError {
 }
 
 /**
- * awr_operation_recover (AWR.md section 4.5). It never runs the original tool: a finished
+ * awr_operation_recover. It never runs the original tool: a finished
  * request is returned as recorded; an unfinished one is settled from its terminal events, one
  * durable commit spending one revision, with `mcp.operation_recovered`. Recovery itself is not
  * journaled (its `request_id` names the request being recovered) and is idempotent: recovering

@@ -23,7 +23,7 @@ const CLOSED_WORK = ["completed", "cancelled"];
 export type ResumeClaimMode = "inherit" | "acquire" | "none";
 
 /**
- * What a successor gets, by mode. `inherit` (AWR.md section 3/5: "inherits checkpoint and claim"):
+ * What a successor gets, by mode. `inherit`:
  * - `transfer`: the predecessor still holds claims in force; each is handed over.
  * - `reacquire`: the predecessor's most recent claim on its work was released when the
  *   predecessor ended (ended|interrupted|incomplete, the same revision as its end); it is taken

@@ -2,7 +2,7 @@ import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { WorkFieldChanges } from "../core/runtime-context.js";
 
 /**
- * The work-action state machine of AWR.md section 3. Pure data plus one planning function, so
+ * The work-action state machine. Pure data plus one planning function, so
  * the rules are testable without a database and the transition code only executes a plan.
  */
 export const WORK_ACTIONS = [

@@ -94,7 +94,7 @@ function unusable(e: RecordedEvidence, sourceSha: string, root: string | undefin
 }
 
 /**
- * Checks a completion mapping against the item's acceptance criteria (AWR.md section 3): every
+ * Checks a completion mapping against the item's acceptance criteria: every
  * criterion needs at least one named, usable evidence record at or above its required level.
  * Unknown criteria are InvalidInput, unknown evidence keys NotFound, and unmet criteria or
  * unusable evidence EvidenceMissing naming each of them.

@@ -76,7 +76,7 @@ function stringAttribute(work: EntityTable, name: string): string | null {
 
 /**
  * awr_work_transition: one work action under the state machine, claim, dependency, wait and
- * evidence rules of AWR.md section 3, written back into the work item's YAML source. `complete`
+ * evidence rules, written back into the work item's YAML source. `complete`
  * and `cancel` release the acting session's claim on the item.
  */
 export async function workTransition(
