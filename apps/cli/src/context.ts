@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { checkExpectedRevision, type ToolName } from "@awr/awr-ledger";
+import { checkExpectedRevision, type ToolName } from "@awr/awr-ledger/catalog";
 import type { OperationBackend, OperationInput, OperationResult } from "./backend/backend.js";
 import { CLI_ERROR_CODES, CliError } from "./cli-error.js";
 import { type Colors, colorsFor, type OutputStream } from "./output/style.js";

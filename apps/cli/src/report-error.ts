@@ -1,4 +1,4 @@
-import { findOperation } from "@awr/awr-ledger";
+import { findOperation } from "@awr/awr-ledger/catalog";
 import { CLI_ERROR_CODES, CliError, EXIT_CODES } from "./cli-error.js";
 import type { Colors, OutputStream } from "./output/style.js";
 

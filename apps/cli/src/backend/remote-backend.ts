@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { findOperation, type ToolName, takesRequestId } from "@awr/awr-ledger";
+import { findOperation, type ToolName, takesRequestId } from "@awr/awr-ledger/catalog";
 import { type CallToolResult, createTransport, MCPClient } from "@awr/mcp-client";
 import { CLI_ERROR_CODES, CliError, usageError } from "../cli-error.js";
 import { packageVersion } from "../internal/package-version.js";

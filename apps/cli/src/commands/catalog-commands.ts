@@ -3,7 +3,7 @@ import {
   type CliCommand,
   OPERATION_LIST,
   takesRequestId,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/catalog";
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";

@@ -1,4 +1,4 @@
-import type { CatalogOperation, CliCommand, JsonSchema } from "@awr/awr-ledger";
+import type { CatalogOperation, CliCommand, JsonSchema } from "@awr/awr-ledger/catalog";
 
 /** How a command-line flag carries its argument. */
 export type FlagKind = "text" | "integer" | "switch" | "list" | "file";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
-import type { CatalogOperation, CliCommand, CliFile } from "@awr/awr-ledger";
+import type { CatalogOperation, CliCommand, CliFile } from "@awr/awr-ledger/catalog";
 import { CliError, usageError } from "../cli-error.js";
 import type { CommandContext } from "../context.js";
 import { type CommandFlag, requiredFlags } from "./command-flags.js";

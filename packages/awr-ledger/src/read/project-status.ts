@@ -84,10 +84,10 @@ function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusB
         .where("e.key", "is", null)
         .execute(),
     ]);
-    const counts: Record<string, number> = {};
-    for (const item of [...work].sort((a, b) => a.status.localeCompare(b.status))) {
-      counts[item.status] = (counts[item.status] ?? 0) + 1;
-    }
+    // Statuses in code-point order (a collator would cost milliseconds on a cold start).
+    const tally = new Map<string, number>();
+    for (const item of work) tally.set(item.status, (tally.get(item.status) ?? 0) + 1);
+    const counts = Object.fromEntries([...tally].sort(([a], [b]) => (a < b ? -1 : 1)));
     return {
       counts,
       total: work.length,

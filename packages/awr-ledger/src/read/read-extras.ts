@@ -152,7 +152,8 @@ export async function projectStatusView(
       )
       .sort(
         (a, b) =>
-          a.source_path.localeCompare(b.source_path) || Number(a.ordinal) - Number(b.ordinal),
+          (a.source_path < b.source_path ? -1 : a.source_path > b.source_path ? 1 : 0) ||
+          Number(a.ordinal) - Number(b.ordinal),
       )
       .map(
         (row): ScopedWork => ({

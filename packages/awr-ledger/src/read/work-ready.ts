@@ -190,7 +190,7 @@ export async function workReady(
     truncated: analysis.ready.length > limit,
     blocked_total: blocked.length,
     diagnostic_counts: Object.fromEntries(
-      Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)),
+      Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
     blocked_sample: blocked.slice(0, 3).map((b) => brief(b.work, false, b.diagnostics)),
   };
