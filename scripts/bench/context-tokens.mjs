@@ -25,10 +25,12 @@ export async function run() {
     for (const item of active) {
       let packet;
       try {
-        packet = await ledger.contextCompile(
+        const result = await ledger.call(
+          "awr_context_compile",
           { work: item.work, budget: 5000 },
           { client: "stdio" },
         );
+        packet = result.work_context;
       } catch (error) {
         failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
         continue;

@@ -95,9 +95,10 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
 /** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
 export function revisionBump(ledger) {
   return async () => {
-    await ledger.eventAppend(
+    await ledger.call(
+      "awr_event_append",
       {
-        type: "bench.bump",
+        event_type: "bench.bump",
         summary: "bump",
         expected_revision: await ledger.store.currentRevision(),
       },

@@ -4,7 +4,7 @@ export const READS = [
   { name: "status", tool: "awr_project_status", targetMs: 5, args: () => ({}) },
   { name: "ready", tool: "awr_work_ready", targetMs: 10, args: () => ({ limit: 20 }) },
   { name: "work get", tool: "awr_work_get", targetMs: 5, args: (work) => ({ work }) },
-  { name: "search", tool: "awr_search", targetMs: 10, args: () => ({ query: "invoice payment" }) },
+  { name: "search", tool: "awr_search", targetMs: 10, args: () => ({ text: "invoice payment" }) },
   {
     name: "context compile",
     tool: "awr_context_compile",

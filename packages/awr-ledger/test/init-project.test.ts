@@ -56,7 +56,7 @@ describe("awr init on the default SQLite ledger", () => {
 
       const ledger = await openLedger({ root });
       try {
-        const status = await ledger.projectStatus({}, { client: "stdio" });
+        const status = await ledger.call("awr_project_status", {}, { client: "stdio" });
         expect(status.project_id).toBe(accepted.project_id);
       } finally {
         await ledger.close();

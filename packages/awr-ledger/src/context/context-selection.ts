@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { type EntityView, tableExists, toView } from "../read/entity-view.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
-import type { SessionTable } from "../runtime/runtime-tables.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SelectionBasis } from "./context-types.js";
 

@@ -1,9 +1,15 @@
 import type { Kysely } from "kysely";
-import { WORK_STATUSES } from "../sources/adapters/yaml-ledger-v1.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { type ActiveClaim, type EntityView, entitiesOfKind, stringOf } from "./entity-view.js";
+import {
+  type ActiveClaim,
+  type EntityView,
+  entitiesOfKind,
+  priorityRank,
+  stringOf,
+} from "./entity-view.js";
 import { memoAt } from "./read-cache.js";
-import { analyseReady } from "./work-ready.js";
+import { briefRevisions, type WorkBrief, workBrief } from "./work-brief.js";
+import { analyseReady, notReadyCount } from "./work-ready.js";
 
 export interface OrganisationGap {
   gap:
@@ -17,27 +23,34 @@ export interface OrganisationGap {
   message: string;
 }
 
+/** awr_project_status's answer, in the original's field names plus the organisation gaps. */
 export interface ProjectStatusResult {
   project_id: string;
-  project_name: string;
+  /** The project's name. */
+  project: string;
   project_revision: number;
-  /** Work items per status (every known status listed, plus `unknown`). */
-  counts_by_status: Record<string, number>;
-  total_work: number;
+  /** Work branches are not supported yet: always the baseline. */
+  branch_id: null;
+  /** Work items per status, for the statuses that occur. */
+  counts: Record<string, number>;
+  total: number;
   entity_counts: Record<string, number>;
-  current_work: {
-    work: string;
-    title: string;
-    status: string;
-    next_action: string | null;
-    claimed_by: string | null;
-  }[];
+  /** Work in progress or claimed, highest priority first (at most five). */
+  current: WorkBrief[];
+  current_total: number;
   ready_count: number;
+  /** Open work (neither completed nor cancelled) that is not ready. */
   blocked_count: number;
   /** Status ready but waiting for a required dependency. */
   dependency_blocked_count: number;
-  next_action: { work: string; title: string; action: string } | null;
+  /** What to do next: the focus item's next action, or what to look at when there is none. */
+  next_action: string;
+  /** The focus item: the first current item, else the first ready one. */
+  suggested_work: WorkBrief | null;
   organisation_gaps: OrganisationGap[];
+  /** Reads answer only from fresh sources, so there are never issues to report here. */
+  source_issues: never[];
+  source_warnings: number;
   /**
    * What ledger sources say about themselves that AWR does not compute or check, such as the
    * original AWR ledger's `current:` block (its milestone, work item, next action, open loops),
@@ -57,8 +70,8 @@ export interface LedgerNote {
 
 /** The revision-bound part of the status: everything but the claims. */
 interface StatusBase {
-  counts_by_status: Record<string, number>;
-  total_work: number;
+  counts: Record<string, number>;
+  total: number;
   entity_counts: Record<string, number>;
   organisation_gaps: readonly OrganisationGap[];
   /** Items in progress or claimed by status, and each work item's source position. */
@@ -93,13 +106,13 @@ function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusB
         .orderBy("path")
         .execute(),
     ]);
-    const counts: Record<string, number> = Object.fromEntries(
-      [...WORK_STATUSES, "unknown"].map((s) => [s, 0]),
-    );
-    for (const item of work) counts[item.status] = (counts[item.status] ?? 0) + 1;
+    // Statuses in code-point order (a collator would cost milliseconds on a cold start).
+    const tally = new Map<string, number>();
+    for (const item of work) tally.set(item.status, (tally.get(item.status) ?? 0) + 1);
+    const counts = Object.fromEntries([...tally].sort(([a], [b]) => (a < b ? -1 : 1)));
     return {
-      counts_by_status: counts,
-      total_work: work.length,
+      counts,
+      total: work.length,
       entity_counts: Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)])),
       organisation_gaps: organisationGaps(work, goals, milestones, deps),
       current: work.filter((w) => w.status === "in_progress" || w.status === "claimed"),
@@ -172,31 +185,23 @@ function organisationGaps(
   return gaps;
 }
 
-type CurrentWork = ProjectStatusResult["current_work"][number];
-
-/** Items in progress or claimed by status, plus items an active claim holds, in source order. */
-function currentWork(base: StatusBase, claims: readonly ActiveClaim[]): readonly CurrentWork[] {
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
-  let currentItems = base.current;
-  if (claimedBy.size > 0) {
-    const inCurrent = new Set(base.current.map((w) => w.key));
-    const extra = claims
-      .filter((c) => !inCurrent.has(c.work) && base.position.has(c.work))
-      .map((c) => base.work[base.position.get(c.work) as number] as EntityView);
-    if (extra.length > 0) {
-      currentItems = [...base.current, ...extra].sort(
-        (a, b) => (base.position.get(a.key) ?? 0) - (base.position.get(b.key) ?? 0),
-      );
-    }
-  }
-  return currentItems.map((w) => ({
-    work: w.key,
-    title: w.title,
-    status: w.status,
-    next_action: stringOf(w, "next_action"),
-    claimed_by: claimedBy.get(w.key) ?? null,
-  }));
+/**
+ * Items in progress or claimed by status, plus items an active claim holds: highest priority
+ * first, then in source order.
+ */
+function currentWork(base: StatusBase, claims: readonly ActiveClaim[]): readonly EntityView[] {
+  const inCurrent = new Set(base.current.map((w) => w.key));
+  const extra = claims
+    .filter((c) => !inCurrent.has(c.work) && base.position.has(c.work))
+    .map((c) => base.work[base.position.get(c.work) as number] as EntityView);
+  return [...base.current, ...new Set(extra)].sort(
+    (a, b) =>
+      priorityRank(a.attributes["priority"]) - priorityRank(b.attributes["priority"]) ||
+      (base.position.get(a.key) ?? 0) - (base.position.get(b.key) ?? 0),
+  );
 }
+
+const CURRENT_SHOWN = 5;
 
 /**
  * The project overview. Counts, entity totals and organisation gaps depend only on the
@@ -207,41 +212,44 @@ export async function projectStatus(
   project: { id: string; name: string },
   revision: number,
 ): Promise<ProjectStatusResult> {
-  const [base, analysis] = await Promise.all([
+  const [base, analysis, revisions, blocked] = await Promise.all([
     statusBase(db, revision),
     analyseReady(db, revision),
+    briefRevisions(db, revision),
+    notReadyCount(db, revision),
   ]);
   // The current-work list depends on the revision and on which claims are in force.
-  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session}`).join("\u0001");
+  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session_id}`).join("\u0001");
   const current = await memoAt(db, revision, `status-current:${claimsKey}`, async () =>
     currentWork(base, analysis.claims),
   );
-  const withAction = current.find((c) => c.next_action !== null);
-  const firstReady = analysis.ready[0]?.work;
-  const nextAction =
-    withAction !== undefined
-      ? { work: withAction.work, title: withAction.title, action: withAction.next_action as string }
-      : firstReady !== undefined
-        ? {
-            work: firstReady.key,
-            title: firstReady.title,
-            action:
-              stringOf(firstReady, "next_action") ?? `start ${firstReady.key}: ${firstReady.title}`,
-          }
-        : null;
+  const focus = current[0] ?? analysis.ready[0]?.work;
+  const next = focus === undefined ? null : stringOf(focus, "next_action");
   return {
     project_id: project.id,
-    project_name: project.name,
+    project: project.name,
     project_revision: revision,
-    counts_by_status: { ...base.counts_by_status },
-    total_work: base.total_work,
+    branch_id: null,
+    counts: { ...base.counts },
+    total: base.total,
     entity_counts: { ...base.entity_counts },
-    current_work: [...current],
+    current: current.slice(0, CURRENT_SHOWN).map((w) => workBrief(w, revisions)),
+    current_total: current.length,
     ready_count: analysis.ready.length,
-    blocked_count: base.counts_by_status["blocked"] ?? 0,
+    blocked_count: blocked,
     dependency_blocked_count: analysis.dependency_blocked.length,
-    next_action: nextAction,
+    next_action:
+      next !== null && next.trim() !== ""
+        ? next
+        : focus !== undefined
+          ? `Start ${focus.key}: ${focus.title}.`
+          : blocked === 0
+            ? "No open work remains: every work item is completed or cancelled."
+            : "Nothing is ready: read the ready diagnostics and clear the prerequisite that blocks the work.",
+    suggested_work: focus === undefined ? null : workBrief(focus, revisions),
     organisation_gaps: [...base.organisation_gaps],
+    source_issues: [],
+    source_warnings: 0,
     ledger_notes: base.notes.map((n) => ({ ...n })),
   };
 }

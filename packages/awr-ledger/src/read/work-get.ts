@@ -4,7 +4,6 @@ import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js"
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   acceptanceOf,
-  activeClaims,
   type DependencyView,
   dependenciesOf,
   entitiesOfKind,
@@ -27,6 +26,7 @@ export interface RecordedEvidence {
   locator: string | null;
   scope: string[];
   sha256: string | null;
+  source_sha: string | null;
   command: string | null;
   verified_at: string | null;
   session: string | null;
@@ -80,7 +80,6 @@ export interface WorkGetResult {
   milestone: LinkedEntity | null;
   decisions: LinkedEntity[];
   evidence: { source: unknown[]; recorded: RecordedEvidence[] };
-  active_claim: { session: string; expires_at: number | null } | null;
 }
 
 export async function workGet(
@@ -95,7 +94,7 @@ export async function workGet(
     );
   }
   const work = await requireWork(db, input.work);
-  const [deps, dependents, decisions, claims, recorded] = await Promise.all([
+  const [deps, dependents, decisions, recorded] = await Promise.all([
     dependenciesOf(db, [work.key]),
     db
       .selectFrom("dependencies")
@@ -104,7 +103,6 @@ export async function workGet(
       .orderBy("work_key")
       .execute(),
     linkedDecisions(db, revision, work.key, stringsOf(work, "decisions")),
-    activeClaims(db),
     recordedEvidence(db, work.key),
   ]);
   const linked = async (key: string | null): Promise<LinkedEntity | null> => {
@@ -118,7 +116,6 @@ export async function workGet(
     const view = toView(row);
     return { key: view.key, title: view.title, status: view.status, source: view.source };
   };
-  const claim = claims.find((c) => c.work === work.key);
   return {
     project_revision: revision,
     work: {
@@ -154,8 +151,6 @@ export async function workGet(
     milestone: await linked(stringOf(work, "milestone")),
     decisions,
     evidence: { source: (work.attributes["evidence"] as unknown[] | undefined) ?? [], recorded },
-    active_claim:
-      claim === undefined ? null : { session: claim.session, expires_at: claim.expires_at },
   };
 }
 
@@ -194,6 +189,7 @@ export async function recordedEvidence(
     locator: r.locator,
     scope: JSON.parse(r.scope) as string[],
     sha256: r.sha256,
+    source_sha: r.source_sha ?? null,
     command: r.command,
     verified_at: r.verified_at,
     session: r.session,

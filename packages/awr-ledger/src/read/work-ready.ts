@@ -7,42 +7,37 @@ import {
   type EntityView,
   entitiesOfKind,
   priorityRank,
-  type SourceRef,
-  stringOf,
-  stringsOf,
 } from "./entity-view.js";
 import { memoAt } from "./read-cache.js";
+import { briefRevisions, type ReadyBrief, type ReadyDiagnostic, readyBrief } from "./work-brief.js";
 
 export interface WorkReadyInput {
   limit?: number | undefined;
 }
 
-export interface ReadyItem {
-  work: string;
-  id: string;
-  title: string;
-  priority: unknown;
-  goal: string | null;
-  milestone: string | null;
-  next_action: string | null;
-  summary: string | null;
-  tags: string[];
-  /** Non-blocking observations, e.g. an unmet optional dependency. */
-  diagnostics: string[];
-  source: SourceRef;
-}
-
+/**
+ * awr_work_ready's answer in the original's shape: the ready items (at most `limit`), how many
+ * there are, and a sample of the open work that is not selectable with counts of why.
+ */
 export interface WorkReadyResult {
   project_revision: number;
-  items: ReadyItem[];
+  /** Work branches are not supported yet: always the baseline. */
+  branch_id: null;
+  ready: ReadyBrief[];
   /** Ready items in total, before `limit`. */
-  total_ready: number;
-  active_claims: ActiveClaim[];
+  ready_total: number;
+  truncated: boolean;
+  /** Open work (neither completed nor cancelled) that is not ready. */
+  blocked_total: number;
+  /** How many of those items have each diagnostic code. */
+  diagnostic_counts: Record<string, number>;
+  /** The first three of them, in source order. */
+  blocked_sample: ReadyBrief[];
 }
 
 /** Shared between calls at one revision: read-only. */
 export interface ReadyAnalysis {
-  ready: readonly { work: EntityView; diagnostics: readonly string[] }[];
+  ready: readonly { work: EntityView; diagnostics: readonly ReadyDiagnostic[] }[];
   /** Status ready, but a required dependency is not completed. */
   dependency_blocked: readonly { work: EntityView; unmet: string[] }[];
   /** Status ready, but an active claim holds it. */
@@ -54,7 +49,7 @@ export interface ReadyAnalysis {
 interface ReadyBase {
   work: readonly EntityView[];
   /** Status ready with every required dependency completed: in ready order (priority, source). */
-  unblocked: readonly { work: EntityView; diagnostics: readonly string[] }[];
+  unblocked: readonly { work: EntityView; diagnostics: readonly ReadyDiagnostic[] }[];
   /** Status ready, in source order. */
   candidates: readonly EntityView[];
   /** Position of each unblocked item in `candidates`. */
@@ -69,7 +64,7 @@ function readyBase(db: Kysely<LedgerSchema>, revision: number): Promise<ReadyBas
       allDependencies(db, revision),
     ]);
     const candidates = work.filter((w) => w.status === "ready");
-    const unblocked: { work: EntityView; diagnostics: string[] }[] = [];
+    const unblocked: { work: EntityView; diagnostics: ReadyDiagnostic[] }[] = [];
     const candidateIndex = new Map<string, number>();
     const dependencyBlocked: { work: EntityView; unmet: string[] }[] = [];
     for (const [index, item] of candidates.entries()) {
@@ -83,7 +78,13 @@ function readyBase(db: Kysely<LedgerSchema>, revision: number): Promise<ReadyBas
       }
       const diagnostics = list
         .filter((d) => !d.required && !d.satisfied)
-        .map((d) => `optional dependency ${d.work} is ${d.status}`);
+        .map(
+          (d): ReadyDiagnostic => ({
+            code: "optional_dependency_incomplete",
+            work_item_key: d.work,
+            detail: `optional dependency ${d.work} is ${d.status}`,
+          }),
+        );
       unblocked.push({ work: item, diagnostics });
       candidateIndex.set(item.key, index);
     }
@@ -108,7 +109,7 @@ export async function analyseReady(
   revision: number,
 ): Promise<ReadyAnalysis> {
   const [base, claims] = await Promise.all([readyBase(db, revision), activeClaims(db)]);
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session]));
+  const claimedBy = new Map(claims.map((c) => [c.work, c.session_id]));
   const ready =
     claimedBy.size === 0
       ? base.unblocked
@@ -117,7 +118,7 @@ export async function analyseReady(
   for (const c of claims) {
     const index = base.candidateIndex.get(c.work);
     const work = index === undefined ? undefined : base.candidates[index];
-    if (work !== undefined) claimed.push({ work, session: c.session });
+    if (work !== undefined) claimed.push({ work, session: c.session_id });
   }
   claimed.sort(
     (a, b) =>
@@ -126,29 +127,77 @@ export async function analyseReady(
   return { ready, dependency_blocked: base.dependency_blocked, claimed, claims };
 }
 
+const TERMINAL = new Set(["completed", "cancelled"]);
+
+/** Open work that cannot be picked now, each with why, in source order. */
+function notReady(
+  base: ReadyBase,
+  analysis: ReadyAnalysis,
+): { work: EntityView; diagnostics: ReadyDiagnostic[] }[] {
+  const ready = new Set(analysis.ready.map((r) => r.work.key));
+  const unmet = new Map(base.dependency_blocked.map((d) => [d.work.key, d.unmet]));
+  const claimedBy = new Map(analysis.claims.map((c) => [c.work, c]));
+  const out: { work: EntityView; diagnostics: ReadyDiagnostic[] }[] = [];
+  for (const item of base.work) {
+    if (TERMINAL.has(item.status) || ready.has(item.key)) continue;
+    const diagnostics: ReadyDiagnostic[] = [];
+    const key = item.key;
+    if (item.status !== "ready") {
+      diagnostics.push({
+        code: "status_not_ready",
+        work_item_key: key,
+        detail: `status is ${item.status}`,
+      });
+    }
+    for (const dep of unmet.get(key) ?? []) {
+      const detail = `required dependency ${dep} is not completed`;
+      diagnostics.push({ code: "required_dependency_incomplete", work_item_key: key, detail });
+    }
+    const claim = claimedBy.get(key);
+    if (claim !== undefined) {
+      const detail = `claimed by session ${claim.session_id} (${claim.agent_id})`;
+      diagnostics.push({ code: "active_claim", work_item_key: key, detail });
+    }
+    out.push({ work: item, diagnostics });
+  }
+  return out;
+}
+
 export async function workReady(
   db: Kysely<LedgerSchema>,
   input: WorkReadyInput,
   revision: number,
 ): Promise<WorkReadyResult> {
-  const limit = input.limit ?? 20;
-  const analysis = await analyseReady(db, revision);
+  const limit = input.limit ?? 10;
+  const [base, analysis, revisions] = await Promise.all([
+    readyBase(db, revision),
+    analyseReady(db, revision),
+    briefRevisions(db, revision),
+  ]);
+  const blocked = notReady(base, analysis);
+  const counts: Record<string, number> = {};
+  for (const { diagnostics } of blocked) {
+    for (const code of new Set(diagnostics.map((d) => d.code)))
+      counts[code] = (counts[code] ?? 0) + 1;
+  }
+  const brief = (work: EntityView, ready: boolean, diagnostics: readonly ReadyDiagnostic[]) =>
+    readyBrief(work, revisions, ready, diagnostics, analysis.claims);
   return {
     project_revision: revision,
-    items: analysis.ready.slice(0, limit).map(({ work, diagnostics }) => ({
-      work: work.key,
-      id: work.id,
-      title: work.title,
-      priority: work.attributes["priority"] ?? null,
-      goal: stringOf(work, "goal"),
-      milestone: stringOf(work, "milestone"),
-      next_action: stringOf(work, "next_action"),
-      summary: work.summary,
-      tags: stringsOf(work, "tags"),
-      diagnostics: [...diagnostics],
-      source: work.source,
-    })),
-    total_ready: analysis.ready.length,
-    active_claims: analysis.claims,
+    branch_id: null,
+    ready: analysis.ready.slice(0, limit).map((r) => brief(r.work, true, r.diagnostics)),
+    ready_total: analysis.ready.length,
+    truncated: analysis.ready.length > limit,
+    blocked_total: blocked.length,
+    diagnostic_counts: Object.fromEntries(
+      Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
+    blocked_sample: blocked.slice(0, 3).map((b) => brief(b.work, false, b.diagnostics)),
   };
+}
+
+/** How many open items are not selectable (for the status overview). */
+export async function notReadyCount(db: Kysely<LedgerSchema>, revision: number): Promise<number> {
+  const [base, analysis] = await Promise.all([readyBase(db, revision), analyseReady(db, revision)]);
+  return notReady(base, analysis).length;
 }
