@@ -123,8 +123,22 @@ describe("reads", () => {
     expect(human.code).toBe(1);
     expect(human.stdout).toContain("Order storage in PostgreSQL");
     expect(human.stderr).toContain("error [ContextIncomplete]");
-    expect(human.stderr).toContain("gaps: hard_rule_unresolved rule#migrations");
+    expect(human.stderr).toMatch(/gaps: .*hard_rule_unresolved rule#migrations/);
     expect(human.stderr).toMatch(/next: .*awr source reindex/);
+  });
+
+  it("prints the L0 bootstrap packet, its budget 1000 by default", async () => {
+    const result = await awr(["context", "bootstrap", "--work", "W-2", "--json"], { cwd: root });
+    expect(result.code).toBe(0);
+    const l0 = result.json<{ level: string; token_budget: number; rendered_context: string }>();
+    expect(l0).toMatchObject({ ok: true, level: "L0", token_budget: 1000 });
+    expect(l0.rendered_context).toContain("W-2");
+    const human = await awr(["context", "bootstrap", "--work", "W-2", "--budget", "900"], {
+      cwd: root,
+    });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("Order storage in PostgreSQL");
+    expect(human.stdout).toMatch(/tokens\s+\d+ of 900/);
   });
 
   it("lists work as an aligned table, narrowed by status, milestone and goal", async () => {

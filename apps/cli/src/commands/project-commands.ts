@@ -5,10 +5,14 @@ import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
 import { workListLines } from "../render/views.js";
 import { group } from "./catalog-commands.js";
+import { registerContextBootstrap } from "./context-bootstrap-command.js";
 import { runInit } from "./init-command.js";
 import { localOnly } from "./local-only.js";
 
-/** Commands that are not catalog tools: init, work list, and the work-branch group. */
+/**
+ * Commands that are not catalog tools: init, work list, context bootstrap, and the work-branch
+ * group.
+ */
 export function registerProjectCommands(program: Command, context: CommandContext): void {
   program
     .command("init")
@@ -42,6 +46,8 @@ export function registerProjectCommands(program: Command, context: CommandContex
       const result = { ok: true, ...(await ledger.workList(options)) };
       context.print(result, () => workListLines(result, context.colors));
     });
+
+  registerContextBootstrap(program, context);
 
   const branch = program
     .command("branch")

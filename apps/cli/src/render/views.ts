@@ -227,6 +227,28 @@ export function contextLines(result: Result, colors: Colors): string[] {
   ];
 }
 
+/** L0: the rendered packet, then its size, hash and the gaps that make it incomplete. */
+export function bootstrapLines(result: Result, colors: Colors): string[] {
+  const rendered = result["rendered_context"];
+  if (typeof rendered !== "string") return documentLines(result, colors);
+  const packet = (result["context"] ?? {}) as Result;
+  return [
+    rendered.trimEnd(),
+    "",
+    colors.dim("---"),
+    ...documentLines(
+      {
+        tokens: `${text(result["token_estimate"])} of ${text(result["token_budget"])}`,
+        context_hash: result["context_hash"],
+        complete: packet["complete"],
+        gaps: packet["gaps"],
+        continuity: result["continuity"],
+      },
+      colors,
+    ),
+  ];
+}
+
 /** The fields a person does not read: the answer's status and its read policy. */
 const POLICY = ["ok", "freshness_basis", "source_refresh_performed", "read_only"];
 

@@ -2,6 +2,7 @@
 // CLI specs, bounds), without the storage and sources behind it, so a program that only needs
 // to know the interface (the CLI building its commands, a client) loads it in a few ms.
 
+export { DEFAULT_BOOTSTRAP_BUDGET } from "../context/context-defaults.js";
 export { checkExpectedRevision } from "../storage/revision.js";
 export {
   type CatalogOperation,
