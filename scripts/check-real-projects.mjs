@@ -129,10 +129,8 @@ async function checkProject(source) {
     } finally {
       await ledger.close();
     }
-    if (work.length !== status.total_work)
-      throw new Error(
-        `status counts ${status.total_work} work items, the ledger has ${work.length}`,
-      );
+    if (work.length !== status.total)
+      throw new Error(`status counts ${status.total} work items, the ledger has ${work.length}`);
     for (const key of work) {
       const shown = awr(root, ["work", "show", key]);
       if (shown.work?.work !== key)

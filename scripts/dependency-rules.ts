@@ -1,6 +1,7 @@
 /**
- * The dependency-direction rules of ARCHITECTURE.md, as a pure check over package manifests and
- * source files, so a test can run it on the real workspace and on synthetic violations.
+ * The dependency-direction rules (between packages, and between the ledger's layers), as a
+ * pure check over package manifests and source files, so a test can run it on the real
+ * workspace and on synthetic violations.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative } from "node:path";
@@ -77,7 +78,7 @@ export function checkDependencyRules(
     const allowed = ALLOWED_WORKSPACE_DEPS[json.name];
     if (allowed === undefined) {
       problems.push(
-        `${json.name} (${dir}) is not in the dependency rules: add it to ARCHITECTURE.md and this check`,
+        `${json.name} (${dir}) is not in the dependency rules: add it to ALLOWED_WORKSPACE_DEPS in scripts/dependency-rules.ts`,
       );
       continue;
     }
@@ -93,6 +94,8 @@ export function checkDependencyRules(
   for (const { path, text } of sources) {
     for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
       const specifier = match[1] ?? "";
+      const upward = ledgerLayerViolation(path, specifier);
+      if (upward !== undefined) problems.push(upward);
       if (
         /^@awr\/[^/]+\/src(\/|$)/.test(specifier) ||
         reachesAnotherPackageSource(path, specifier)
@@ -109,6 +112,25 @@ export function checkDependencyRules(
     }
   }
   return problems;
+}
+
+/**
+ * The ledger's own layers, lowest first: a folder may import the folders before it, never one
+ * after it (so the request journal never reaches into the tool handlers that use it).
+ */
+const LEDGER_LAYERS = ["core", "journal", "runtime", "catalog"] as const;
+const LEDGER_SRC = "packages/awr-ledger/src/";
+
+function ledgerLayerViolation(fromPath: string, specifier: string): string | undefined {
+  if (!fromPath.startsWith(LEDGER_SRC) || !specifier.startsWith(".")) return undefined;
+  const layerOf = (p: string) =>
+    LEDGER_LAYERS.indexOf(
+      p.slice(LEDGER_SRC.length).split("/")[0] as (typeof LEDGER_LAYERS)[number],
+    );
+  const from = layerOf(fromPath);
+  const to = layerOf(posix.normalize(posix.join(posix.dirname(fromPath), specifier)));
+  if (from < 0 || to <= from) return undefined;
+  return `${fromPath} imports ${specifier}: ledger layer ${LEDGER_LAYERS[from]}/ may not import the higher layer ${LEDGER_LAYERS[to]}/`;
 }
 
 /** True when a relative import from `fromPath` lands in the src/ of a different package. */

@@ -48,7 +48,7 @@ export async function run() {
   const other = await openLedger({ root: small.root });
   const caller = { client: "stdio" };
   const works = small.items.map((i) => i.work);
-  const read = (i) => other.workGet({ work: works[i % works.length] }, caller);
+  const read = (i) => other.call("awr_work_get", { work: works[i % works.length] }, caller);
   try {
     const idle = await sampleLatency(read, { n: 200 });
     const large = largeProject(50 * MB);

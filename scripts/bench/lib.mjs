@@ -167,9 +167,10 @@ export function workItemUpdate(ledger, works) {
 /** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
 export function revisionBump(ledger) {
   return async () => {
-    await ledger.eventAppend(
+    await ledger.call(
+      "awr_event_append",
       {
-        type: "bench.bump",
+        event_type: "bench.bump",
         summary: "bump",
         expected_revision: await ledger.store.currentRevision(),
       },

@@ -76,11 +76,14 @@ export async function run() {
       const key = expected.work.id;
       try {
         const bootstrap = await ledger.contextBootstrap({ work: key, budget: 1000 });
-        const compiled = await ledger.contextCompile({
-          work: key,
-          goals: [expected.work.goal],
-          budget: 5000,
-        });
+        // An incomplete packet is ContextIncomplete carrying the whole result.
+        const compiled = await ledger
+          .call("awr_context_compile", { work: key, goals: [expected.work.goal], budget: 5000 })
+          .catch((error) => {
+            if (error?.code === "ContextIncomplete" && error.result !== undefined)
+              return error.result;
+            throw error;
+          });
         if (!bootstrap.context.complete || !compiled.completeness.complete) incomplete++;
         for (const [level, pack] of [
           ["L0", bootstrap],
@@ -140,7 +143,7 @@ export async function run() {
     notes: [
       "Corpus: the original AWR's public benchmark files (GOALS.md, RULES.md, work-ledger.yaml), copied to a temp dir. " +
         "Full sources = those three files sorted and joined with one LF, o200k_base (the ledger's countTokens). " +
-        "For every active task: `contextBootstrap` (L0, budget 1,000) and `contextCompile` with the task's goal (L1, budget 5,000), " +
+        "For every active task: `contextBootstrap` (L0, budget 1,000) and awr_context_compile with the task's goal (L1, budget 5,000), " +
         "then the exact-fact oracle (@awr/awr-ledger/fixtures assessFacts), whose expected facts are read from the corpus files themselves.",
       "Temporary: the copy's manifest domains `rules`/`ledger` are renamed to `rule`/`work` until the manifest change that accepts the original's names merges.",
       ...(failures.length ? [`Failed checks: ${failures.slice(0, 5).join("; ")}`] : []),

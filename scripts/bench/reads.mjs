@@ -16,7 +16,7 @@ export const READS = [
     tool: "awr_search",
     targetMs: 10,
     stdioMs: 5,
-    args: () => ({ query: "invoice payment" }),
+    args: () => ({ text: "invoice payment" }),
   },
   {
     name: "context compile",

@@ -86,9 +86,10 @@ try {
   } else if (mode === "writes") {
     const n = Number(a);
     for (let i = 0; i < n; i++) {
-      await ledger.eventAppend(
+      await ledger.call(
+        "awr_event_append",
         {
-          type: "bench.note",
+          event_type: "bench.note",
           summary: `w${i}`,
           expected_revision: await ledger.store.currentRevision(),
         },

@@ -4,7 +4,7 @@ import { checkDependencyRules, type PackageManifest, readWorkspace } from "../de
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-describe("the workspace follows ARCHITECTURE.md's dependency direction", () => {
+describe("the workspace follows its dependency direction", () => {
   it("has no violations", () => {
     const { manifests, sources } = readWorkspace(root);
     expect(manifests.map((m) => m.json.name)).toContain("@awr/jsonrpc-core");
@@ -83,5 +83,19 @@ describe("the check catches each kind of violation", () => {
       },
     ]);
     expect(problems).toHaveLength(3);
+  });
+
+  it("a lower ledger layer importing a higher one (journal/ reaching into runtime/)", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/awr-ledger/src/journal/run-write.ts",
+        text: 'import type { X } from "../runtime/session-start.js";',
+      },
+      {
+        path: "packages/awr-ledger/src/runtime/session-start.ts",
+        text: 'import { y } from "../journal/run-write.js";',
+      },
+    ]);
+    expect(problems).toEqual([expect.stringContaining("ledger layer journal/ may not import")]);
   });
 });

@@ -163,9 +163,9 @@ try {
     name: "awr_project_status",
     arguments: { project: "bookshop" },
   });
-  const { project_id, project_name } = result.structuredContent ?? {};
+  const { project_id, project } = result.structuredContent ?? {};
   check(
-    !result.isError && typeof project_id === "string" && project_name === "bookshop",
+    !result.isError && typeof project_id === "string" && project === "bookshop",
     `awr_project_status: ${JSON.stringify(result)}`,
   );
   console.log(`quickstart-smoke: SDK client: 21 tools, project bookshop (${project_id})`);

@@ -17,8 +17,11 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
  * which pass through unchanged. Under `--json` every error is `{code, message, details?}`.
  */
 export const CLI_ERROR_CODES = {
-  /** The command line is wrong (unknown command or option, missing or malformed value). */
-  UsageError: "UsageError",
+  /**
+   * The command line is wrong (unknown command or option, missing or malformed value): the
+   * original's InvalidInput, exit 2 (a wrong value the tool itself refuses is exit 1).
+   */
+  UsageError: "InvalidInput",
   /** No `.awr/project.toml` in the directory or any ancestor: run `awr init --accept`. */
   NotInitialised: "NotInitialised",
   /** The remote service could not be reached, refused the credential or broke the connection. */
@@ -49,18 +52,28 @@ export class CliError extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
   readonly exitCode: ExitCode;
+  /** A partial result that came with the error: printed on stdout under --json. */
+  readonly result: Record<string, unknown> | undefined;
 
   constructor(
     code: string,
     message: string,
-    options: { details?: Record<string, unknown>; exitCode?: ExitCode; cause?: unknown } = {},
+    options: {
+      details?: Record<string, unknown>;
+      exitCode?: ExitCode;
+      cause?: unknown;
+      result?: Record<string, unknown>;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = options.details;
-    this.exitCode =
-      options.exitCode ??
-      (code === CLI_ERROR_CODES.UsageError ? EXIT_CODES.usage : EXIT_CODES.domain);
+    this.exitCode = options.exitCode ?? EXIT_CODES.domain;
+    this.result = options.result;
+  }
+
+  get usage(): boolean {
+    return this.exitCode === EXIT_CODES.usage;
   }
 
   toPayload(): ErrorPayload {

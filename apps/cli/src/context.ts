@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
-import type { OperationBackend } from "./backend/backend.js";
-import type { OperationInput, OperationName, OperationResult } from "./backend/operations.js";
-import { isWrite } from "./backend/operations.js";
+import { checkExpectedRevision, type ToolName } from "@awr/awr-ledger/catalog";
+import type { OperationBackend, OperationInput, OperationResult } from "./backend/backend.js";
 import { CLI_ERROR_CODES, CliError } from "./cli-error.js";
 import { type Colors, colorsFor, type OutputStream } from "./output/style.js";
 import { findProjectRoot } from "./project-root.js";
@@ -96,21 +95,32 @@ export class CommandContext {
   }
 
   /** Runs a read: the local backend refreshes changed sources first. */
-  async read(operation: OperationName, input: OperationInput): Promise<OperationResult> {
+  async read(tool: ToolName, input: OperationInput): Promise<OperationResult> {
     const backend = await this.backend();
-    return backend.call(operation, input, this.#callOptions());
+    return backend.call(tool, input, this.#callOptions());
+  }
+
+  /**
+   * A stale --expected-revision is refused before anything else (before input files are read or
+   * sources refreshed), with the same RevisionConflict the tool would answer. Local only: a
+   * shared service checks it itself.
+   */
+  async checkRevision(expected: number | undefined): Promise<void> {
+    if (expected === undefined || this.remote) return;
+    const backend = await this.backend();
+    checkExpectedRevision(expected, await backend.currentRevision({ refresh: false }));
   }
 
   /**
    * Runs a write with `expected_revision` (the flag, else the revision read just before) and
-   * `request_id` (the flag; a remote backend generates one when it is missing).
+   * `request_id` (the flag; a remote backend generates one when it is missing). Returns the
+   * result and the revision the write was checked against.
    */
   async write(
-    operation: OperationName,
+    tool: ToolName,
     input: OperationInput,
     flags: WriteFlags,
-  ): Promise<OperationResult> {
-    if (!isWrite(operation)) throw new Error(`${operation} is not a write`);
+  ): Promise<{ result: OperationResult; expectedRevision: number }> {
     const backend = await this.backend();
     const expected =
       flags.expectedRevision ??
@@ -118,11 +128,12 @@ export class CommandContext {
       // A reindex must not refresh first: that would do its work in the revision read.
       (await backend.currentRevision({
         ...this.#callOptions(),
-        refresh: operation !== "sourceReindex",
+        refresh: tool !== "awr_source_reindex",
       }));
     const args: OperationInput = { ...input, expected_revision: expected };
     if (flags.requestId !== undefined) args["request_id"] = flags.requestId;
-    return backend.call(operation, args, this.#callOptions());
+    const result = await backend.call(tool, args, this.#callOptions());
+    return { result, expectedRevision: expected };
   }
 
   /** Writes one line (or several) to stdout. */
@@ -166,7 +177,11 @@ export class CommandContext {
     if (requestId === undefined) return undefined;
     let previous: OperationResult;
     try {
-      previous = await backend.call("operationGet", { request_id: requestId }, this.#callOptions());
+      previous = await backend.call(
+        "awr_operation_get",
+        { request_id: requestId },
+        this.#callOptions(),
+      );
     } catch (error) {
       if ((error as { code?: unknown }).code === "NotFound") return undefined;
       throw error;

@@ -1,13 +1,12 @@
 // Public API of @awr/cli: run() is the whole CLI against given streams (bin/main.ts wraps it).
 
-export type { CallOptions, OperationBackend } from "./backend/backend.js";
+export type {
+  CallOptions,
+  OperationBackend,
+  OperationInput,
+  OperationResult,
+} from "./backend/backend.js";
 export { DEFAULT_TOKEN_ENV } from "./backend/backend.js";
-export {
-  OPERATIONS,
-  type OperationInput,
-  type OperationName,
-  type OperationResult,
-} from "./backend/operations.js";
 export {
   CLI_ERROR_CODES,
   CliError,

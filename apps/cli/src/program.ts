@@ -1,10 +1,7 @@
-import { registerOperationCommands } from "./commands/operation-commands.js";
+import { registerCatalogCommands } from "./commands/catalog-commands.js";
 import { registerProjectCommands } from "./commands/project-commands.js";
-import { registerRecordCommands } from "./commands/record-commands.js";
 import { registerRegistryCommands } from "./commands/registry-commands.js";
-import { registerSessionCommands } from "./commands/session-commands.js";
 import { registerSourceCommands } from "./commands/source-commands.js";
-import { registerWorkCommands } from "./commands/work-commands.js";
 import { registerWorkstreamCommands } from "./commands/workstream-commands.js";
 import type { CommandContext } from "./context.js";
 import { Command, Option } from "./internal/commander.js";
@@ -18,8 +15,9 @@ export interface ProgramOutput {
 }
 
 const EXIT_CODE_HELP = `
-Exit codes: 0 success, 1 domain error (the ledger or service refused; the message names the fix),
-2 usage error (the command line is wrong), 130 interrupted.
+Exit codes: 0 success, 1 domain error (the ledger or service refused; the message names the fix;
+also an unknown top-level command, Unsupported), 2 usage error (the command line is wrong;
+InvalidInput under --json), 130 interrupted.
 Global options (--json, --project, --url, --token-env, --project-key, --no-color) may appear
 before or after the subcommand. Under --json, results are the same JSON as the MCP tools'
 structuredContent on stdout, and errors are {code, message, details?} on stderr.`;
@@ -82,10 +80,7 @@ export function buildProgram(context: CommandContext, output: ProgramOutput): Co
     });
 
   registerProjectCommands(program, context);
-  registerWorkCommands(program, context);
-  registerRecordCommands(program, context);
-  registerSessionCommands(program, context);
-  registerOperationCommands(program, context);
+  registerCatalogCommands(program, context);
   registerSourceCommands(program, context);
   registerWorkstreamCommands(program, context);
   registerRegistryCommands(program, context);

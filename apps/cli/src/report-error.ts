@@ -1,9 +1,10 @@
+import { findOperation } from "@awr/awr-ledger/catalog";
 import { CLI_ERROR_CODES, CliError, EXIT_CODES } from "./cli-error.js";
 import type { Colors, OutputStream } from "./output/style.js";
 
 /**
- * What to do next, per domain code, appended to the service's or ledger's own message in human
- * output (the JSON form carries the message unchanged). Messages already name the problem.
+ * What to do next, per domain code, after the error in human output (the JSON form carries the
+ * message unchanged). Messages already name the problem; these name the CLI command for the fix.
  */
 const NEXT_STEP: Record<string, string> = {
   RevisionConflict:
@@ -11,24 +12,63 @@ const NEXT_STEP: Record<string, string> = {
   SourceStale:
     "The planning sources changed since the last index: run `awr source reindex`, then retry.",
   SourceConflict:
-    "A source file or request id conflicts: check the file (awr source list) or use a new --request-id.",
-  ClaimConflict:
-    "Another session holds the claim: wait for it to be released, or work on something else (awr ready).",
+    "A source file, an evidence key or a request id is taken: check the file (awr source list), or use a new --request-id or external key.",
   DependencyBlocked: "Finish the required dependencies first (awr work show WORK lists them).",
-  EvidenceMissing: "Record the evidence first (awr evidence add …), then map it with --criterion.",
+  EvidenceMissing:
+    "Record the evidence first (awr evidence add --input FILE), then map it in the completion file (--input).",
   InvalidTransition:
-    "Check the item's status and pending waits (awr work show WORK, awr session show).",
+    "Check the item's status and pending waits (awr work show WORK, awr session show --conversation C).",
   NotFound: "Check the id (awr ready, awr search TEXT, awr session list).",
   BudgetExceeded: "Raise --budget or narrow the request (--path, --tag, --goal).",
+  ContextIncomplete:
+    "Close the gaps at their source (acceptance, rules, dependencies) and run `awr source reindex`, or give an existing work key (awr ready, awr search TEXT).",
+  RuleViolation: "Use your own sessions, waits and claims (awr session list).",
   [CLI_ERROR_CODES.RemoteError]:
     "Check --url, that the service runs, and the token in --token-env.",
 };
+
+const USAGE_NEXT = "run `awr help`, or add --help to the command, for its words and flags";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A ClaimConflict's next step names who holds the claim, or says the caller holds none. */
+function claimStep(details: Record<string, unknown> | undefined): string {
+  const holder = details?.["holder"];
+  const work = typeof details?.["work"] === "string" ? details["work"] : "the work item";
+  if (isRecord(holder)) {
+    const until =
+      typeof holder["expires_at"] === "number"
+        ? ` until ${new Date(holder["expires_at"]).toISOString()}`
+        : "";
+    return `Session ${String(holder["session"])} holds the claim on ${work}${until}: wait for it to be released or to expire, or pick other work (awr ready).`;
+  }
+  const session =
+    typeof details?.["session"] === "string" ? ` --session ${details["session"]}` : "";
+  return `Your session holds no claim on ${work}: claim it first with \`awr session claim${session}\`.`;
+}
+
+/**
+ * The error's text with every tool name replaced by the CLI command that runs it
+ * (`awr_session_claim` reads `awr session claim`): a person at the terminal types commands.
+ */
+export function cliText(text: string): string {
+  return text.replace(/\bawr_[a-z_]+\b/g, (tool) => {
+    const path = findOperation(tool)?.cli[0]?.path;
+    return path === undefined ? tool : `\`awr ${path.join(" ")}\``;
+  });
+}
 
 /** Turns anything thrown during a run into a CliError; domain errors keep their code. */
 export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof Error) {
-    const { code, details } = error as Error & { code?: unknown; details?: unknown };
+    const { code, details, result } = error as Error & {
+      code?: unknown;
+      details?: unknown;
+      result?: unknown;
+    };
     if (
       (error.name === "LedgerError" || error.name === "AwrToolError") &&
       typeof code === "string"
@@ -36,6 +76,7 @@ export function toCliError(error: unknown): CliError {
       return new CliError(code, error.message, {
         cause: error,
         ...(isRecord(details) ? { details } : {}),
+        ...(isRecord(result) ? { result } : {}),
       });
     }
     return new CliError(CLI_ERROR_CODES.Internal, error.message || String(error), { cause: error });
@@ -52,30 +93,63 @@ export function cancelledError(reason: unknown): CliError {
   );
 }
 
-/** Prints an error: `{code, message, details?}` as one JSON line under --json, else prose. */
+/** The rendered packet, or the diagnostic, of an error's partial context result. */
+function partialText(result: Record<string, unknown> | undefined): string | undefined {
+  const packet = result?.["work_context"];
+  const rendered = isRecord(packet) ? packet["rendered_context"] : result?.["diagnostic_text"];
+  return typeof rendered === "string" ? rendered : undefined;
+}
+
+/** A context's completeness in one line: each issue's code and what it concerns. */
+function gapsText(completeness: Record<string, unknown>): string {
+  const issues = Array.isArray(completeness["issues"]) ? completeness["issues"] : [];
+  const named = issues
+    .filter(isRecord)
+    .map((i) => `${String(i["code"])} ${String(i["reference"])}`);
+  return named.length > 0 ? named.join("; ") : String(completeness["status"] ?? "incomplete");
+}
+
+/**
+ * Prints an error. Under --json: `{code, message, details?}` as one JSON line on stderr, and an
+ * error's partial result (a context with its gaps) on stdout. Otherwise prose with a `next:` line.
+ */
 export function writeError(
   error: CliError,
-  stream: OutputStream,
+  streams: { stdout: OutputStream; stderr: OutputStream },
   json: boolean,
   colors: Colors,
 ): void {
+  const stream = streams.stderr;
   if (json) {
+    if (error.result !== undefined) {
+      streams.stdout.write(`${JSON.stringify(error.result, null, 2)}\n`);
+    }
     stream.write(`${JSON.stringify(error.toPayload())}\n`);
     return;
   }
-  const label = error.code === CLI_ERROR_CODES.UsageError ? "usage error" : `error [${error.code}]`;
-  stream.write(`${colors.red(colors.bold(label))}: ${error.message}\n`);
-  if (error.details !== undefined && error.code !== CLI_ERROR_CODES.UsageError) {
+  // An incomplete context still comes with its packet (or diagnostic): what a person reads.
+  const partial = partialText(error.result);
+  if (partial !== undefined) streams.stdout.write(`${partial.trimEnd()}\n`);
+  const label = error.usage ? "usage error" : `error [${error.code}]`;
+  stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
+  if (error.details !== undefined && !error.usage) {
     for (const [key, value] of Object.entries(error.details)) {
-      stream.write(
-        `  ${colors.dim(key)}: ${typeof value === "string" ? value : JSON.stringify(value)}\n`,
-      );
+      // The fix a tool caller gets as data is the next: line here.
+      if (key === "next" || key === "cli") continue;
+      if (key === "completeness" && isRecord(value)) {
+        stream.write(`  ${colors.dim("gaps")}: ${gapsText(value)}\n`);
+        continue;
+      }
+      const shown = typeof value === "string" ? value : JSON.stringify(value);
+      stream.write(`  ${colors.dim(key)}: ${cliText(shown)}\n`);
     }
   }
-  const next = NEXT_STEP[error.code];
+  const next = error.usage
+    ? USAGE_NEXT
+    : error.code === "ClaimConflict"
+      ? claimStep(error.details)
+      : error.code === "SourceStale" && typeof error.details?.["cli"] === "string"
+        ? `The planning sources changed since the last index: run \`${error.details["cli"]}\`, then retry.`
+        : NEXT_STEP[error.code];
   if (next) stream.write(`${colors.cyan("next")}: ${next}\n`);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

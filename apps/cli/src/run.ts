@@ -1,8 +1,8 @@
 import { openBackend } from "./backend/open-backend.js";
-import { type CliError, EXIT_CODES, usageError } from "./cli-error.js";
+import { CliError, EXIT_CODES, usageError } from "./cli-error.js";
 import { CommandContext, type RunIO } from "./context.js";
 import { hoistGlobalOptions } from "./global-options.js";
-import { CommanderError } from "./internal/commander.js";
+import { type Command, CommanderError } from "./internal/commander.js";
 import { buildProgram } from "./program.js";
 import { cancelledError, toCliError, writeError } from "./report-error.js";
 
@@ -37,9 +37,9 @@ export async function run(argv: readonly string[], options: RunOptions): Promise
     await program.parseAsync(args, { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    const failure = classify(error, commanderMessage, options.signal);
+    const failure = classify(error, commanderMessage, options.signal, program, args);
     if (failure === undefined) return EXIT_CODES.ok;
-    writeError(failure, options.stderr, json, context.errorColors);
+    writeError(failure, options, json, context.errorColors);
     return failure.exitCode;
   } finally {
     await context.close();
@@ -50,9 +50,26 @@ function classify(
   error: unknown,
   commanderMessage: string | undefined,
   signal: AbortSignal | undefined,
+  program: Command,
+  args: readonly string[],
 ): CliError | undefined {
   if (error instanceof CommanderError) {
     if (SUCCESSFUL_EXITS.has(error.code)) return undefined;
+    const first = args.find((word) => !word.startsWith("-"));
+    if (
+      error.code === "commander.unknownCommand" &&
+      first !== undefined &&
+      !program.commands.some((c) => c.name() === first)
+    ) {
+      // A top-level command AWR does not have is Unsupported (exit 1), as in the original.
+      return new CliError(
+        "Unsupported",
+        `\`awr ${first}\` is not a command of this awr. Run \`awr help\` for the commands.`,
+        {
+          details: { command: first },
+        },
+      );
+    }
     if (error.code === "commander.help") {
       // A command group without its subcommand; commander printed the group's help on stderr.
       return usageError("This command needs a subcommand; run it with --help to list them.");

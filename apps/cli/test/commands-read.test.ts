@@ -81,7 +81,7 @@ describe("colour", () => {
 describe("reads", () => {
   it("lists ready work with unmet dependencies left out", async () => {
     const result = await awr(["ready", "--json"], { cwd: root });
-    const ids = (result.json()["items"] as { work: string }[]).map((item) => item.work);
+    const ids = (result.json()["ready"] as { external_key: string }[]).map((i) => i.external_key);
     expect(ids).toEqual(expect.arrayContaining(["W-2", "W-3", "W-7"]));
     expect(ids).not.toContain("W-4");
     const human = await awr(["ready", "--limit", "2"], { cwd: root });
@@ -104,16 +104,81 @@ describe("reads", () => {
   });
 
   it("compiles a context packet for a work item", async () => {
+    // The goal and a concrete path in play decide every rule: the packet is complete.
+    const scope = ["--goal", "goal#checkout", "--path", "server/orders/repository.ts"];
     const result = await awr(
-      ["context", "compile", "W-2", "--detached", "--budget", "2000", "--json"],
+      ["context", "compile", "W-2", "--detached", ...scope, "--budget", "2000", "--json"],
       { cwd: root },
     );
     expect(result.code).toBe(0);
-    const packet = result.json()["work_context"] as Record<string, unknown>;
+    const packet = result.json<{ work_context: Record<string, unknown> }>().work_context;
     expect(packet["rendered_context"]).toContain("W-2");
     expect(packet["context_hash"]).toEqual(expect.any(String));
-    const human = await awr(["context", "compile", "W-2", "--detached"], { cwd: root });
+    const human = await awr(["context", "compile", "W-2", "--detached", ...scope], { cwd: root });
     expect(human.stdout).toContain("Order storage in PostgreSQL");
+  });
+
+  it("prints an incomplete packet with its gaps, and exits 1 with ContextIncomplete", async () => {
+    const human = await awr(["context", "compile", "W-2", "--detached"], { cwd: root });
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain("Order storage in PostgreSQL");
+    expect(human.stderr).toContain("error [ContextIncomplete]");
+    expect(human.stderr).toMatch(/gaps: .*hard_rule_unresolved rule#migrations/);
+    expect(human.stderr).toMatch(/next: .*awr source reindex/);
+  });
+
+  it("prints the L0 bootstrap packet, its budget 1000 by default", async () => {
+    const result = await awr(["context", "bootstrap", "--work", "W-2", "--json"], { cwd: root });
+    expect(result.code).toBe(0);
+    const l0 = result.json<{ level: string; token_budget: number; rendered_context: string }>();
+    expect(l0).toMatchObject({ ok: true, level: "L0", token_budget: 1000 });
+    expect(l0.rendered_context).toContain("W-2");
+    const human = await awr(["context", "bootstrap", "--work", "W-2", "--budget", "900"], {
+      cwd: root,
+    });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("Order storage in PostgreSQL");
+    expect(human.stdout).toMatch(/tokens\s+\d+ of 900/);
+  });
+
+  it("lists work as an aligned table, narrowed by status, milestone and goal", async () => {
+    const result = await awr(["work", "list", "--milestone", "M2"], { cwd: root });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        "work  status   title                                  goal         milestone  next action",
+        "W-6   planned  Catalogue search with type-ahead       goal#search  M2         -",
+        "W-7   ready    Import the publisher's catalogue feed  goal#search  M2         -",
+        "",
+      ].join("\n"),
+    );
+    const ready = await awr(
+      ["work", "list", "--status", "ready", "--goal", "goal#search", "--json"],
+      {
+        cwd: root,
+      },
+    );
+    expect(ready.json()["items"]).toEqual([
+      {
+        work: "W-7",
+        title: "Import the publisher's catalogue feed",
+        status: "ready",
+        goal: "goal#search",
+        milestone: "M2",
+        next_action: null,
+      },
+    ]);
+  });
+
+  it("shows a work item's goal and milestone once each", async () => {
+    const result = await awr(["work", "show", "W-2"], { cwd: root });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines.slice(1, 3)).toEqual([
+      "  goal  goal#checkout — Customers can buy a book in under a minute [active]",
+      "  milestone  M1 — A working checkout [active]",
+    ]);
+    expect(result.stdout.match(/goal#checkout/g)).toHaveLength(1);
   });
 
   it("lists the sources and reports them fresh", async () => {

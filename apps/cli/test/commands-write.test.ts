@@ -1,10 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awr, demoProject, removeTemps } from "./support/cli-harness.js";
 
 let root: string;
 const AGENT = ["--agent", "builder", "--provider", "example-provider", "--model", "example-model"];
+const SHA = "e".repeat(40);
 
 beforeAll(async () => {
   root = await demoProject();
@@ -12,16 +13,19 @@ beforeAll(async () => {
 afterAll(removeTemps);
 
 describe("writes for a person at a terminal", () => {
-  it("starts a session, moves work and says what changed in one line each", async () => {
+  it("starts a session, moves work and says what changed and what it spent", async () => {
     const start = await awr(
-      ["session", "start", "W-3", "--conversation", "desk", ...AGENT, "--claim"],
+      ["session", "start", "--work", "W-3", "--conversation", "desk", ...AGENT, "--claim"],
       { cwd: root },
     );
     expect(start.code).toBe(0);
-    expect(start.stdout).toMatch(/✓ session started on W-3\s+revision \d+/);
-    const progress = await awr(["work", "progress", "W-3", "--conversation", "desk"], {
-      cwd: root,
-    });
+    expect(start.stdout).toMatch(
+      /^✓ session start\n {2}revision (\d+) → \d+: spent 1, the change itself;/,
+    );
+    const progress = await awr(
+      ["work", "progress", "W-3", "--conversation", "desk", "--reason", "starting"],
+      { cwd: root },
+    );
     expect(progress.stdout).toContain("W-3 ready → in_progress");
     const ledger = await readFile(join(root, "work-ledger.yaml"), "utf8");
     expect(ledger).toMatch(
@@ -29,28 +33,29 @@ describe("writes for a person at a terminal", () => {
     );
   });
 
-  it("replays a write sent again with the same request id, spending nothing", async () => {
+  it("journals a write given --request-id (3 revisions) and replays it, spending nothing", async () => {
     const words = [
       "event",
       "append",
+      "--type",
       "note.added",
       "--summary",
       "once",
       "--request-id",
       "desk-note-1",
     ];
-    const first = await awr([...words, "--json"], { cwd: root });
+    const first = await awr(words, { cwd: root });
     expect(first.code).toBe(0);
-    const revision = first.json()["project_revision"];
+    expect(first.stdout).toMatch(
+      /revision (\d+) → \d+: spent 3, journaled under --request-id: started, the change, finished/,
+    );
     const again = await awr(words, { cwd: root });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("replayed");
-    const status = await awr(["status", "--json"], { cwd: root });
-    expect(status.json()["project_revision"]).toBe(revision);
+    expect(again.stdout).toMatch(/revision \d+: replayed, nothing ran or was spent/);
   });
 
-  it("refuses a transition while a question is pending, naming the wait", async () => {
-    await awr(
+  it("refuses a transition while a question is pending, naming the wait, until it is answered", async () => {
+    const wait = await awr(
       [
         "session",
         "wait",
@@ -58,44 +63,71 @@ describe("writes for a person at a terminal", () => {
         "desk",
         "--question",
         "Which provider?",
+        "--context-hash",
+        "sha256:desk",
         "--digest",
         "callback drafted",
+        "--next-action",
+        "ask",
+        "--json",
       ],
-      {
-        cwd: root,
-      },
+      { cwd: root },
     );
+    expect(wait.code).toBe(0);
+    const waitId = (wait.json()["wait"] as { id: string }).id;
     const blocked = await awr(
-      ["work", "block", "W-3", "--conversation", "desk", "--blocker", "provider", "--json"],
-      {
-        cwd: root,
-      },
+      [
+        "work",
+        "block",
+        "W-3",
+        "--conversation",
+        "desk",
+        "--reason",
+        "provider",
+        "--blocker",
+        "provider",
+        "--json",
+      ],
+      { cwd: root },
     );
     expect(blocked.code).toBe(1);
     expect(blocked.error().code).toBe("InvalidTransition");
-    const reply = await awr(
-      ["session", "reply", "--conversation", "desk", "--answer", "the usual one"],
-      { cwd: root },
-    );
+    expect(blocked.error().message).toContain(waitId);
+    const reply = await awr(["session", "reply", waitId, "--reply", "the usual one"], {
+      cwd: root,
+    });
     expect(reply.code).toBe(0);
-    expect(reply.stdout).toContain("question answered");
+    expect(reply.stdout).toContain("answered");
   });
 
   it("refuses completion with evidence below the required level", async () => {
-    const evidence = [
-      "evidence",
-      "add",
-      "ev-sketch",
-      "--type",
-      "design",
-      "--level",
-      "designed",
-      "--summary",
-      "a sketch",
-      "--work",
-      "W-3",
-    ];
-    expect((await awr(evidence, { cwd: root })).code).toBe(0);
+    await writeFile(
+      join(root, "ev-sketch.json"),
+      JSON.stringify({
+        external_key: "ev-sketch",
+        work_item_key: "W-3",
+        evidence_type: "design",
+        level: "designed",
+        summary: "a sketch",
+        locator: "https://example.com/sketch",
+        source_sha: SHA,
+        scope: ["W-3"],
+      }),
+    );
+    expect((await awr(["evidence", "add", "--input", "ev-sketch.json"], { cwd: root })).code).toBe(
+      0,
+    );
+    await writeFile(
+      join(root, "completion.json"),
+      JSON.stringify({
+        version: 1,
+        source_sha: SHA,
+        acceptance: [
+          { criterion: "ac-1", evidence: ["ev-sketch"] },
+          { criterion: "ac-2", evidence: ["ev-sketch"] },
+        ],
+      }),
+    );
     const result = await awr(
       [
         "work",
@@ -103,10 +135,10 @@ describe("writes for a person at a terminal", () => {
         "W-3",
         "--conversation",
         "desk",
-        "--criterion",
-        "ac-1=ev-sketch",
-        "--criterion",
-        "ac-2=ev-sketch",
+        "--reason",
+        "done?",
+        "--input",
+        join(root, "completion.json"),
         "--json",
       ],
       { cwd: root },
@@ -127,7 +159,7 @@ describe("writes for a person at a terminal", () => {
     expect(first.code).toBe(0);
     expect(first.json()["reindexed"]).toBe(false);
     const answeredAt = first.json()["project_revision"];
-    const note = await awr(["event", "append", "note.added", "--summary", "in between"], {
+    const note = await awr(["event", "append", "--type", "note.added", "--summary", "in between"], {
       cwd: root,
     });
     expect(note.code).toBe(0);

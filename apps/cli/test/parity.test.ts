@@ -1,5 +1,6 @@
-import { cp } from "node:fs/promises";
+import { cp, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { OPERATION_LIST } from "@awr/awr-ledger";
 import {
   CallLimiter,
   createAwrServer,
@@ -12,18 +13,23 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awr, demoProject, removeTemps, tempDir } from "./support/cli-harness.js";
 import { Normaliser } from "./support/normalise.js";
-import { STEPS } from "./support/parity-steps.js";
+import { type EarlierResults, STEPS } from "./support/parity-steps.js";
 
 /**
- * Parity: for every operation that is also a tool, `awr --json` prints what the tool returns as
- * structuredContent, through awr-server's tools in the stdio server's mode with the SDK's own
- * Client over an in-memory transport. Reads are compared exactly on the same project (the CLI
- * and a server both on it). Writes run on two identical copies of the demo project, one through
- * the CLI and one through the tools, and must be equal up to the ids and times they mint.
+ * Parity, as the original's cli_parity checks it: every catalog tool, run from the CLI with
+ * `--json` and as a tool call (awr-server in the stdio server's mode, the SDK's own Client over
+ * an in-memory transport). Reads are compared on the same project at the same revision and must
+ * be equal but for the read-policy fields (the CLI refreshes sources, a tool read does not).
+ * Writes run on two identical copies, one through the CLI and one through the tools, and must be
+ * equal up to the ids and times they mint.
  */
+
+/** The only fields where a CLI read and a tool read may differ (the contract's table). */
+const POLICY = ["freshness_basis", "source_refresh_performed", "read_only"];
 
 let cliRoot: string;
 let toolRoot: string;
+let files: string;
 /** Tools on the copy that only the tools write to. */
 let client: Client;
 /** Tools on the CLI's own project, for exact comparison of reads. */
@@ -47,9 +53,21 @@ async function toolsOn(root: string): Promise<Client> {
   return sdkClient;
 }
 
+function withoutPolicy(value: unknown): Record<string, unknown> {
+  const copy = { ...(value as Record<string, unknown>) };
+  for (const key of POLICY) delete copy[key];
+  return copy;
+}
+
+function remember(earlier: Map<string, Record<string, unknown>[]>, tool: string, value: unknown) {
+  earlier.set(tool, [...(earlier.get(tool) ?? []), value as Record<string, unknown>]);
+}
+
 beforeAll(async () => {
   cliRoot = await demoProject();
   toolRoot = join(await tempDir(), "bookshop");
+  files = join(await tempDir(), "inputs");
+  await mkdir(files, { recursive: true });
   await cp(cliRoot, toolRoot, { recursive: true });
   client = await toolsOn(toolRoot);
   sameProject = await toolsOn(cliRoot);
@@ -64,75 +82,91 @@ afterAll(async () => {
 });
 
 describe("awr --json equals the tools' structuredContent", () => {
-  it("walks every shared operation with identical results on two identical projects", async () => {
+  it("walks every catalog tool and CLI command with identical results on two identical projects", async () => {
     const cliSide = new Normaliser(cliRoot);
     const toolSide = new Normaliser(toolRoot);
+    const cliEarlier = new Map<string, Record<string, unknown>[]>();
+    const toolEarlier = new Map<string, Record<string, unknown>[]>();
     let cliRevision = -1;
     const initial = await client.callTool({ name: "awr_project_status", arguments: {} });
     let toolRevision = (initial.structuredContent as { project_revision: number }).project_revision;
-    const covered = new Set<string>();
+    const coveredTools = new Set<string>();
+    const coveredCommands = new Set<string>();
     for (const step of STEPS) {
-      const words = ["--project", cliRoot, ...step.cli, "--json"];
+      for (const [name, content] of Object.entries(step.files ?? {})) {
+        await writeFile(join(files, name), JSON.stringify(content));
+      }
+      const cliWords = [
+        ...step.cli.map((word) => word.replace("<dir>", files)),
+        ...(step.lateCli?.(cliEarlier as EarlierResults) ?? []),
+      ];
+      const words = ["--project", cliRoot, ...cliWords, "--json"];
       if (step.write && step.explicitRevision)
         words.push("--expected-revision", String(cliRevision));
       const cli = await awr(words);
-      expect(cli.stderr, step.cli.join(" ")).toBe("");
-      expect(cli.code, step.cli.join(" ")).toBe(0);
-
+      const label = cliWords.join(" ");
+      expect(cli.stderr, label).toBe("");
+      expect(cli.code, label).toBe(0);
       const fromCli = cli.json();
+      const args = { ...step.args, ...(step.late?.(toolEarlier as EarlierResults) ?? {}) };
       if (step.write) {
-        const args = { ...step.args, expected_revision: toolRevision };
-        const result = await client.callTool({ name: step.tool, arguments: args });
+        const result = await client.callTool({
+          name: step.tool,
+          arguments: { ...args, expected_revision: toolRevision },
+        });
         expect(
           result.isError,
           `${step.tool}: ${JSON.stringify(result.structuredContent)}`,
         ).toBeFalsy();
-        expect(cliSide.value(fromCli), step.cli.join(" ")).toEqual(
-          toolSide.value(result.structuredContent),
+        const drop = (value: unknown) => {
+          const copy = { ...(value as Record<string, unknown>) };
+          for (const key of step.ignore ?? []) delete copy[key];
+          return copy;
+        };
+        expect(cliSide.value(drop(fromCli)), label).toEqual(
+          toolSide.value(drop(result.structuredContent)),
         );
         toolRevision = (result.structuredContent as { project_revision: number }).project_revision;
+        remember(toolEarlier, step.tool, result.structuredContent);
       } else {
-        const result = await sameProject.callTool({ name: step.tool, arguments: step.args });
+        const result = await sameProject.callTool({ name: step.tool, arguments: args });
         expect(
           result.isError,
           `${step.tool}: ${JSON.stringify(result.structuredContent)}`,
         ).toBeFalsy();
-        expect(fromCli, step.cli.join(" ")).toEqual(result.structuredContent);
+        expect(withoutPolicy(fromCli), label).toEqual(withoutPolicy(result.structuredContent));
+        expect(fromCli).toMatchObject({
+          freshness_basis:
+            step.tool.startsWith("awr_session") || step.tool === "awr_operation_get"
+              ? "runtime_database"
+              : "source_refresh",
+        });
         // Keep the two copies' normalisers in step: both sides see the same ids in the same order.
+        const other = await client.callTool({ name: step.tool, arguments: args });
         cliSide.value(fromCli);
-        toolSide.value(
-          (await client.callTool({ name: step.tool, arguments: step.args })).structuredContent,
-        );
+        toolSide.value(other.structuredContent);
+        remember(toolEarlier, step.tool, other.structuredContent);
       }
+      remember(cliEarlier, step.tool, fromCli);
       cliRevision = fromCli["project_revision"] as number;
-      covered.add(step.tool);
-      covered.add(step.cli.slice(0, 2).join(" "));
+      coveredTools.add(step.tool);
+      for (const operation of OPERATION_LIST) {
+        for (const command of operation.cli) {
+          if (command.path.every((word, i) => cliWords[i] === word)) {
+            coveredCommands.add(command.path.join(" "));
+          }
+        }
+      }
     }
     expect(cliRevision).toBe(toolRevision);
-    for (const command of [
-      "session start",
-      "session show",
-      "session list",
-      "session checkpoint",
-      "session claim",
-      "session release",
-      "session end",
-      "session resume",
-      "session wait",
-      "session reply",
-      "work progress",
-      "work block",
-      "work unblock",
-      "work cancel",
-      "work reopen",
-      "work complete",
-      "operation get",
-      "operation recover",
-      "source reindex",
-    ]) {
-      expect(covered, command).toContain(command);
+    // Every tool stdio serves (awr_workstream is the shared service's, with no command).
+    const stdioTools = OPERATION_LIST.filter((o) => o.availability === undefined);
+    expect([...coveredTools].sort()).toEqual(stdioTools.map((o) => o.tool).sort());
+    for (const operation of OPERATION_LIST) {
+      for (const command of operation.cli) {
+        expect(coveredCommands, command.path.join(" ")).toContain(command.path.join(" "));
+      }
     }
-    expect([...covered].filter((name) => name.startsWith("awr_"))).toHaveLength(20);
   });
 
   it("prints a tool's error payload as the CLI's error document", async () => {
@@ -144,5 +178,41 @@ describe("awr --json equals the tools' structuredContent", () => {
     expect(result.isError).toBe(true);
     expect(cli.code).toBe(1);
     expect(cli.error()).toEqual(result.structuredContent);
+  });
+
+  it("prints an error's partial result on stdout and the error on stderr, as the tool's body", async () => {
+    const cli = await awr([
+      "--project",
+      cliRoot,
+      "--json",
+      "context",
+      "compile",
+      "--work",
+      "W-404",
+      "--detached",
+    ]);
+    const result = await sameProject.callTool({
+      name: "awr_context_compile",
+      arguments: { work: "W-404", detached: true },
+    });
+    expect(result.isError).toBe(true);
+    expect(cli.code).toBe(1);
+    const body = cli.json();
+    expect(body["error"]).toEqual(cli.error());
+    expect(cli.error().code).toBe("ContextIncomplete");
+    expect(withoutPolicy(body)).toEqual(withoutPolicy(result.structuredContent));
+  });
+
+  it("answers an out-of-range value with the same domain error as the tool (exit 1)", async () => {
+    for (const [words, tool, args] of [
+      [["ready", "--limit", "0"], "awr_work_ready", { limit: 0 }],
+      [["search", "cart", "--limit", "0"], "awr_search", { text: "cart", limit: 0 }],
+      [["status", "--branch", "review"], "awr_project_status", { branch: "review" }],
+    ] as const) {
+      const cli = await awr(["--project", cliRoot, "--json", ...words]);
+      const result = await sameProject.callTool({ name: tool, arguments: { ...args } });
+      expect(cli.code, words.join(" ")).toBe(1);
+      expect(cli.error(), words.join(" ")).toEqual(result.structuredContent);
+    }
   });
 });

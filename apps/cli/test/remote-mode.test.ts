@@ -1,5 +1,7 @@
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { HttpService } from "@awr/awr-server";
 import { LATEST_PROTOCOL_VERSION } from "@awr/mcp-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +27,15 @@ describe("remote mode against a shared AWR service", () => {
     const far = await awr([...remote(service), "status", "--json"], { env: TOKEN_ENV });
     expect(far.stderr).toBe("");
     expect(far.code).toBe(0);
-    expect(far.json()).toEqual(local.json());
+    // A remote read is a tool read: it checks the sources instead of refreshing them, and says so.
+    const policy = ["freshness_basis", "source_refresh_performed", "read_only"];
+    const without = (value: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(value).filter(([key]) => !policy.includes(key)));
+    expect(without(far.json())).toEqual(without(local.json()));
+    expect(far.json()).toMatchObject({
+      freshness_basis: "source_verified_readonly",
+      read_only: true,
+    });
   });
 
   it("prints the same human output as local mode", async () => {
@@ -66,9 +76,30 @@ describe("remote mode against a shared AWR service", () => {
     expect(JSON.stringify(found.json())).toContain("remote-req-1");
   });
 
+  it("turns a stale source into the exact CLI command that fixes it", async () => {
+    const file = join(root, "work-ledger.yaml");
+    const source = await readFile(file, "utf8");
+    await writeFile(file, `${source}\n# edited by hand\n`);
+    try {
+      const revision = (await awr(["--project", root, "--json", "source", "list"])).json()[
+        "project_revision"
+      ];
+      const stale = await awr([...remote(service), "status"], { env: TOKEN_ENV });
+      expect(stale.code).toBe(1);
+      const lines = stale.stderr.split("\n");
+      expect(lines[0]).toMatch(/^error \[SourceStale\]: /);
+      expect(stale.stderr).not.toMatch(/awr_[a-z_]+/);
+      expect(lines.at(-2)).toBe(
+        `next: The planning sources changed since the last index: run \`awr source reindex --expected-revision ${revision}\`, then retry.`,
+      );
+    } finally {
+      await writeFile(file, source);
+    }
+  });
+
   it("passes a read-only client's refusal through with its code", async () => {
     const result = await awr(
-      [...remote(service, "reader"), "--json", "event", "append", "note.added"],
+      [...remote(service, "reader"), "--json", "event", "append", "note.added", "--summary", "x"],
       { env: TOKEN_ENV },
     );
     expect(result.code).toBe(1);

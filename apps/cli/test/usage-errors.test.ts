@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awr, demoProject, removeTemps, tempDir } from "./support/cli-harness.js";
 
@@ -8,28 +10,39 @@ beforeAll(async () => {
 });
 afterAll(removeTemps);
 
-describe("usage errors exit 2", () => {
-  it("rejects an unknown command and points to help", async () => {
-    const result = await awr(["statsu"], { cwd: root });
+describe("usage errors exit 2 with a next: line", () => {
+  it("reports every missing required flag at once", async () => {
+    const result = await awr(["work", "progress", "W-2"], { cwd: root });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("status");
-    expect(result.stderr).toContain("--help");
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      "usage error: `awr work progress` is missing --reason, --session or --conversation. Run `awr work progress --help` for what each means.\n" +
+        "next: run `awr help`, or add --help to the command, for its words and flags\n",
+    );
+    const none = await awr(["session", "wait"], { cwd: root });
+    expect(none.stderr.split("\n")[0]).toBe(
+      "usage error: `awr session wait` is missing --question, --context-hash, --digest, --next-action, --session or --conversation. Run `awr session wait --help` for what each means.",
+    );
   });
 
-  it("reports usage errors as {code, message} on stderr under --json, with stdout empty", async () => {
+  it("reports usage errors as InvalidInput on stderr under --json, with stdout empty", async () => {
     const result = await awr(["work", "show", "--json"], { cwd: root });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
-    expect(result.error()).toMatchObject({
-      code: "UsageError",
-      message: expect.stringContaining("work"),
+    expect(result.error()).toEqual({
+      code: "InvalidInput",
+      message: "`awr work show` is missing WORK. Run `awr work show --help` for what each means.",
     });
   });
 
-  it("refuses a limit out of range before touching the ledger", async () => {
-    const result = await awr(["ready", "--limit", "0", "--json"], { cwd: root });
-    expect(result.code).toBe(2);
-    expect(result.error().message).toContain("1..100");
+  it("refuses a flag value of the wrong shape and an unknown flag", async () => {
+    const shape = await awr(["ready", "--limit", "many", "--json"], { cwd: root });
+    expect(shape.code).toBe(2);
+    expect(shape.error().code).toBe("InvalidInput");
+    expect(shape.error().message).toContain('"many" is not a whole number');
+    const unknown = await awr(["status", "--colour", "--json"], { cwd: root });
+    expect(unknown.code).toBe(2);
+    expect(unknown.error().message).toContain("--colour");
   });
 
   it("asks for a subcommand when a group is called alone", async () => {
@@ -38,30 +51,155 @@ describe("usage errors exit 2", () => {
     expect(result.stderr).toContain("checkpoint");
   });
 
-  it("refuses a payload that is not a JSON object", async () => {
-    const result = await awr(["event", "append", "note.added", "--payload", "[1,2]"], {
-      cwd: root,
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("JSON object");
-  });
-
-  it("refuses a reply with neither an answer nor --cancel", async () => {
-    const result = await awr(["session", "reply", "S-1", "--json"], { cwd: root });
-    expect(result.code).toBe(2);
-    expect(result.error().message).toContain("--answer");
-  });
-
-  it("refuses a completion entry without evidence", async () => {
-    const result = await awr(["work", "complete", "W-2", "--criterion", "schema"], { cwd: root });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("CRITERION=EVIDENCE");
-  });
-
   it("keeps operator commands local", async () => {
     const result = await awr(["--url", "http://127.0.0.1:9/mcp", "init", "--json"], { cwd: root });
     expect(result.code).toBe(2);
     expect(result.error().message).toContain("drop --url");
+  });
+});
+
+describe("domain errors exit 1, with hints that name CLI commands", () => {
+  it("answers a top-level command awr does not have with Unsupported", async () => {
+    const result = await awr(["statsu", "--json"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.error()).toEqual({
+      code: "Unsupported",
+      message: "`awr statsu` is not a command of this awr. Run `awr help` for the commands.",
+      details: { command: "statsu" },
+    });
+  });
+
+  it("answers an out-of-range value as the tool does (InvalidInput, exit 1)", async () => {
+    const result = await awr(["ready", "--limit", "0"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "error [InvalidInput]: Invalid arguments for `awr ready`: limit: must be from 1 to 100. Fix them as the tool's input schema says.\n" +
+        '  issues: [{"path":"limit","message":"must be from 1 to 100"}]\n',
+    );
+  });
+
+  it("says the caller holds no claim when nobody does, and who holds it when someone does", async () => {
+    const mine = await awr(
+      [
+        "session",
+        "start",
+        "--work",
+        "W-3",
+        "--conversation",
+        "me-1",
+        "--agent",
+        "a",
+        "--provider",
+        "p",
+        "--model",
+        "m",
+        "--json",
+      ],
+      { cwd: root },
+    );
+    const session = (mine.json()["session"] as { id: string }).id;
+    const unclaimed = await awr(
+      ["work", "progress", "W-3", "--conversation", "me-1", "--reason", "go"],
+      { cwd: root },
+    );
+    expect(unclaimed.code).toBe(1);
+    expect(unclaimed.stderr.split("\n").at(-2)).toBe(
+      `next: Your session holds no claim on W-3: claim it first with \`awr session claim --session ${session}\`.`,
+    );
+    expect(unclaimed.stderr).not.toMatch(/awr_[a-z]/);
+    const holder = await awr(
+      [
+        "session",
+        "start",
+        "--work",
+        "W-3",
+        "--conversation",
+        "them",
+        "--agent",
+        "b",
+        "--provider",
+        "p",
+        "--model",
+        "m",
+        "--claim",
+        "--json",
+      ],
+      { cwd: root },
+    );
+    const holderSession = (holder.json()["session"] as { id: string }).id;
+    const taken = await awr(
+      ["work", "progress", "W-3", "--conversation", "me-1", "--reason", "go"],
+      { cwd: root },
+    );
+    expect(taken.stderr.split("\n").at(-2)).toBe(
+      `next: Session ${holderSession} holds the claim on W-3: wait for it to be released or to expire, or pick other work (awr ready).`,
+    );
+  });
+
+  it("names CLI commands, never tool names, in the error text", async () => {
+    const result = await awr(
+      ["work", "progress", "W-3", "--conversation", "nobody", "--reason", "go"],
+      { cwd: root },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'error [NotFound]: no session is bound to conversation "nobody" for this client; start one with `awr session start`\n' +
+        "  conversation: nobody\n" +
+        "next: Check the id (awr ready, awr search TEXT, awr session list).\n",
+    );
+  });
+
+  it("names an unknown work item with its code under --json", async () => {
+    const result = await awr(["--json", "work", "show", "W-404"], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.error()).toMatchObject({ code: "NotFound", message: expect.any(String) });
+  });
+
+  it("refuses a payload file that is not JSON as InvalidInput, changing nothing", async () => {
+    await writeFile(join(root, "bad.json"), "{");
+    const result = await awr(
+      ["event", "append", "--type", "note", "--summary", "s", "--payload", "bad.json", "--json"],
+      { cwd: root },
+    );
+    expect(result.code).toBe(1);
+    expect(result.error().code).toBe("InvalidInput");
+    expect(result.error().message).toContain("bad.json is not valid JSON");
+  });
+
+  it("says how to fix a directory that is not a project", async () => {
+    const empty = await tempDir();
+    const result = await awr(["status"], { cwd: empty });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("NotInitialised");
+    expect(result.stderr).toContain("awr init --accept");
+    const json = await awr(["status", "--json"], { cwd: empty });
+    expect(json.error().code).toBe("NotInitialised");
+  });
+
+  it("refuses a stale expected revision before reading any input file, changing nothing", async () => {
+    const before = (await awr(["status", "--json"], { cwd: root })).json()[
+      "project_revision"
+    ] as number;
+    const result = await awr(
+      [
+        "evidence",
+        "add",
+        "--input",
+        "absent.json",
+        "--expected-revision",
+        String(before + 50),
+        "--json",
+      ],
+      { cwd: root },
+    );
+    expect(result.code).toBe(1);
+    expect(result.error()).toMatchObject({
+      code: "RevisionConflict",
+      details: { expected: before + 50, actual: before },
+    });
+    const after = (await awr(["status", "--json"], { cwd: root })).json()["project_revision"];
+    expect(after).toBe(before);
   });
 });
 
@@ -81,6 +219,7 @@ describe("help and version exit 0", () => {
       "session",
       "operation",
       "source",
+      "branch",
       "workstream",
       "registry",
       "token",
@@ -90,62 +229,26 @@ describe("help and version exit 0", () => {
     expect(result.stdout).toContain("Exit codes");
   });
 
-  it("shows help for a nested command with the global options", async () => {
+  it("shows help for a nested command with its flags and the global options", async () => {
     const result = await awr(["session", "start", "--help"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("--conversation");
-    expect(result.stdout).toContain("--expected-revision");
-    expect(result.stdout).toContain("--json");
+    for (const flag of [
+      "--work",
+      "--conversation",
+      "--claim",
+      "--ttl-ms",
+      "--expected-revision",
+      "--json",
+    ]) {
+      expect(result.stdout).toContain(flag);
+    }
   });
 
-  it("prints the version", async () => {
-    const result = await awr(["--version"]);
-    expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
-});
-
-describe("domain errors exit 1", () => {
-  it("names an unknown work item with its code under --json", async () => {
-    const result = await awr(["--json", "work", "show", "W-404"], { cwd: root });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe("");
-    expect(result.error()).toMatchObject({ code: "NotFound", message: expect.any(String) });
-  });
-
-  it("says how to fix a directory that is not a project", async () => {
-    const empty = await tempDir();
-    const result = await awr(["status"], { cwd: empty });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain("NotInitialised");
-    expect(result.stderr).toContain("awr init --accept");
-    const json = await awr(["status", "--json"], { cwd: empty });
-    expect(json.error().code).toBe("NotInitialised");
-  });
-
-  it("refuses a stale expected revision and changes nothing", async () => {
-    const before = (await awr(["status", "--json"], { cwd: root })).json()[
-      "project_revision"
-    ] as number;
-    const result = await awr(
-      [
-        "event",
-        "append",
-        "note.added",
-        "--summary",
-        "late",
-        "--expected-revision",
-        String(before + 50),
-        "--json",
-      ],
-      { cwd: root },
-    );
-    expect(result.code).toBe(1);
-    expect(result.error()).toMatchObject({
-      code: "RevisionConflict",
-      details: { expected: before + 50, actual: before },
-    });
-    const after = (await awr(["status", "--json"], { cwd: root })).json()["project_revision"];
-    expect(after).toBe(before);
+  it("prints the version with -V and --version", async () => {
+    for (const flag of ["-V", "--version"]) {
+      const result = await awr([flag]);
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    }
   });
 });

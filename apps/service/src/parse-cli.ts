@@ -10,7 +10,7 @@ Options:
   --registry FILE    service registry (TOML, version 1 or 2)
   --listen HOST:PORT address to listen on, e.g. 127.0.0.1:8080 or [::1]:8080
   -h, --help         show this help
-  -v, --version      print the version`;
+  -V, -v, --version  print the version`;
 
 export type CliCommand =
   | { kind: "stdio"; project: string }
@@ -45,6 +45,8 @@ export function parseCli(argv: readonly string[]): CliCommand {
         listen: { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
+        // -V as well, as `awr -V` (parseArgs takes one short name per option).
+        "version-short": { type: "boolean", short: "V" },
       },
       strict: true,
       allowPositionals: false,
@@ -53,7 +55,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     throw new UsageError((error as Error).message, { cause: error });
   }
   if (values["help"]) return { kind: "help" };
-  if (values["version"]) return { kind: "version" };
+  if (values["version"] || values["version-short"]) return { kind: "version" };
   const project = values["project"] as string | undefined;
   const registry = values["registry"] as string | undefined;
   const listen = values["listen"] as string | undefined;

@@ -30,6 +30,9 @@ describe("awr-mcp's command line", () => {
     expect(() => parseCli(["--registry", "r.toml"])).toThrow(/--listen HOST:PORT/);
     expect(() => parseListen("8080")).toThrow(UsageError);
     expect(() => parseCli(["--bogus"])).toThrow(UsageError);
+    for (const flag of ["-V", "-v", "--version"]) {
+      expect(parseCli([flag])).toEqual({ kind: "version" });
+    }
   });
 
   it("refuses a relative --project path with exit code 2 and the fix", async () => {

@@ -76,7 +76,7 @@ describe("awr-mcp over shared HTTP", () => {
     const revision = await revisionOf(eng, "beta");
     const args = {
       project: "beta",
-      type: "note",
+      event_type: "note",
       summary: "once",
       expected_revision: revision,
       request_id: "replay-1",
@@ -100,7 +100,8 @@ describe("awr-mcp over shared HTTP", () => {
             name: "awr_event_append",
             arguments: {
               project: "beta",
-              type: "note",
+              event_type: "note",
+              summary: "race",
               expected_revision: revision,
               request_id: `race-${round}-${i}`,
             },
@@ -137,21 +138,24 @@ describe("awr-mcp over shared HTTP", () => {
       project: "beta",
       session,
       question: "ok?",
+      context_hash: "h",
       digest: "d",
+      next_action: "wait",
       expected_revision: revision,
       request_id: "own-2",
     });
     revision = waited["project_revision"] as number;
+    const wait = (waited["wait"] as { id: string }).id;
     const peek = await fails(other, "awr_session_get", { project: "beta", session });
     expect(["NotFound", "RuleViolation"]).toContain(peek.code);
     const reply = await fails(other, "awr_session_reply", {
       project: "beta",
-      session,
-      answer: "hijack",
+      wait,
+      reply: "hijack",
       expected_revision: revision,
       request_id: "steal-1",
     });
-    expect(["NotFound", "RuleViolation"]).toContain(reply.code);
+    expect(reply.code).toBe("RuleViolation");
     const byConversation = await fails(other, "awr_session_get", {
       project: "beta",
       conversation: "private",
@@ -170,12 +174,13 @@ describe("awr-mcp over shared HTTP", () => {
     const beta = await revisionOf(eng, "beta");
     await ok(eng, "awr_event_append", {
       project: "beta",
-      type: "note",
+      event_type: "note",
+      summary: "isolated",
       expected_revision: beta,
       request_id: "iso-1",
     });
     expect(await revisionOf(eng, "alpha")).toBe(alphaBefore);
-    const list = await ok(eng, "awr_search", { project: "alpha", query: "receipts" });
+    const list = await ok(eng, "awr_search", { project: "alpha", text: "receipts" });
     expect(JSON.stringify(list)).not.toContain("iso-1");
   });
 
@@ -183,7 +188,8 @@ describe("awr-mcp over shared HTTP", () => {
     const rev = await client(TOKENS.rev);
     const write = await fails(rev, "awr_event_append", {
       project: "alpha",
-      type: "note",
+      event_type: "note",
+      summary: "read-only",
       expected_revision: 1,
       request_id: "ro-1",
     });

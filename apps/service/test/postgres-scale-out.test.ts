@@ -92,6 +92,7 @@ adapter = "yaml-ledger-v1"
       work: "W-1",
       action: "progress",
       session,
+      reason: "picked up on the other process",
       expected_revision: started["project_revision"] as number,
       request_id: "so-2",
     });
@@ -114,7 +115,7 @@ adapter = "yaml-ledger-v1"
       const c = i % 2 === 0 ? a : b;
       const result = await ok(c, "awr_event_append", {
         project: "shared",
-        type: "note",
+        event_type: "note",
         summary: `alternate ${i}`,
         expected_revision: revision,
         request_id: `alt-${i}`,
@@ -128,7 +129,8 @@ adapter = "yaml-ledger-v1"
             name: "awr_event_append",
             arguments: {
               project: "shared",
-              type: "note",
+              event_type: "note",
+              summary: "race",
               expected_revision: revision,
               request_id: `pg-race-${round}-${i}`,
             },

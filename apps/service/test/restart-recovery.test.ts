@@ -65,7 +65,9 @@ describe("awr-mcp across restarts", () => {
       project: "durable",
       session,
       question: "still there?",
+      context_hash: "h",
       digest: "before restart",
+      next_action: "wait for the answer",
       expected_revision: started["project_revision"] as number,
       request_id: "restart-2",
     });
@@ -117,7 +119,7 @@ describe("awr-mcp across restarts", () => {
           name: "awr_event_append",
           arguments: {
             project,
-            type: "note",
+            event_type: "note",
             summary: "lost receipt",
             expected_revision: revisions[project],
             request_id: `lost-${fault}`,
@@ -140,7 +142,7 @@ describe("awr-mcp across restarts", () => {
         expect(pending["outcome"]).toBe("unknown");
         const retried = await fails(eng, "awr_event_append", {
           project,
-          type: "note",
+          event_type: "note",
           summary: "lost receipt",
           expected_revision: revisions[project],
           request_id: requestId,

@@ -39,16 +39,23 @@ export class LedgerError extends Error {
   override readonly name = "LedgerError";
   readonly code: AwrErrorCode;
   readonly details: LedgerErrorDetails | undefined;
+  /**
+   * A partial result that comes with the error (a context packet with its gaps, a write whose
+   * outcome is unknown): tools answer it as the `isError` body with the error under `error`,
+   * the CLI prints it on stdout and the error on stderr.
+   */
+  result: Record<string, unknown> | undefined;
 
   constructor(
     code: AwrErrorCode,
     message: string,
     details?: LedgerErrorDetails,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; result?: Record<string, unknown> },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = details;
+    this.result = options?.result;
   }
 
   /** The wire shape used by awr-server and the CLI (`{code, message, details?}`). */

@@ -1,5 +1,39 @@
 // Public API of @awr/awr-ledger. Named exports only.
 
+export {
+  argumentsProblem,
+  describeArgumentsProblem,
+} from "./catalog/argument-limits.js";
+export {
+  type CatalogOperation,
+  checkedSchemaFor,
+  findOperation,
+  inputSchemaFor,
+  isToolName,
+  OPERATION_LIST,
+  type ServerMode,
+  type ToolDefinition,
+  type ToolFeatures,
+  type ToolInput,
+  type ToolName,
+  type ToolOutput,
+  takesRequestId,
+  toolDefinitions,
+} from "./catalog/catalog.js";
+export type {
+  CliCommand,
+  CliFile,
+  CliInputFile,
+  CliOperand,
+  CliSwitch,
+} from "./catalog/cli-spec.js";
+export type { JsonSchema, JsonType, ObjectSchema } from "./catalog/json-schema.js";
+export { createLedgerRuntime, type LedgerRuntime } from "./catalog/ledger-runtime.js";
+export { LIMITS } from "./catalog/limits.js";
+export type { Freshness, LedgerContext, Operation, OperationOptions } from "./catalog/operation.js";
+export { SERVICE_TOOLS, type ServiceTool } from "./catalog/service-tools.js";
+export { projectKey } from "./catalog/shared-fields.js";
+export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./catalog/validate-input.js";
 export type { ContextBootstrapInput } from "./context/bootstrap-context.js";
 export type { ContextCompileInput } from "./context/compile-context.js";
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_CONTEXT_BUDGET } from "./context/context-defaults.js";
@@ -8,6 +42,12 @@ export type { Continuity, ContinuityPredecessor, ContinuityWait } from "./contex
 export { SCOPE_KINDS, type ScopeEntry, type ScopeKind } from "./context/rule-scope.js";
 export type { RuleFact } from "./context/select-rules.js";
 export { countTokens } from "./context/tokens.js";
+export type {
+  RuntimeCaller,
+  RuntimeContext,
+  WorkFieldChanges,
+  WorkWriteBack,
+} from "./core/runtime-context.js";
 export {
   AWR_ERROR_CODES,
   type AwrErrorCode,
@@ -22,16 +62,15 @@ export {
   type InitSourceReport,
   initProject,
 } from "./init/init-project.js";
+export { FAULT_ENV, FAULT_POINTS, type FaultPoint } from "./journal/fault-injection.js";
 export {
   type Caller,
+  type CallOptions,
   Ledger,
-  type LedgerContext,
   LOCK_LEASE_MS_RANGE,
   type OpenLedgerOptions,
   openLedger,
-  type ReadOptions,
-  type SourceReindexInput,
-  type WriteOptions,
+  type ToolResult,
 } from "./ledger.js";
 export { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
 export { entityId } from "./projection/entity-id.js";
@@ -43,20 +82,7 @@ export {
   type SourceIndexState,
 } from "./projection/index-sources.js";
 export { StaleChecker } from "./projection/stale-check.js";
-export type { ActiveClaim, DependencyView, EntityView, SourceRef } from "./read/entity-view.js";
-export { activeClaims, requireWork } from "./read/entity-view.js";
-export type { OrganisationGap, ProjectStatusResult } from "./read/project-status.js";
-export type { SearchHit, SearchInput, SearchResult } from "./read/search.js";
 export { SEARCH_KINDS, type SearchKind } from "./read/search-kinds.js";
-export type {
-  LinkedEntity,
-  RecordedEvidence,
-  WorkGetInput,
-  WorkGetResult,
-} from "./read/work-get.js";
-export type { ReadyItem, WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
-// --- part 2 (runtime, journal) exports go below this line ---
-export * from "./runtime/public.js";
 export {
   assertNoSecret,
   findSecret,

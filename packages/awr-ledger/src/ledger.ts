@@ -1,44 +1,35 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { ToolInput, ToolName, ToolOutput } from "./catalog/catalog.js";
+import { contextScope } from "./catalog/context-result.js";
+import { runOperation } from "./catalog/dispatch.js";
+import type { LedgerContext, OperationHost, OperationOptions } from "./catalog/operation.js";
 import type { ContextBootstrapInput } from "./context/bootstrap-context.js";
-import type { CompileContextScope, ContextCompileInput } from "./context/compile-context.js";
-import type { ContextBootstrapResult, ContextCompileResult } from "./context/context-types.js";
-import { LedgerError } from "./errors.js";
-import { throwIfAborted } from "./internal/abort.js";
-import type { WriteReceipt } from "./journal/run-write.js";
+import type { ContextBootstrapResult } from "./context/context-types.js";
+import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
+import { isLedgerError, LedgerError } from "./errors.js";
+import { throwIfAborted, untilClosed } from "./internal/abort.js";
 import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
-import { indexSources, type ReindexResult, refreshSources } from "./projection/index-sources.js";
-import type { SourceReindexInput } from "./projection/source-reindex.js";
+import { indexSources, refreshSources } from "./projection/index-sources.js";
 import { StaleChecker } from "./projection/stale-check.js";
-import { type ProjectStatusResult, projectStatus } from "./read/project-status.js";
-import type { SearchInput, SearchResult } from "./read/search.js";
-import type { WorkGetInput, WorkGetResult } from "./read/work-get.js";
-import type { WorkReadyInput, WorkReadyResult } from "./read/work-ready.js";
-import { createLedgerRuntime } from "./runtime/ledger-runtime.js";
-import type { RuntimeContext } from "./runtime/runtime-context.js";
-import { RuntimeMethods } from "./runtime/runtime-methods.js";
+import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
+import type { OperationListInput, OperationListResult } from "./runtime/operation-get.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { Manifest } from "./sources/manifest.js";
-import { type LoadedManifest, loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
+import { loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
 import { LedgerStore } from "./storage/ledger-store.js";
 import { migrateToLatest } from "./storage/migrator.js";
 
 /** Who is calling: `"stdio"` for the stdio server and the local CLI. */
-export interface Caller {
-  client: string;
-}
+export type Caller = RuntimeCaller;
 
-export interface ReadOptions {
-  signal?: AbortSignal | undefined;
-  /** Reindex changed sources first instead of answering SourceStale (the CLI's reads). */
-  refresh?: boolean | undefined;
-}
+/** Call options: the signal, and `refresh` for reads that reindex changed sources first. */
+export type CallOptions = OperationOptions;
 
-export interface WriteOptions {
-  signal?: AbortSignal | undefined;
-}
+const STDIO: Caller = { client: "stdio" };
 
-export type { SourceReindexInput } from "./projection/source-reindex.js";
+/** A tool's answer: what its implementation returns, with `ok` (and, for reads, the policy). */
+export type ToolResult<T extends ToolName> = ToolOutput<T> & { ok: true } & Record<string, unknown>;
 
 export interface OpenLedgerOptions {
   root: string;
@@ -59,58 +50,27 @@ export interface OpenLedgerOptions {
 export const LOCK_LEASE_MS_RANGE = { min: 100, max: 86_400_000 } as const;
 
 /**
- * What per-operation modules need: the store (db, backend, project id, locks), the root, the
- * manifest loader and the freshness guard. Part 2's runtime and journal modules take this.
+ * An open project: every catalog operation by its tool name (`call` typed, `execute` for
+ * callers that hold a name and arguments from the wire), plus the journal listing operators use.
+ * Implementations load on first use, so a process that answers one read loads only what it needs.
  */
-export interface LedgerContext {
-  readonly root: string;
-  readonly store: LedgerStore;
-  readonly projectId: string;
-  readonly projectName: string;
-  /** The manifest as last loaded; `reload` reads `.awr/project.toml` again first. */
-  manifest(reload?: boolean): LoadedManifest;
-  /**
-   * Aborted when the ledger is closed: a reindex in progress (a large source being parsed)
-   * stops then, so closing, and a process's shutdown, never wait for a parse to finish.
-   */
-  readonly closing?: AbortSignal | undefined;
-  /**
-   * Throws SourceStale unless `refresh`, in which case it reindexes changed sources first
-   * (unjournaled: a local convenience of the CLI's reads, see `reindex`).
-   */
-  ensureFresh(options?: ReadOptions & { client?: string }): Promise<void>;
-  /**
-   * Reindexes changed sources WITHOUT the request journal (no request_id, no replay): the local
-   * path behind `{ refresh: true }` reads and init. The write tool is `Ledger.sourceReindex`.
-   */
-  reindex(options?: {
-    force?: boolean;
-    expected_revision?: number;
-    client?: string;
-    signal?: AbortSignal;
-  }): Promise<ReindexResult>;
-}
-
-/**
- * The ledger facade. Operations a process may never call (the reads other than projectStatus,
- * the journaled reindex, and every runtime write, see createLedgerRuntime) load their modules on
- * first use, so opening a ledger to answer one read (`awr status`) loads only what it needs.
- */
-export class Ledger extends RuntimeMethods {
+export class Ledger {
   readonly context: LedgerContext;
-  readonly #runtime: RuntimeContext;
+  readonly store: LedgerStore;
+  readonly #host: OperationHost;
   readonly #close: () => Promise<void>;
   #closed = false;
 
-  constructor(context: LedgerContext, close: () => Promise<void>) {
+  constructor(context: LedgerContext, store: LedgerStore, close: () => Promise<void>) {
     const runtime: RuntimeContext = {
-      store: context.store,
+      store,
+      root: context.root,
       now: () => Date.now(),
       writeBack: createYamlWriteBack(context.root),
     };
-    super(createLedgerRuntime(runtime));
-    this.#runtime = runtime;
     this.context = context;
+    this.store = store;
+    this.#host = { runtime, project: context };
     this.#close = close;
   }
 
@@ -120,128 +80,81 @@ export class Ledger extends RuntimeMethods {
   get projectId(): string {
     return this.context.projectId;
   }
-  get store(): LedgerStore {
-    return this.context.store;
-  }
   get manifest(): Manifest {
     return this.context.manifest().manifest;
   }
 
-  async #read<T>(
-    options: ReadOptions | undefined,
-    caller: Caller | undefined,
-    fn: (revision: number) => Promise<T>,
-  ): Promise<T> {
-    throwIfAborted(options?.signal);
-    await this.context.ensureFresh({ ...options, client: caller?.client });
-    return this.store.read(async (db) => fn(await this.store.currentRevision(db)), options);
-  }
-
-  async projectStatus(
-    _input: Record<string, never> = {},
-    caller?: Caller,
-    options?: ReadOptions,
-  ): Promise<ProjectStatusResult> {
-    return this.#read(options, caller, (revision) =>
-      projectStatus(
-        this.store.db,
-        { id: this.projectId, name: this.context.projectName },
-        revision,
-      ),
-    );
-  }
-
-  async workReady(
-    input: WorkReadyInput = {},
-    caller?: Caller,
-    options?: ReadOptions,
-  ): Promise<WorkReadyResult> {
-    checkLimit(input.limit);
-    return this.#read(options, caller, async (revision) => {
-      const { workReady } = await import("./read/work-ready.js");
-      return workReady(this.store.db, input, revision);
-    });
-  }
-
-  async workGet(
-    input: WorkGetInput,
-    caller?: Caller,
-    options?: ReadOptions,
-  ): Promise<WorkGetResult> {
-    return this.#read(options, caller, async (revision) => {
-      const { workGet } = await import("./read/work-get.js");
-      return workGet(this.store.db, input, revision);
-    });
-  }
-
-  async search(input: SearchInput, caller?: Caller, options?: ReadOptions): Promise<SearchResult> {
-    checkLimit(input.limit);
-    return this.#read(options, caller, async (revision) => {
-      const { search } = await import("./read/search.js");
-      return search(this.store.db, this.store.backend, input, revision);
-    });
+  /** Runs a catalog tool with typed arguments; the caller defaults to the stdio client. */
+  call<T extends ToolName>(
+    tool: T,
+    input: ToolInput<T>,
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<ToolResult<T>> {
+    return runOperation(this.#host, tool, input, caller, options) as Promise<ToolResult<T>>;
   }
 
   /**
-   * L1 context (awr_context_compile, `awr context compile`): the packet under `work_context`,
-   * its `completeness`, and `continuity` (waits and predecessor state, outside the packet).
+   * Runs a tool by name with arguments as they came (the server's and the CLI's path). An
+   * unknown tool is Unsupported; arguments are checked against the tool's schema.
    */
-  async contextCompile(
-    input: ContextCompileInput,
-    caller: Caller = { client: "stdio" },
-    options?: ReadOptions,
-  ): Promise<ContextCompileResult> {
-    return this.#read(options, caller, async (revision) => {
-      const { compileContext } = await import("./context/compile-context.js");
-      return compileContext(this.store.db, input, this.#contextScope(caller, revision));
-    });
+  execute(
+    tool: string,
+    input: unknown,
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    return runOperation(this.#host, tool, input, caller, options);
   }
 
   /**
-   * L0 context (`awr context bootstrap`, no MCP tool): the work item's identity, state, next
-   * action and every applicable hard rule, the session and its checkpoint, budget 1000 by default.
+   * L0 context (`awr context bootstrap`, no tool): the work item's identity, state, next action
+   * and every applicable hard rule, the session and its checkpoint; budget 1000 by default.
+   * Reindexes changed sources first when `refresh` (the CLI), else answers SourceStale.
    */
   async contextBootstrap(
     input: ContextBootstrapInput = {},
-    caller: Caller = { client: "stdio" },
-    options?: ReadOptions,
+    caller: Caller = STDIO,
+    options: CallOptions = {},
   ): Promise<ContextBootstrapResult> {
-    return this.#read(options, caller, async (revision) => {
-      const { bootstrapContext } = await import("./context/bootstrap-context.js");
-      return bootstrapContext(this.store.db, input, this.#contextScope(caller, revision));
+    throwIfAborted(options.signal);
+    await this.context.ensureFresh({
+      refresh: options.refresh === true,
+      client: caller.client,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+    const { bootstrapContext } = await import("./context/bootstrap-context.js");
+    return this.store.read(async (db) => {
+      const revision = await this.store.currentRevision(db);
+      return bootstrapContext(db, input, contextScope(this.context, caller, revision));
+    }, options);
   }
 
-  #contextScope(caller: Caller, revision: number): CompileContextScope {
-    const { project } = this.context.manifest().manifest;
-    return {
-      client: caller.client,
-      revision,
-      projectId: this.projectId,
-      projectKey: project.external_key ?? this.context.projectName,
-      projectName: this.context.projectName,
-    };
+  /** This client's journal by outcome (no tool; the CLI and operators use it). */
+  async operationList(
+    input: OperationListInput = {},
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<OperationListResult> {
+    const { operationList } = await import("./runtime/operation-get.js");
+    return operationList(this.#host.runtime, input, caller, options);
   }
 
   /**
-   * awr_source_reindex, a journaled write (request_id, replay, expected_revision) like every
-   * other: a revision is spent only when something changed; when nothing did, the request is
-   * recorded as finished at the current revision, with `reindexed: false` and no terminal event.
+   * Every work item, narrowed by status, milestone and goal (no tool; `awr work list`). Like
+   * the CLI's other reads it reindexes changed sources first.
    */
-  async sourceReindex(
-    input: SourceReindexInput,
-    caller: Caller = { client: "stdio" },
-    options?: WriteOptions,
-  ): Promise<ReindexResult & WriteReceipt> {
-    const { context } = this;
-    const { sourceReindex } = await import("./projection/source-reindex.js");
-    return sourceReindex(
-      this.#runtime,
-      { root: context.root, loadManifest: () => context.manifest(true) },
-      input,
-      caller,
-      { ...options, signal: untilClosed(options?.signal, context.closing) },
-    );
+  async workList(
+    filters: WorkListFilters = {},
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<{ project_revision: number; items: WorkListItem[] }> {
+    await this.context.ensureFresh({ refresh: true, client: caller.client });
+    const { workList } = await import("./read/work-list.js");
+    return this.store.read(async (db) => {
+      const revision = await this.store.currentRevision(db);
+      return { project_revision: revision, items: await workList(db, filters, revision) };
+    }, options);
   }
 
   /** Closes what openLedger opened. Idempotent. */
@@ -250,15 +163,6 @@ export class Ledger extends RuntimeMethods {
     this.#closed = true;
     await this.#close();
   }
-}
-
-/** `signal`, also aborted when the ledger closes. */
-function untilClosed(
-  signal: AbortSignal | undefined,
-  closing: AbortSignal | undefined,
-): AbortSignal | undefined {
-  if (closing === undefined) return signal;
-  return signal === undefined ? closing : AbortSignal.any([signal, closing]);
 }
 
 function checkLockLeaseMs(value: number | undefined): void {
@@ -272,13 +176,22 @@ function checkLockLeaseMs(value: number | undefined): void {
   }
 }
 
-function checkLimit(limit: number | undefined): void {
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100)) {
-    throw new LedgerError(
-      "InvalidInput",
-      `limit must be an integer from 1 to 100; got ${String(limit)}.`,
-    );
-  }
+/**
+ * SourceStale with what a host needs to fix it without guessing: the current project_revision
+ * and the exact next call, as a tool call and as a CLI command.
+ */
+function withReindexFix(error: LedgerError, revision: number): LedgerError {
+  return new LedgerError(
+    "SourceStale",
+    `${error.message.replace(/\s*Run `awr source reindex`.*$/s, "")} Reindex with awr_source_reindex (expected_revision ${revision}), then read again.`,
+    {
+      ...error.details,
+      project_revision: revision,
+      next: { tool: "awr_source_reindex", arguments: { expected_revision: revision } },
+      cli: `awr source reindex --expected-revision ${revision}`,
+    },
+    { cause: error },
+  );
 }
 
 /**
@@ -320,7 +233,6 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
     };
     const context: LedgerContext = {
       root,
-      store,
       projectId: state.project_id,
       projectName: state.name,
       manifest: (reload) => (reload === true ? reloadManifest() : loaded),
@@ -339,10 +251,16 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
           });
           return;
         }
-        await stale.assertFresh(store, root, loaded.manifest);
+        try {
+          await stale.assertFresh(store, root, loaded.manifest);
+        } catch (error) {
+          throw isLedgerError(error, "SourceStale")
+            ? withReindexFix(error, await store.currentRevision())
+            : error;
+        }
       },
     };
-    return new Ledger(context, async () => {
+    return new Ledger(context, store, async () => {
       lifetime.abort(
         new LedgerError(
           "Unsupported",

@@ -39,10 +39,12 @@ describe("journaled writes survive kill -9 at random moments", () => {
       for (const id of begun) {
         const kind = LOOPED.find((k) => id.includes(`-${k}-r`)) as Kind;
         const op = { tool: "", input: { request_id: id } };
-        const probe = await ledger.operationGet({ request_id: id }, CALLER).catch((error) => {
-          if (isLedgerError(error, "NotFound")) return undefined;
-          throw error;
-        });
+        const probe = await ledger
+          .call("awr_operation_get", { request_id: id }, CALLER)
+          .catch((error) => {
+            if (isLedgerError(error, "NotFound")) return undefined;
+            throw error;
+          });
         if (done.has(id)) {
           expect(probe?.outcome).toBe("recorded");
           expect(await project.effectCount(kind, op)).toBe(1);
@@ -51,7 +53,8 @@ describe("journaled writes survive kill -9 at random moments", () => {
         } else {
           let outcome = probe.write_outcome;
           if (probe.outcome === "unknown") {
-            const recovered = await ledger.operationRecover(
+            const recovered = await ledger.call(
+              "awr_operation_recover",
               { request_id: id, expected_revision: await project.currentRevision() },
               CALLER,
               { signal: project.takeoverSignal() },

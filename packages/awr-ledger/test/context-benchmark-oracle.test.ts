@@ -3,6 +3,7 @@ import { countTokens } from "@awr/awr-ledger";
 import { assessFacts, failedChecks, generateBenchmarkProject } from "@awr/awr-ledger/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, tempRoot } from "./helpers/backends.js";
+import { compileL1 } from "./helpers/context.js";
 import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 
 // A project in the shape of the original AWR's public benchmark, compiled for every active task
@@ -38,7 +39,7 @@ describe.each(BACKENDS)("benchmark-shaped project on %s", (backend) => {
     for (const expected of project.expected) {
       const key = expected.work.id;
       const bootstrap = await p.ledger.contextBootstrap({ work: key, budget: 1000 });
-      const compiled = await p.ledger.contextCompile({
+      const compiled = await compileL1(p.ledger, {
         work: key,
         goals: [expected.work.goal],
         budget: 5000,
@@ -74,7 +75,7 @@ describe.each(BACKENDS)("benchmark-shaped project on %s", (backend) => {
     const expected = project.expected.find((e) => e.unresolved_dependencies.length > 0);
     if (expected === undefined) throw new Error("no task with a dependency");
     const bootstrap = await p.ledger.contextBootstrap({ work: expected.work.id });
-    const compiled = await p.ledger.contextCompile({
+    const compiled = await compileL1(p.ledger, {
       work: expected.work.id,
       goals: [expected.work.goal],
     });

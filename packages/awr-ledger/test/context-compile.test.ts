@@ -2,6 +2,7 @@ import { countTokens, initProject, type LedgerError, openLedger } from "@awr/awr
 import { generateFixtureProject } from "@awr/awr-ledger/fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, tempRoot } from "./helpers/backends.js";
+import { compileL1 } from "./helpers/context.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
@@ -22,7 +23,8 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("states the item's identity, state, acceptance, hard rules and decisions, and is complete", async () => {
     p = await openFixtureProject("basic", backend);
-    const ctx = await p.ledger.contextCompile(
+    const ctx = await compileL1(
+      p.ledger,
       { work: "PAY-2", goals: ["goal#checkout"], budget: 5000 },
       caller,
     );
@@ -70,7 +72,7 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("reports an item whose rule context or state is unknown as incomplete, naming each gap", async () => {
     p = await openFixtureProject("basic", backend);
-    const ctx = await p.ledger.contextCompile({ work: "INV-1", goals: ["goal#invoices"] }, caller);
+    const ctx = await compileL1(p.ledger, { work: "INV-1", goals: ["goal#invoices"] }, caller);
     const text = ctx.work_context?.rendered_context ?? "";
     expect(ctx.completeness.complete).toBe(false);
     expect(ctx.completeness.rules_complete).toBe(false);
@@ -94,7 +96,8 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
     expect(text).toContain("[required:PAY-2]");
 
     // Naming the paths and tags in play settles the rule: it does not reach this item.
-    const settled = await p.ledger.contextCompile(
+    const settled = await compileL1(
+      p.ledger,
       { work: "INV-1", goals: ["goal#invoices"], paths: ["src/invoices/pdf.ts"], tags: [] },
       caller,
     );
@@ -104,7 +107,7 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("counts a missing goal context as incomplete (no primary goal source, none named)", async () => {
     p = await openFixtureProject("basic", backend);
-    const ctx = await p.ledger.contextCompile({ work: "PAY-2" }, caller);
+    const ctx = await compileL1(p.ledger, { work: "PAY-2" }, caller);
     expect(ctx.goal_selection_basis).toBe("project_primary_goal_sources");
     expect(ctx.completeness.goal_context_complete).toBe(false);
     expect(ctx.completeness.issues.map((i) => i.code)).toEqual(["goal_context_missing"]);
@@ -113,9 +116,9 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
   it("gives the same hash for the same input and state, another for another budget", async () => {
     p = await openFixtureProject("basic", backend);
     const input = { work: "PAY-2", goals: ["goal#checkout"], budget: 800 };
-    const a = await p.ledger.contextCompile(input, caller);
-    const b = await p.ledger.contextCompile(input, caller);
-    const c = await p.ledger.contextCompile({ ...input, budget: 900 }, caller);
+    const a = await compileL1(p.ledger, input, caller);
+    const b = await compileL1(p.ledger, input, caller);
+    const c = await compileL1(p.ledger, { ...input, budget: 900 }, caller);
     expect(a.work_context?.context_hash).toBe(b.work_context?.context_hash);
     expect(c.work_context?.context_hash).not.toBe(a.work_context?.context_hash);
   });
@@ -123,9 +126,9 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
   it("leaves optional chunks out whole when the budget is tight and keeps every required one", async () => {
     p = await openFixtureProject("basic", backend);
     const input = { work: "PAY-2", goals: ["goal#checkout"] };
-    const full = await p.ledger.contextCompile({ ...input, budget: 5000 }, caller);
+    const full = await compileL1(p.ledger, { ...input, budget: 5000 }, caller);
     const requiredTokens = full.work_context?.required_tokens ?? 0;
-    const tight = await p.ledger.contextCompile({ ...input, budget: requiredTokens + 15 }, caller);
+    const tight = await compileL1(p.ledger, { ...input, budget: requiredTokens + 15 }, caller);
     const pack = tight.work_context;
     if (pack === null) throw new Error("no packet");
     expect(pack.token_estimate).toBeLessThanOrEqual(requiredTokens + 15);
@@ -144,10 +147,11 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("answers BudgetExceeded {required, budget} when the required facts (hard rules included) do not fit", async () => {
     p = await openFixtureProject("basic", backend);
-    const full = await p.ledger.contextCompile({ work: "PAY-2", goals: ["goal#checkout"] }, caller);
+    const full = await compileL1(p.ledger, { work: "PAY-2", goals: ["goal#checkout"] }, caller);
     const required = full.work_context?.required_tokens ?? 0;
     const error = await failure(
-      p.ledger.contextCompile(
+      compileL1(
+        p.ledger,
         { work: "PAY-2", goals: ["goal#checkout"], budget: required - 1 },
         caller,
       ),
@@ -158,7 +162,8 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("with after_revision keeps the required facts and leaves out what did not change since", async () => {
     p = await openFixtureProject("basic", backend);
-    const delta = await p.ledger.contextCompile(
+    const delta = await compileL1(
+      p.ledger,
       { work: "PAY-2", goals: ["goal#checkout"], after_revision: 1 },
       caller,
     );
@@ -172,14 +177,14 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
 
   it("reports an unknown work key instead of compiling another item, and refuses bad input", async () => {
     p = await openFixtureProject("basic", backend);
-    const missing = await p.ledger.contextCompile({ work: "NOPE-9" }, caller);
+    const missing = await compileL1(p.ledger, { work: "NOPE-9" }, caller);
     expect(missing).toMatchObject({
       selection_basis: "explicit_work_missing",
       work_context: null,
       completeness: { complete: false, work_item_found: false },
     });
     expect(missing.diagnostic_text).toContain("NOPE-9");
-    const none = await p.ledger.contextCompile({}, caller);
+    const none = await compileL1(p.ledger, {}, caller);
     expect(none).toMatchObject({ selection_basis: "none", work_context: null });
     for (const input of [
       { work: "PAY-2", checkpoint: "c", after_revision: 1 },
@@ -187,8 +192,32 @@ describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
       { detached: true },
       { work: "PAY-2", paths: [" "] },
     ]) {
-      expect((await failure(p.ledger.contextCompile(input, caller))).code).toBe("InvalidInput");
+      expect((await failure(compileL1(p.ledger, input, caller))).code).toBe("InvalidInput");
     }
+  });
+
+  it("answers an incomplete packet as ContextIncomplete carrying the result, completeness in the details", async () => {
+    p = await openFixtureProject("basic", backend);
+    const error = await failure(
+      p.ledger.call("awr_context_compile", { work: "NOPE", detached: true }, caller),
+    );
+    expect(error.code).toBe("ContextIncomplete");
+    expect(error.details?.["completeness"]).toMatchObject({ complete: false });
+    expect(error.result).toMatchObject({
+      ok: false,
+      level: "L1",
+      work_context: null,
+      completeness: { complete: false, work_item_found: false },
+      error: { code: "ContextIncomplete" },
+      read_only: true,
+    });
+    expect(error.result?.["diagnostic_text"]).toContain("CONTEXT INCOMPLETE");
+    const complete = await p.ledger.call(
+      "awr_context_compile",
+      { work: "PAY-2", goals: ["goal#checkout"] },
+      caller,
+    );
+    expect(complete).toMatchObject({ ok: true, completeness: { complete: true } });
   });
 });
 
@@ -253,7 +282,7 @@ describe("context for a synthetic project of 150 items", () => {
         const active = fixture.items.filter((i) => i.active);
         expect(active.length).toBeGreaterThan(80);
         for (const item of active) {
-          const ctx = await ledger.contextCompile({ work: item.work, budget: 5000 }, caller);
+          const ctx = await compileL1(ledger, { work: item.work, budget: 5000 }, caller);
           const text = ctx.work_context?.rendered_context ?? "";
           expect(ctx.work_context?.token_estimate).toBeLessThanOrEqual(5000);
           for (const fact of item.required_facts)

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
+import { compileL1 } from "./helpers/context.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
@@ -19,7 +20,7 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
 
   async function sessionWithAnsweredWait() {
     const ledger = (p as OpenProject).ledger;
-    const started = await ledger.sessionStart({
+    const started = await ledger.call("awr_session_start", {
       work: "PAY-2",
       conversation: "conv-1",
       agent: "agent-a",
@@ -29,15 +30,17 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
       expected_revision: await revision(),
     });
     const session = started.session.id;
-    const waited = await ledger.sessionWait({
+    const worked = await compileL1(ledger, { session, goals: ["goal#checkout"] });
+    const waited = await ledger.call("awr_session_wait", {
       session,
       question: QUESTION,
       digest: "Redirect endpoint drafted; the provider account is undecided.",
       next_action: "Configure the provider account",
+      context_hash: worked.work_context?.context_hash ?? "",
       open_loops: ["provider account", "webhook secret rotation"],
       expected_revision: await revision(),
     });
-    const pending = await ledger.contextCompile({ session, goals: ["goal#checkout"] });
+    const pending = await compileL1(ledger, { session, goals: ["goal#checkout"] });
     expect(pending.continuity.pending_wait_ids).toEqual([waited.wait.id]);
     expect(pending.continuity.waits).toEqual([
       expect.objectContaining({
@@ -47,14 +50,18 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
         reply: null,
       }),
     ]);
-    await ledger.sessionReply({ session, answer: ANSWER, expected_revision: await revision() });
+    await ledger.call("awr_session_reply", {
+      wait: waited.wait.id,
+      reply: ANSWER,
+      expected_revision: await revision(),
+    });
     return { session, wait: waited.wait.id, checkpoint: waited.checkpoint.id };
   }
 
   it("carries the question and the answer into the session's next packet, outside the packet", async () => {
     p = await openFixtureProject("basic", backend);
     const { session, wait } = await sessionWithAnsweredWait();
-    const next = await p.ledger.contextCompile({ session, goals: ["goal#checkout"] }, caller);
+    const next = await compileL1(p.ledger, { session, goals: ["goal#checkout"] }, caller);
     expect(next.session_id).toBe(session);
     expect(next.selection_basis).toBe("session");
     expect(next.continuity).toMatchObject({
@@ -74,13 +81,17 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
   it("hands a resumed successor its predecessor's answered wait, last checkpoint and open loops", async () => {
     p = await openFixtureProject("basic", backend);
     const { session, wait, checkpoint } = await sessionWithAnsweredWait();
-    const resumed = await p.ledger.sessionResume({
+    const resumed = await p.ledger.call("awr_session_resume", {
       session,
-      new_conversation: "conv-2",
+      conversation: "conv-2",
+      agent: "agent-a",
+      provider: "provider-a",
+      model: "model-a",
       expected_revision: await revision(),
     });
-    const successor = resumed.session.id;
-    const ctx = await p.ledger.contextCompile(
+    const successor = resumed.resumed.session.id;
+    const ctx = await compileL1(
+      p.ledger,
       { conversation: "conv-2", goals: ["goal#checkout"] },
       caller,
     );

@@ -8,6 +8,7 @@ import {
   type RuleContext,
 } from "../src/context/rule-scope.js";
 import { BACKENDS, tempRoot } from "./helpers/backends.js";
+import { compileL1 } from "./helpers/context.js";
 import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 
 const known: RuleContext = {
@@ -137,7 +138,7 @@ describe.each(BACKENDS)("an unreadable rule scope in a project on %s", (backend)
   it("makes the context incomplete, is stated in the packet and reported, and never dropped", async () => {
     const { root, remove } = tempRoot("awr-scopes-");
     p = await openProjectAt(root, writeProject(root), backend, remove);
-    const l1 = await p.ledger.contextCompile({ work: "W-1" });
+    const l1 = await compileL1(p.ledger, { work: "W-1" });
     expect(l1.completeness.complete).toBe(false);
     expect(l1.completeness.issues).toEqual([
       expect.objectContaining({
@@ -173,14 +174,12 @@ describe.each(BACKENDS)("an unreadable rule scope in a project on %s", (backend)
   it("keeps an applicable hard rule required: a budget without room for it is BudgetExceeded", async () => {
     const { root, remove } = tempRoot("awr-scopes-");
     p = await openProjectAt(root, writeProject(root), backend, remove);
-    const full = await p.ledger.contextCompile({ work: "W-1" });
+    const full = await compileL1(p.ledger, { work: "W-1" });
     const required = full.work_context?.required_tokens ?? 0;
     expect(full.work_context?.selected_chunks).toContainEqual(
       expect.objectContaining({ key: "rule#no-card-logs", required: true, section: "rules" }),
     );
-    await expect(
-      p.ledger.contextCompile({ work: "W-1", budget: required - 1 }),
-    ).rejects.toMatchObject({
+    await expect(compileL1(p.ledger, { work: "W-1", budget: required - 1 })).rejects.toMatchObject({
       code: "BudgetExceeded",
       details: { required, budget: required - 1 },
     });

@@ -14,12 +14,14 @@ describe("awr init on the default SQLite ledger", () => {
       expect(preview.mode).toBe("preview");
       expect(preview.project_id).toBeNull();
       expect(preview.manifest_origin).toBe("discovered");
-      expect(preview.sources.map((s) => [s.domain, s.path, s.entity_count])).toEqual([
-        ["ledger", "work-ledger.yaml", 6],
-        ["goal", "GOALS.md", 4],
-        ["plan", "PLAN.md", 2],
-        ["rules", "RULES.md", 4],
-        ["decisions", "DECISIONS.md", 2],
+      // Every discovered source is authoritative (primary) but the decisions, as the original's
+      // init maps them.
+      expect(preview.sources.map((s) => [s.domain, s.role, s.path, s.entity_count])).toEqual([
+        ["ledger", "primary", "work-ledger.yaml", 6],
+        ["goal", "primary", "GOALS.md", 4],
+        ["plan", "primary", "PLAN.md", 2],
+        ["rules", "primary", "RULES.md", 4],
+        ["decisions", "supporting", "DECISIONS.md", 2],
       ]);
       expect(preview.issues.map((i) => i.severity)).toEqual(["warning"]);
       expect(preview.preview_fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -56,7 +58,7 @@ describe("awr init on the default SQLite ledger", () => {
 
       const ledger = await openLedger({ root });
       try {
-        const status = await ledger.projectStatus({}, { client: "stdio" });
+        const status = await ledger.call("awr_project_status", {}, { client: "stdio" });
         expect(status.project_id).toBe(accepted.project_id);
       } finally {
         await ledger.close();

@@ -1,5 +1,6 @@
-import { isLedgerError, runJournaledWrite } from "@awr/awr-ledger";
+import { isLedgerError } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runJournaledWrite } from "../src/journal/run-write.js";
 import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -21,8 +22,14 @@ describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
   it("lets exactly one of 64 writes at the same expected_revision win; the rest get RevisionConflict", async () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 64 }, (_, i) =>
-        h.runtime.eventAppend(
-          { type: "note.race", summary: `w${i}`, expected_revision: 0, request_id: `race-${i}` },
+        h.runtime.call(
+          "awr_event_append",
+          {
+            event_type: "note.race",
+            summary: `w${i}`,
+            expected_revision: 0,
+            request_id: `race-${i}`,
+          },
           CALLER,
         ),
       ),
@@ -50,13 +57,13 @@ describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
 
   it("gives a storm of one request_id exactly one effect", async () => {
     const input = {
-      type: "note.storm",
+      event_type: "note.storm",
       summary: "once",
       expected_revision: 0,
       request_id: "storm",
     };
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 32 }, () => h.runtime.eventAppend({ ...input }, CALLER)),
+      Array.from({ length: 32 }, () => h.runtime.call("awr_event_append", { ...input }, CALLER)),
     );
     const results = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
     const original = results.find((r) => r.replayed === undefined);
@@ -78,7 +85,7 @@ describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
       .execute();
     expect(notes).toHaveLength(1);
     expect(await h.revision()).toBe(3);
-    expect(await h.runtime.eventAppend({ ...input }, CALLER)).toEqual({
+    expect(await h.runtime.call("awr_event_append", { ...input }, CALLER)).toEqual({
       ...original,
       replayed: true,
     });
@@ -89,27 +96,30 @@ describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
     try {
       const gate = deferred();
       const entered = deferred();
-      const slow = runJournaledWrite(h.ctx, {
-        tool: "awr_event_append",
-        input: { type: "note.slow", expected_revision: 0 },
-        write: { expected_revision: 0 },
-        caller: CALLER,
-        // The project lock is held from before (a) to after (c); the domain waits inside it.
-        domain: async (op) => {
-          entered.resolve();
-          await gate.promise;
-          return op.commit(async (unit) => {
-            const result = { event: { type: "note.slow" } };
-            await unit.terminal({ type: "note.slow" }, result);
-            return result;
-          });
+      const slow = runJournaledWrite(
+        h.ctx,
+        {
+          input: { expected_revision: 0, request_id: "slow" },
+          caller: CALLER,
+          // The project lock is held from before (a) to after (c); the domain waits inside it.
+          domain: async (op) => {
+            entered.resolve();
+            await gate.promise;
+            return op.commit(async (unit) => {
+              const result = { event: { event_type: "note.slow" } };
+              await unit.terminal({ type: "note.slow" }, result);
+              return result;
+            });
+          },
         },
-      });
+        { tool: "awr_event_append" },
+      );
       await entered.promise;
       // A read of the busy project and a write to another project both finish meanwhile.
-      expect((await h.runtime.sessionList({}, CALLER)).sessions).toEqual([]);
-      const elsewhere = await other.runtime.eventAppend(
-        { type: "note.elsewhere", expected_revision: 0 },
+      expect((await h.runtime.call("awr_session_list", {}, CALLER)).sessions).toEqual([]);
+      const elsewhere = await other.runtime.call(
+        "awr_event_append",
+        { event_type: "note.elsewhere", summary: "s", expected_revision: 0, request_id: "x" },
         CALLER,
       );
       expect(elsewhere.project_revision).toBe(3);

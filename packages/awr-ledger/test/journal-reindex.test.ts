@@ -41,7 +41,8 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
 
   it("journals a reindex that changed something and replays it under the same request_id", async () => {
     editGoals();
-    const first = await p.ledger.sourceReindex(
+    const first = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-1" },
       caller,
     );
@@ -57,22 +58,23 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
     expect(first.replayed).toBeUndefined();
     expect(await goalTitle()).toBe("Much faster invoices");
 
-    const op = await p.ledger.operationGet({ request_id: "ri-1" }, caller);
+    const op = await p.ledger.call("awr_operation_get", { request_id: "ri-1" }, caller);
     expect(op).toMatchObject({
       tool: "awr_source_reindex",
       outcome: "recorded",
       write_outcome: "committed",
     });
-    expect(op.receipts.map((e) => [e.type, e.terminal, e.operation_id])).toEqual([
-      ["source.reindexed", true, op.operation_id],
+    expect(op.domain_receipts.map((e) => [e.event_type, e.terminal])).toEqual([
+      ["source.reindexed", true],
     ]);
-    expect(op.receipts[0]?.payload).toMatchObject({
+    expect(op.result).toMatchObject({
       changed_paths: ["GOALS.md"],
       added_paths: [],
       removed_paths: [],
     });
 
-    const replay = await p.ledger.sourceReindex(
+    const replay = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-1" },
       caller,
     );
@@ -100,16 +102,18 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
   it("refuses a stale expected_revision without journaling, so the request_id stays usable", async () => {
     editGoals();
     const stale = await ledgerFailure(
-      p.ledger.sourceReindex({ expected_revision: 0, request_id: "ri-3" }, caller),
+      p.ledger.call("awr_source_reindex", { expected_revision: 0, request_id: "ri-3" }, caller),
     );
     expect(stale.code).toBe("RevisionConflict");
     expect(stale.details).toEqual({ expected: 0, actual: 1 });
     expect(await revision()).toBe(1);
     expect(await goalTitle()).toBe("Faster invoices");
-    expect((await ledgerFailure(p.ledger.operationGet({ request_id: "ri-3" }, caller))).code).toBe(
-      "NotFound",
-    );
-    const retried = await p.ledger.sourceReindex(
+    expect(
+      (await ledgerFailure(p.ledger.call("awr_operation_get", { request_id: "ri-3" }, caller)))
+        .code,
+    ).toBe("NotFound");
+    const retried = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-3" },
       caller,
     );
@@ -117,7 +121,8 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
   });
 
   it("records a reindex that found nothing changed as finished, spending no revision and appending no event", async () => {
-    const result = await p.ledger.sourceReindex(
+    const result = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-4" },
       caller,
     );
@@ -131,18 +136,19 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
     expect(result.terminal_event).toBeUndefined();
     expect(await revision()).toBe(1);
     expect(await reindexEvents()).toHaveLength(1); // init's own reindex only
-    const op = await p.ledger.operationGet({ request_id: "ri-4" }, caller);
+    const op = await p.ledger.call("awr_operation_get", { request_id: "ri-4" }, caller);
     expect(op).toMatchObject({
       status: "finished",
       outcome: "recorded",
       write_outcome: "committed",
       started_revision: 1,
       finished_revision: 1,
-      receipts: [],
+      domain_receipts: [],
     });
     // Replayed as recorded, even after the sources changed: the id names that one request.
     editGoals();
-    const replay = await p.ledger.sourceReindex(
+    const replay = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-4" },
       caller,
     );
@@ -159,17 +165,19 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
     );
     expect(withoutDecisions).not.toContain("DECISIONS.md");
     writeFileSync(manifestFile, withoutDecisions);
-    const removed = await p.ledger.sourceReindex({ expected_revision: 1 }, caller);
+    const removed = await p.ledger.call("awr_source_reindex", { expected_revision: 1 }, caller);
     expect(removed).toMatchObject({
       reindexed: true,
       changed_paths: [MANIFEST_PATH],
       added_paths: [],
       removed_paths: ["DECISIONS.md"],
     });
-    expect(removed.request_id).toMatch(/^local-/);
+    expect(removed.request_id).toBeUndefined();
+    expect(removed.project_revision).toBe(2);
 
     writeFileSync(manifestFile, manifest);
-    const added = await p.ledger.sourceReindex(
+    const added = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: removed.project_revision },
       caller,
     );
@@ -190,13 +198,14 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
     const good = readFileSync(file, "utf8");
     appendFileSync(file, "  - id: BAD\n    title: [oops\n");
     const bad = await ledgerFailure(
-      p.ledger.sourceReindex({ expected_revision: 1, request_id: "ri-5" }, caller),
+      p.ledger.call("awr_source_reindex", { expected_revision: 1, request_id: "ri-5" }, caller),
     );
     expect(bad.code).toBe("InvalidInput");
     expect(bad.message).toMatch(/work-ledger\.yaml:\d+/);
     expect(await revision()).toBe(1);
     writeFileSync(file, good.replace("Invoice PDF", "Invoice PDF v2"));
-    const fixed = await p.ledger.sourceReindex(
+    const fixed = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "ri-5" },
       caller,
     );
@@ -208,15 +217,21 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
       p.ledger.execute("awr_source_reindex", { request_id: "x" }, caller),
     );
     expect(missing.code).toBe("InvalidInput");
-    expect(missing.details).toEqual({ field: "expected_revision" });
+    expect(missing.details).toEqual({
+      issues: [{ path: "expected_revision", message: "is required" }],
+    });
     const unknown = await ledgerFailure(
       p.ledger.execute("awr_source_reindex", { expected_revision: 1, paths: ["a"] }, caller),
     );
     expect(unknown.code).toBe("InvalidInput");
     const forged = await ledgerFailure(
-      p.ledger.eventAppend({ type: "source.reindexed", expected_revision: 1 }, caller),
+      p.ledger.call(
+        "awr_event_append",
+        { event_type: "source.reindexed", summary: "forged", expected_revision: 1 },
+        caller,
+      ),
     );
-    expect(forged.code).toBe("RuleViolation");
+    expect(forged.code).toBe("InvalidInput");
     expect(await revision()).toBe(1);
   });
 
@@ -226,19 +241,20 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
     const reason = new Error("caller gave up");
     controller.abort(reason);
     await expect(
-      p.ledger.sourceReindex({ expected_revision: 1, request_id: "ri-6" }, caller, {
+      p.ledger.call("awr_source_reindex", { expected_revision: 1, request_id: "ri-6" }, caller, {
         signal: controller.signal,
       }),
     ).rejects.toBe(reason);
     expect(await revision()).toBe(1);
-    expect((await ledgerFailure(p.ledger.operationGet({ request_id: "ri-6" }, caller))).code).toBe(
-      "NotFound",
-    );
+    expect(
+      (await ledgerFailure(p.ledger.call("awr_operation_get", { request_id: "ri-6" }, caller)))
+        .code,
+    ).toBe("NotFound");
   });
 
   it("keeps the CLI's refreshing reads a local, unjournaled reindex", async () => {
     editGoals();
-    const status = await p.ledger.projectStatus({}, caller, { refresh: true });
+    const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
     expect(status.project_revision).toBe(2);
     const events = await reindexEvents();
     expect(events.map((e) => [Number(e.revision), e.operation_id])).toEqual([

@@ -136,7 +136,7 @@ describe("authorized_roots", () => {
       await initProject({ root: p.root, accept: true });
       const ledger = await openLedger({ root: p.root });
       try {
-        const got = await ledger.workGet({ work: "W-1" }, caller);
+        const got = await ledger.call("awr_work_get", { work: "W-1" }, caller);
         expect(got.goal?.key).toBe("goal#shared");
       } finally {
         await ledger.close();

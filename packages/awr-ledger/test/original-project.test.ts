@@ -32,7 +32,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("initialises with its own manifest and indexes every source completely", async () => {
     const { ledger } = await open();
-    const status = await ledger.projectStatus({}, caller);
+    const status = await ledger.call("awr_project_status", {}, caller);
     expect(status.entity_counts).toEqual({
       goal: 5,
       plan: 2,
@@ -41,7 +41,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       milestone: 2,
       decision: 3,
     });
-    expect(status.counts_by_status).toMatchObject({ completed: 1, in_progress: 1, planned: 1 });
+    expect(status.counts).toMatchObject({ completed: 1, in_progress: 1, planned: 1 });
     expect(ledger.manifest.sources.map((s) => s.domain)).toEqual([
       "goal",
       "plan",
@@ -117,13 +117,13 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       affected_keys: ["TG-1", "TG-2"],
       date: "2026-03-01",
     });
-    const work = await ledger.workGet({ work: "TG-2" }, caller);
+    const work = await ledger.call("awr_work_get", { work: "TG-2" }, caller);
     expect(work.decisions.map((d) => d.key)).toContain("docs/decisions/ADR-0001-plot-numbering.md");
   });
 
   it("returns every work item with its extra fields, evidence references and dependencies", async () => {
     const { ledger } = await open();
-    const got = await ledger.workGet({ work: "TG-1" }, caller);
+    const got = await ledger.call("awr_work_get", { work: "TG-1" }, caller);
     expect(got.work).toMatchObject({
       kind: "preparation",
       required: true,
@@ -141,7 +141,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
         level: "unknown",
       }),
     ]);
-    const second = await ledger.workGet({ work: "TG-2" }, caller);
+    const second = await ledger.call("awr_work_get", { work: "TG-2" }, caller);
     expect(second.dependencies.map((d) => [d.work, d.required])).toEqual([
       ["TG-1", true],
       ["TG-9", false],
@@ -155,7 +155,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("shows the ledger's current: block in status as the ledger's own note", async () => {
     const { ledger } = await open();
-    const status = await ledger.projectStatus({}, caller);
+    const status = await ledger.call("awr_project_status", {}, caller);
     expect(status.ledger_notes).toEqual([
       expect.objectContaining({
         source: "ledger/work-ledger.yaml",
@@ -168,7 +168,9 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("shows a current: block edited and reindexed in the next status", async () => {
     const { root, ledger } = await open();
-    expect((await ledger.projectStatus({}, caller)).ledger_notes[0]?.current).toMatchObject({
+    expect(
+      (await ledger.call("awr_project_status", {}, caller)).ledger_notes[0]?.current,
+    ).toMatchObject({
       work_item: "TG-2",
     });
     const path = join(root, "ledger", "work-ledger.yaml");
@@ -176,8 +178,12 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       path,
       readFileSync(path, "utf8").replace("  work_item: TG-2", "  work_item: TG-3"),
     );
-    await ledger.sourceReindex({ expected_revision: await ledger.store.currentRevision() }, caller);
-    const status = await ledger.projectStatus({}, caller);
+    await ledger.call(
+      "awr_source_reindex",
+      { expected_revision: await ledger.store.currentRevision() },
+      caller,
+    );
+    const status = await ledger.call("awr_project_status", {}, caller);
     expect(status.ledger_notes[0]?.current).toMatchObject({
       work_item: "TG-3",
       milestone: "TG-M1",
@@ -186,31 +192,31 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("finds a CJK word from the middle of a title, next actions, and ids first", async () => {
     const { ledger } = await open();
-    const middle = await ledger.search({ text: "上线" }, caller);
+    const middle = await ledger.call("awr_search", { text: "上线" }, caller);
     expect(middle.hits.map((h) => h.external_key)).toContain("TG-2");
-    const japanese = await ledger.search({ text: "撮影" }, caller);
+    const japanese = await ledger.call("awr_search", { text: "撮影" }, caller);
     expect(japanese.hits.map((h) => h.external_key)).toContain("TG-3");
-    const korean = await ledger.search({ text: "촬영" }, caller);
+    const korean = await ledger.call("awr_search", { text: "촬영" }, caller);
     expect(korean.hits.map((h) => h.external_key)).toEqual(["TG-3"]);
-    const next = await ledger.search({ text: "信号盲区" }, caller);
+    const next = await ledger.call("awr_search", { text: "信号盲区" }, caller);
     expect(next.hits[0]?.external_key).toBe("TG-2");
-    const byId = await ledger.search({ text: "TG-2" }, caller);
+    const byId = await ledger.call("awr_search", { text: "TG-2" }, caller);
     expect(byId.hits[0]).toMatchObject({ external_key: "TG-2", kind: "work_item" });
-    const adr = await ledger.search({ text: "ADR-0001" }, caller);
+    const adr = await ledger.call("awr_search", { text: "ADR-0001" }, caller);
     expect(adr.hits[0]?.external_key).toBe("docs/decisions/ADR-0001-plot-numbering.md");
-    const filtered = await ledger.search({ text: "巡检", kind: "rule" }, caller);
+    const filtered = await ledger.call("awr_search", { text: "巡检", kind: "rule" }, caller);
     expect(filtered.hits.length).toBeGreaterThan(0);
     expect(new Set(filtered.hits.map((h) => h.kind))).toEqual(new Set(["rule"]));
-    const listed = await ledger.search({ kind: "plan" }, caller);
+    const listed = await ledger.call("awr_search", { kind: "plan" }, caller);
     expect(listed.hits.map((h) => h.external_key).sort()).toEqual([
       "TG-M0",
       "TG-M1",
       "plan#第一阶段",
       "plan#第二阶段",
     ]);
-    const done = await ledger.search({ kind: "work", status: "completed" }, caller);
+    const done = await ledger.call("awr_search", { kind: "work", status: "completed" }, caller);
     expect(done.hits.map((h) => h.external_key)).toEqual(["TG-1"]);
-    const one = await ledger.search({ text: "巡检", limit: 1 }, caller);
+    const one = await ledger.call("awr_search", { text: "巡检", limit: 1 }, caller);
     expect(one).toMatchObject({ truncated: true, query: { text: "巡检", limit: 1 } });
   });
 
@@ -227,9 +233,9 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       readFileSync(first, "utf8").replace("Status: accepted", "Status: superseded"),
     );
     rmSync(join(dir, "sub/RFC-0003-drone-survey.md"));
-    const stale = await ledger.projectStatus({}, caller).catch((e: unknown) => e);
+    const stale = await ledger.call("awr_project_status", {}, caller).catch((e: unknown) => e);
     expect(stale).toMatchObject({ code: "SourceStale" });
-    const result = await ledger.sourceReindex({ expected_revision: 1 }, caller);
+    const result = await ledger.call("awr_source_reindex", { expected_revision: 1 }, caller);
     expect(result.added_paths).toEqual(["docs/decisions/ADR-0004-new.md"]);
     expect(result.removed_paths).toEqual(["docs/decisions/sub/RFC-0003-drone-survey.md"]);
     expect(result.changed_paths).toEqual(
@@ -246,8 +252,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       { key: "docs/decisions/ADR-0001-plot-numbering.md", status: "superseded" },
       { key: "docs/decisions/ADR-0004-new.md", status: "proposed" },
     ]);
-    expect((await ledger.search({ text: "雨量计" }, caller)).hits[0]?.external_key).toBe(
-      "docs/decisions/ADR-0004-new.md",
-    );
+    expect(
+      (await ledger.call("awr_search", { text: "雨量计" }, caller)).hits[0]?.external_key,
+    ).toBe("docs/decisions/ADR-0004-new.md");
   });
 });

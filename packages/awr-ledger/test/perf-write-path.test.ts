@@ -80,9 +80,16 @@ async function defaultSqliteProject(): Promise<{ root: string; ledger: Ledger }>
   return { root, ledger };
 }
 
+/** A journaled write (it has a request_id), so all three of its commits are measured. */
 async function append(ledger: Ledger, summary: string) {
-  return ledger.eventAppend(
-    { type: "note.added", summary, expected_revision: await ledger.store.currentRevision() },
+  return ledger.call(
+    "awr_event_append",
+    {
+      event_type: "note.added",
+      summary,
+      request_id: `req-${summary}`,
+      expected_revision: await ledger.store.currentRevision(),
+    },
     caller,
   );
 }

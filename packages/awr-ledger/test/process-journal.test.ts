@@ -85,8 +85,9 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
         .execute()
     ).length;
   const sameRequest = () =>
-    h.runtime.eventAppend(
-      { type: "note.crash", summary: "crash", expected_revision: 0, request_id: "crash-1" },
+    h.runtime.call(
+      "awr_event_append",
+      { event_type: "note.crash", summary: "crash", expected_revision: 0, request_id: "crash-1" },
       CALLER,
     );
 
@@ -97,12 +98,13 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
       "after_begin",
     );
     expect(exit.signal).toBe("SIGKILL");
-    const op = await h.runtime.operationGet({ request_id: "crash-1" }, CALLER);
-    expect(op).toMatchObject({ outcome: "unknown", write_outcome: "unknown", receipts: [] });
+    const op = await h.runtime.call("awr_operation_get", { request_id: "crash-1" }, CALLER);
+    expect(op).toMatchObject({ outcome: "unknown", write_outcome: "unknown", domain_receipts: [] });
     const retry = await ledgerFailure(sameRequest());
     expect(retry.code).toBe("MutationConflict");
     expect(retry.details).toMatchObject({ write_outcome: "unknown" });
-    const recovered = await h.runtime.operationRecover(
+    const recovered = await h.runtime.call(
+      "awr_operation_recover",
       { request_id: "crash-1", expected_revision: await h.revision() },
       CALLER,
     );
@@ -120,25 +122,28 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
       "after_domain",
     );
     expect(exit.signal).toBe("SIGKILL");
-    const op = await h.runtime.operationGet({ request_id: "crash-1" }, CALLER);
+    const op = await h.runtime.call("awr_operation_get", { request_id: "crash-1" }, CALLER);
     expect(op.outcome).toBe("unknown");
-    expect(op.receipts.map((e) => [e.type, e.terminal])).toEqual([["note.crash", true]]);
-    const recovered = await h.runtime.operationRecover(
+    expect(op.domain_receipts.map((e) => [e.event_type, e.terminal])).toEqual([
+      ["note.crash", true],
+    ]);
+    const recovered = await h.runtime.call(
+      "awr_operation_recover",
       { request_id: "crash-1", expected_revision: await h.revision() },
       CALLER,
     );
     expect(recovered).toMatchObject({ write_outcome: "committed", recovered: true });
     expect(recovered.result).toMatchObject({
-      event: { type: "note.crash", summary: "crash" },
+      event: { event_type: "note.crash", summary: "crash" },
       recovered: true,
     });
     expect(await notes()).toBe(1);
     const replay = await sameRequest();
-    expect(replay).toEqual({ ...recovered.result, replayed: true });
+    expect(replay).toEqual({ ok: true, ...recovered.result, replayed: true });
     expect(await notes()).toBe(1);
-    expect((await h.runtime.operationGet({ request_id: "crash-1" }, CALLER)).outcome).toBe(
-      "recorded",
-    );
+    expect(
+      (await h.runtime.call("awr_operation_get", { request_id: "crash-1" }, CALLER)).outcome,
+    ).toBe("recorded");
   });
 
   it("finishes normally without the fault switch", async () => {
@@ -208,11 +213,14 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
   it("settles a reindex killed after its domain commit as committed, and replays it", async () => {
     const exit = await reindexChild("after_domain");
     expect(exit.signal).toBe("SIGKILL");
-    const op = await p.ledger.operationGet({ request_id: "reindex-1" }, CALLER);
+    const op = await p.ledger.call("awr_operation_get", { request_id: "reindex-1" }, CALLER);
     expect(op.outcome).toBe("unknown");
-    expect(op.receipts.map((e) => [e.type, e.terminal])).toEqual([["source.reindexed", true]]);
+    expect(op.domain_receipts.map((e) => [e.event_type, e.terminal])).toEqual([
+      ["source.reindexed", true],
+    ]);
     expect(await goalTitle()).toBe("Much faster invoices");
-    const recovered = await p.ledger.operationRecover(
+    const recovered = await p.ledger.call(
+      "awr_operation_recover",
       { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
       CALLER,
     );
@@ -222,23 +230,32 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
       changed_paths: ["GOALS.md"],
       terminal_event: { type: "source.reindexed" },
     });
-    const replay = await p.ledger.sourceReindex(
+    const replay = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: 1, request_id: "reindex-1" },
       CALLER,
     );
-    expect(replay).toEqual({ ...recovered.result, replayed: true });
+    expect(replay).toEqual({
+      ok: true,
+      ...recovered.result,
+      source_refresh_performed: true,
+      source_write_performed: false,
+      replayed: true,
+    });
   });
 
   it("settles a reindex killed after mcp.operation_started as not committed; a new request reindexes", async () => {
     const exit = await reindexChild("after_begin");
     expect(exit.signal).toBe("SIGKILL");
     expect(await goalTitle()).toBe("Faster invoices");
-    const recovered = await p.ledger.operationRecover(
+    const recovered = await p.ledger.call(
+      "awr_operation_recover",
       { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
       CALLER,
     );
     expect(recovered).toMatchObject({ write_outcome: "not_committed", recovered: true });
-    const again = await p.ledger.sourceReindex(
+    const again = await p.ledger.call(
+      "awr_source_reindex",
       { expected_revision: await p.ledger.store.currentRevision(), request_id: "reindex-2" },
       CALLER,
     );

@@ -25,7 +25,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
 
   it("skips unchanged sources and spends no revision when nothing changed", async () => {
     p = await openFixtureProject("basic", backend);
-    const result = await p.ledger.sourceReindex({ expected_revision: 1 }, caller);
+    const result = await p.ledger.call("awr_source_reindex", { expected_revision: 1 }, caller);
     expect(result.reindexed).toBe(false);
     expect(result.project_revision).toBe(1);
     expect(result.sources.every((s) => s.state === "unchanged")).toBe(true);
@@ -39,7 +39,11 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       file,
       readFileSync(file, "utf8").replace("Faster invoices", "Much faster invoices"),
     );
-    const result = await p.ledger.sourceReindex({ expected_revision: 1 }, caller);
+    const result = await p.ledger.call(
+      "awr_source_reindex",
+      { expected_revision: 1, request_id: "reindex-goals" },
+      caller,
+    );
     // The journal spends revision 2 (started), 3 (the reindex itself) and 4 (finished).
     expect(result).toMatchObject({
       reindexed: true,
@@ -59,7 +63,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "PLAN.md"), "\n## Phase 3 {#phase-3}\n");
     const error = (await p.ledger
-      .sourceReindex({ expected_revision: 7 }, caller)
+      .call("awr_source_reindex", { expected_revision: 7 }, caller)
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("RevisionConflict");
     expect(error.details).toEqual({ expected: 7, actual: 1 });
@@ -68,13 +72,21 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
 
   it("answers SourceStale with the changed paths after an edit, changing nothing", async () => {
     p = await openFixtureProject("basic", backend);
-    await expect(p.ledger.projectStatus({}, caller)).resolves.toMatchObject({
+    await expect(p.ledger.call("awr_project_status", {}, caller)).resolves.toMatchObject({
       project_revision: 1,
     });
     appendFileSync(join(p.root, "RULES.md"), "\n## New rule {#new severity=hard}\n");
-    const error = (await p.ledger.workReady({}, caller).catch((e: unknown) => e)) as LedgerError;
+    const error = (await p.ledger
+      .call("awr_work_ready", {}, caller)
+      .catch((e: unknown) => e)) as LedgerError;
     expect(isLedgerError(error, "SourceStale")).toBe(true);
-    expect(error.details).toEqual({ changed_paths: ["RULES.md"] });
+    expect(error.details).toEqual({
+      changed_paths: ["RULES.md"],
+      project_revision: 1,
+      next: { tool: "awr_source_reindex", arguments: { expected_revision: 1 } },
+      cli: "awr source reindex --expected-revision 1",
+    });
+    expect(error.message).toContain("awr_source_reindex (expected_revision 1)");
     expect(await p.ledger.store.currentRevision()).toBe(1);
     const rules = await p.ledger.store.db
       .selectFrom("entities")
@@ -88,7 +100,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     p = await openFixtureProject("basic", backend);
     const future = new Date(Date.now() + 60_000);
     utimesSync(join(p.root, "PLAN.md"), future, future);
-    await expect(p.ledger.projectStatus({}, caller)).resolves.toMatchObject({
+    await expect(p.ledger.call("awr_project_status", {}, caller)).resolves.toMatchObject({
       project_revision: 1,
     });
   });
@@ -96,9 +108,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
   it("reindexes first when a read asks for refresh (the CLI's reads)", async () => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "PLAN.md"), "\n## Phase 3 {#phase-3}\n");
-    const status = await p.ledger.projectStatus({}, caller, { refresh: true });
+    const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
     expect(status.project_revision).toBe(2);
-    expect(status.entity_counts["plan"]).toBe(3);
+    expect(status.entity_counts?.["plan"]).toBe(3);
   });
 
   it("never half-indexes: a failure in the middle of indexing leaves the previous projection intact", async () => {
@@ -113,7 +125,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     );
     appendFileSync(join(p.root, "DECISIONS.md"), "\n## Clash {#goal#checkout status=accepted}\n");
     const error = (await p.ledger
-      .sourceReindex({ expected_revision: 1 }, caller)
+      .call("awr_source_reindex", { expected_revision: 1 }, caller)
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toMatch(
@@ -132,7 +144,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "work-ledger.yaml"), "  - id: BAD\n    title: [oops\n");
     const error = (await p.ledger
-      .sourceReindex({ expected_revision: 1 }, caller)
+      .call("awr_source_reindex", { expected_revision: 1 }, caller)
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toMatch(/work-ledger\.yaml:\d+/);

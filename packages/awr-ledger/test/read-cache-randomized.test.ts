@@ -206,7 +206,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
       const work = pickWork();
       const choice = random();
       if (choice < 0.15)
-        await journaled("awr_event_append", { type: "test.note", summary: `note ${work}` });
+        await journaled("awr_event_append", { event_type: "test.note", summary: `note ${work}` });
       else if (choice < 0.25) {
         const external_key = `ev-${ulid()}`;
         const summary = `verified ${pick(["payment", "invoice", "search"])} for ${work}`;
@@ -215,6 +215,8 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
           evidence_type: "test",
           level: "locally_verified",
           summary,
+          locator: "https://ci.example/run/1",
+          scope: [work],
           work,
         };
         await journaled("awr_evidence_record", input);
@@ -235,6 +237,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
         await journaled("awr_work_transition", {
           work,
           action,
+          reason: `${action} ${work}`,
           ...(session === undefined ? {} : { session }),
           ...(action === "block" ? { blocker: "waiting" } : {}),
         });
@@ -255,7 +258,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
           return [
             "awr_search",
             pick<Record<string, unknown>>([
-              { query: pick(["payment", "invoice search", "verified", "note"]) },
+              { text: pick(["payment", "invoice search", "verified", "note"]) },
               { text: pick(["verified", "payment", "note"]), work },
               {
                 text: pick(["payment", "invoice"]),

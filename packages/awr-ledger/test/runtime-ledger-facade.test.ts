@@ -1,12 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isLedgerError, type SessionStartResult, type WriteReceipt } from "@awr/awr-ledger";
+import { isLedgerError } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
+const SHA = "a".repeat(40);
 
 describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend) => {
   let p: OpenProject;
@@ -20,7 +21,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
 
   it("runs a work item from claim to completion, writing each status into the YAML in place", async () => {
     const original = ledgerFile();
-    const start = (await p.ledger.execute(
+    const start = await p.ledger.call(
       "awr_session_start",
       {
         work: "PAY-2",
@@ -32,11 +33,18 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
         expected_revision: await revision(),
       },
       caller,
-    )) as unknown as SessionStartResult & WriteReceipt;
+    );
     expect(start.claim?.work).toBe("PAY-2");
     const session = start.session.id;
-    await p.ledger.workTransition(
-      { work: "PAY-2", action: "progress", session, expected_revision: await revision() },
+    await p.ledger.call(
+      "awr_work_transition",
+      {
+        work: "PAY-2",
+        action: "progress",
+        session,
+        reason: "start the work",
+        expected_revision: await revision(),
+      },
       caller,
     );
     const progressed = ledgerFile();
@@ -47,52 +55,80 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
       ),
     );
     // The ledger's own edit does not make its sources stale.
-    const status = await p.ledger.projectStatus({}, caller);
-    expect(status.counts_by_status).toMatchObject({ in_progress: 1 });
-    expect((await p.ledger.workGet({ work: "PAY-2" }, caller)).active_claim?.session).toBe(session);
+    const status = await p.ledger.call("awr_project_status", {}, caller);
+    expect(status.counts).toMatchObject({ in_progress: 1 });
+    const claimed = await p.ledger.call("awr_work_get", { work: "PAY-2" }, caller);
+    expect(claimed.work.active_claims.map((c) => c.session_id)).toEqual([session]);
 
     for (const [key, level] of [
       ["ev-redirect", "locally_verified"],
       ["ev-webhook", "real_environment_validated"],
     ] as const) {
-      await p.ledger.evidenceRecord(
+      await p.ledger.call(
+        "awr_evidence_record",
         {
           external_key: key,
           evidence_type: "test-run",
           level,
           summary: key,
+          locator: "https://ci.example/run/1",
+          scope: ["PAY-2"],
+          source_sha: SHA,
           work: "PAY-2",
           expected_revision: await revision(),
         },
         caller,
       );
     }
-    const done = await p.ledger.workTransition(
+    const done = await p.ledger.call(
+      "awr_work_transition",
       {
         work: "PAY-2",
         action: "complete",
         session,
-        completion: [
-          { criterion: "Customer is redirected to the hosted page", evidence: ["ev-redirect"] },
-          { criterion: "ac-webhook", evidence: ["ev-webhook"] },
-        ],
+        reason: "both criteria verified",
+        completion: {
+          version: 1,
+          source_sha: SHA,
+          acceptance: [
+            { criterion: "Customer is redirected to the hosted page", evidence: ["ev-redirect"] },
+            { criterion: "ac-webhook", evidence: ["ev-webhook"] },
+          ],
+        },
         expected_revision: await revision(),
       },
       caller,
     );
-    expect(done.released_claim?.work).toBe("PAY-2");
+    expect(done.event.payload["released_claim_ids"]).toEqual([start.claim?.id]);
     expect(ledgerFile()).toBe(progressed.replace("status: in_progress", "status: completed"));
-    expect((await p.ledger.workGet({ work: "PAY-2" }, caller)).work.status).toBe("completed");
+    expect((await p.ledger.call("awr_work_get", { work: "PAY-2" }, caller)).work.status).toBe(
+      "completed",
+    );
   });
 
   it("refuses a transition with SourceConflict when the YAML changed underneath, leaving the file alone", async () => {
+    const start = await p.ledger.call(
+      "awr_session_start",
+      {
+        work: "INV-1",
+        conversation: "conv",
+        agent: "a",
+        provider: "p",
+        model: "m",
+        expected_revision: await revision(),
+      },
+      caller,
+    );
     const edited = `${ledgerFile()}\n# edited by hand\n`;
     writeFileSync(join(p.root, "work-ledger.yaml"), edited);
     const error = await ledgerFailure(
-      p.ledger.workTransition(
+      p.ledger.call(
+        "awr_work_transition",
         {
           work: "INV-1",
           action: "cancel",
+          session: start.session.id,
+          reason: "no longer wanted",
           expected_revision: await revision(),
           request_id: "cancel-1",
         },
@@ -101,7 +137,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
     );
     expect(error.code).toBe("SourceConflict");
     expect(ledgerFile()).toBe(edited);
-    const op = await p.ledger.operationGet({ request_id: "cancel-1" }, caller);
+    const op = await p.ledger.call("awr_operation_get", { request_id: "cancel-1" }, caller);
     expect(op).toMatchObject({ outcome: "recorded", write_outcome: "not_committed" });
   });
 

@@ -5,6 +5,7 @@ import {
   openHarness,
   openWait,
   type RuntimeHarness,
+  resume as resumeWith,
   startSession,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -20,12 +21,21 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
   });
   afterEach(() => h.close());
 
-  const end = async (session: string, status: "ended" | "interrupted" | "incomplete") =>
-    h.runtime.sessionEnd({ session, status, expected_revision: await h.revision() }, CALLER);
+  const end = async (session: string, outcome: "ended" | "interrupted" | "incomplete") =>
+    h.runtime.call(
+      "awr_session_end",
+      { session, outcome, expected_revision: await h.revision() },
+      CALLER,
+    );
   const resume = async (session: string, request_id?: string) =>
-    h.runtime.sessionResume(
+    h.runtime.call(
+      "awr_session_resume",
       {
         session,
+        conversation: `resumed-${session}`,
+        agent: "agent-a",
+        provider: "prov",
+        model: "model-1",
         expected_revision: await h.revision(),
         ...(request_id === undefined ? {} : { request_id }),
       },
@@ -56,21 +66,25 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
       expect(resumed.claims).toHaveLength(1);
       expect(resumed.claims[0]).toMatchObject({
         work: "W-1",
-        session: resumed.session.id,
+        session_id: resumed.resumed.session.id,
         status: "active",
         ttl_ms: 60_000,
-        expires_at: new Date(h.clock.now + 60_000).toISOString(),
+        expires_at: h.clock.now + 60_000,
       });
-      const successor = await h.runtime.sessionGet({ session: resumed.session.id }, CALLER);
+      const successor = await h.runtime.call(
+        "awr_session_get",
+        { session: resumed.resumed.session.id },
+        CALLER,
+      );
       expect(successor.claims.map((c) => c.work)).toEqual(["W-1"]);
       expect(await activeClaimsOn("W-1")).toEqual([
-        expect.objectContaining({ session: resumed.session.id }),
+        expect.objectContaining({ session: resumed.resumed.session.id }),
       ]);
       const claimed = await h.database.db
         .selectFrom("events")
         .select(["payload", "session"])
         .where("type", "=", "work.claimed")
-        .where("session", "=", resumed.session.id)
+        .where("session", "=", resumed.resumed.session.id)
         .execute();
       expect(claimed).toHaveLength(1);
       expect(JSON.parse(claimed[0]?.payload ?? "{}")).toMatchObject({
@@ -94,31 +108,37 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
     });
     expect(error.message).toContain(other.session.id);
     expect(await h.revision()).toBe(before);
-    const predecessor = await h.runtime.sessionGet({ session: s.session.id }, CALLER);
+    const predecessor = await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER);
     expect(predecessor.session.successor).toBeNull();
     expect(
-      (await ledgerFailure(h.runtime.operationGet({ request_id: "resume-1" }, CALLER))).code,
+      (await ledgerFailure(h.runtime.call("awr_operation_get", { request_id: "resume-1" }, CALLER)))
+        .code,
     ).toBe("NotFound");
     expect(await activeClaimsOn("W-1")).toEqual([
       expect.objectContaining({ session: other.session.id }),
     ]);
 
     // Once the other session lets go, the same request succeeds and takes the claim back.
-    await h.runtime.sessionClaim(
+    await h.runtime.call(
+      "awr_session_claim",
       { session: other.session.id, action: "release", expected_revision: await h.revision() },
       CALLER,
     );
     const resumed = await resume(s.session.id, "resume-1");
-    expect(resumed.claims.map((c) => [c.work, c.session])).toEqual([["W-1", resumed.session.id]]);
+    expect(resumed.claims.map((c) => [c.work, c.session_id])).toEqual([
+      ["W-1", resumed.resumed.session.id],
+    ]);
   });
 
   it("transfers a claim the predecessor still holds instead of taking a second one", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
     const resumed = await resume(s.session.id);
     expect(resumed.predecessor.status).toBe("interrupted");
-    expect(resumed.claims.map((c) => [c.work, c.session])).toEqual([["W-1", resumed.session.id]]);
+    expect(resumed.claims.map((c) => [c.work, c.session_id])).toEqual([
+      ["W-1", resumed.resumed.session.id],
+    ]);
     expect(await activeClaimsOn("W-1")).toEqual([
-      expect.objectContaining({ session: resumed.session.id }),
+      expect.objectContaining({ session: resumed.resumed.session.id }),
     ]);
     const old = await h.database.db
       .selectFrom("claims")
@@ -130,7 +150,8 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
 
   it("does not take back a claim released on purpose, one that expired, or one on work closed since", async () => {
     const released = await startSession(h, { work: "W-1", conversation: "a", claim: true });
-    await h.runtime.sessionClaim(
+    await h.runtime.call(
+      "awr_session_claim",
       { session: released.session.id, action: "release", expected_revision: await h.revision() },
       CALLER,
     );
@@ -149,8 +170,16 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
 
     const closed = await startSession(h, { work: "W-2", conversation: "c", claim: true });
     await end(closed.session.id, "incomplete");
-    await h.runtime.workTransition(
-      { work: "W-2", action: "cancel", expected_revision: await h.revision() },
+    const canceller = await startSession(h, { work: "W-2", conversation: "d" });
+    await h.runtime.call(
+      "awr_work_transition",
+      {
+        work: "W-2",
+        action: "cancel",
+        session: canceller.session.id,
+        reason: "dropped",
+        expected_revision: await h.revision(),
+      },
       CALLER,
     );
     expect((await resume(closed.session.id)).claims).toEqual([]);
@@ -165,5 +194,48 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
     expect(error.code).toBe("InvalidTransition");
     expect(error.details).toMatchObject({ wait: w.wait.id });
     expect(await activeClaimsOn("W-1")).toEqual([]);
+  });
+
+  describe("claim: inherit | acquire | none", () => {
+    it("none releases the predecessor's claim and gives the successor none", async () => {
+      const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
+      const resumed = await resumeWith(h, s.session.id, { conversation: "n", claim: "none" });
+      expect(resumed.resumed.claim).toBeNull();
+      expect(resumed.claims).toEqual([]);
+      expect(await activeClaimsOn("W-1")).toEqual([]);
+    });
+
+    it("acquire claims the work anew with ttl_ms, and is ClaimConflict while another holds it", async () => {
+      const s = await startSession(h, { work: "W-1", conversation: "conv-1" });
+      const other = await startSession(h, { work: "W-1", conversation: "other", claim: true });
+      const refused = await ledgerFailure(
+        resumeWith(h, s.session.id, { conversation: "a", claim: "acquire", ttl_ms: 5_000 }),
+      );
+      expect(refused.code).toBe("ClaimConflict");
+      expect(refused.details).toMatchObject({ holder: { session: other.session.id } });
+      await h.runtime.call(
+        "awr_session_claim",
+        { session: other.session.id, action: "release", expected_revision: await h.revision() },
+        CALLER,
+      );
+      const resumed = await resumeWith(h, s.session.id, {
+        conversation: "a",
+        claim: "acquire",
+        ttl_ms: 5_000,
+      });
+      expect(resumed.resumed.claim).toMatchObject({
+        work: "W-1",
+        session_id: resumed.resumed.session.id,
+        ttl_ms: 5_000,
+        expires_at: h.clock.now + 5_000,
+      });
+    });
+
+    it("takes ttl_ms only with acquire", async () => {
+      const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
+      const error = await ledgerFailure(resumeWith(h, s.session.id, { ttl_ms: 10 }));
+      expect(error.code).toBe("InvalidInput");
+      expect(error.details).toMatchObject({ field: "ttl_ms" });
+    });
   });
 });

@@ -1,14 +1,12 @@
+import { describe, expect, it } from "vitest";
+import { DOMAIN_EVENT_TYPES, isReservedEventType } from "../src/core/event-types.js";
+import { canonicalJson, requestFingerprint } from "../src/journal/fingerprint.js";
+import { meetsEvidenceLevel } from "../src/runtime/evidence-levels.js";
 import {
-  canonicalJson,
-  DOMAIN_EVENT_TYPES,
-  isReservedEventType,
-  meetsEvidenceLevel,
   plannedFieldChanges,
-  requestFingerprint,
   transitionRefusal,
   WORK_ACTION_RULES,
-} from "@awr/awr-ledger";
-import { describe, expect, it } from "vitest";
+} from "../src/runtime/work-actions.js";
 
 describe("the work-action state machine", () => {
   it.each([
@@ -74,26 +72,38 @@ describe("the work-action state machine", () => {
 });
 
 describe("reserved event types", () => {
-  it("reserves every domain event type and every reserved prefix", () => {
+  it("reserves every domain event type, the lifecycle list and the domain prefixes", () => {
     for (const type of Object.values(DOMAIN_EVENT_TYPES))
       expect(isReservedEventType(type)).toBe(true);
     for (const type of [
-      "mcp.anything",
-      "session.x",
-      "work.y",
-      "claim.z",
-      "checkpoint.q",
-      "evidence.e",
       "WORK.Completed",
+      "session.interrupted",
+      "work.handoff",
+      "artifact.recorded",
+      "checkpoint.q",
+      "source.anything",
+      "proposal.x",
+      "branch.y",
+      "client.z",
+      "execution.w",
     ]) {
       expect(isReservedEventType(type)).toBe(true);
     }
   });
 
-  it("leaves free-form types open", () => {
-    expect(isReservedEventType("note.added")).toBe(false);
-    expect(isReservedEventType("build.failed")).toBe(false);
-    expect(isReservedEventType("worker.started")).toBe(false);
+  it("leaves free-form types open, under work. and session. too", () => {
+    for (const type of [
+      "note.added",
+      "build.failed",
+      "worker.started",
+      "work.observed",
+      "session.note",
+      "claim.discussed",
+      "evidence.reviewed",
+      "mcp.custom",
+    ]) {
+      expect(isReservedEventType(type)).toBe(false);
+    }
   });
 });
 

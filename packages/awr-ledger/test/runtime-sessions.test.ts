@@ -7,10 +7,13 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
+  checkpoint,
   ledgerFailure,
   openHarness,
   openWait,
   type RuntimeHarness,
+  reply,
+  resume,
   startSession,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -41,7 +44,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       claim: null,
       session: { status: "active", work: "W-1" },
     });
-    const got = await h.runtime.sessionGet({ conversation: "conv-1" }, CALLER);
+    const got = await h.runtime.call("awr_session_get", { conversation: "conv-1" }, CALLER);
     expect(got.session.id).toBe(started.session.id);
     expect(await eventsOf("session.started")).toHaveLength(1);
   });
@@ -63,21 +66,32 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     expect(await h.revision()).toBe(before);
   });
 
-  it("treats the same conversation under another client as a different binding", async () => {
+  it("treats the same conversation under another client as a different binding, and its session as off limits", async () => {
     const mine = await startSession(h, { work: "W-1", conversation: "conv-1" });
     const theirs = await startSession(h, { work: "W-2", conversation: "conv-1", client: "other" });
     expect(theirs.session.id).not.toBe(mine.session.id);
-    const error = await ledgerFailure(h.runtime.sessionGet({ session: theirs.session.id }, CALLER));
-    expect(error.code).toBe("NotFound");
+    const error = await ledgerFailure(
+      h.runtime.call("awr_session_get", { session: theirs.session.id }, CALLER),
+    );
+    expect(error.code).toBe("RuleViolation");
+    expect(error.message).not.toContain("W-2");
+    const end = await ledgerFailure(
+      h.runtime.call(
+        "awr_session_end",
+        { session: theirs.session.id, outcome: "ended", expected_revision: await h.revision() },
+        CALLER,
+      ),
+    );
+    expect(end.code).toBe("RuleViolation");
   });
 
-  it("refuses a session id and a conversation that disagree", async () => {
+  it("refuses a session id and a conversation that disagree as RuleViolation", async () => {
     const a = await startSession(h, { work: "W-1", conversation: "conv-1" });
     await startSession(h, { work: "W-2", conversation: "conv-2" });
     const error = await ledgerFailure(
-      h.runtime.sessionGet({ session: a.session.id, conversation: "conv-2" }, CALLER),
+      h.runtime.call("awr_session_get", { session: a.session.id, conversation: "conv-2" }, CALLER),
     );
-    expect(error.code).toBe("InvalidInput");
+    expect(error.code).toBe("RuleViolation");
   });
 
   it("lets one session hold a claim and names the holder to anyone else", async () => {
@@ -85,7 +99,8 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     expect(holder.claim).toMatchObject({ work: "W-1", status: "active" });
     const other = await startSession(h, { work: "W-1", conversation: "conv-2" });
     const error = await ledgerFailure(
-      h.runtime.sessionClaim(
+      h.runtime.call(
+        "awr_session_claim",
         { session: other.session.id, action: "acquire", expected_revision: await h.revision() },
         CALLER,
       ),
@@ -96,7 +111,8 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
   it("never rewrites the source status when claiming", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-    await h.runtime.sessionClaim(
+    await h.runtime.call(
+      "awr_session_claim",
       {
         session: s.session.id,
         action: "acquire",
@@ -114,7 +130,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     expect(row.status).toBe("ready");
   });
 
-  it("lets a claim with ttl_ms lapse and marks it expired when next touched", async () => {
+  it("lets a claim with ttl_ms lapse, shows it expired at once and records claim.expired once", async () => {
     const first = await startSession(h, {
       work: "W-1",
       conversation: "conv-1",
@@ -123,11 +139,20 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     });
     const second = await startSession(h, { work: "W-1", conversation: "conv-2" });
     h.clock.now += 60_001;
-    const taken = await h.runtime.sessionClaim(
+    const lapsed = await h.runtime.call("awr_session_get", { session: first.session.id }, CALLER);
+    expect(lapsed.claims.map((c) => [c.id, c.status])).toEqual([[first.claim?.id, "expired"]]);
+    expect(await eventsOf("claim.expired")).toHaveLength(0);
+    const taken = await h.runtime.call(
+      "awr_session_claim",
       { session: second.session.id, action: "acquire", expected_revision: await h.revision() },
       CALLER,
     );
-    expect(taken.claim.session).toBe(second.session.id);
+    expect(taken.claim.session_id).toBe(second.session.id);
+    await h.runtime.call(
+      "awr_session_claim",
+      { session: second.session.id, action: "acquire", expected_revision: await h.revision() },
+      CALLER,
+    );
     const expired = await h.database.db
       .selectFrom("claims")
       .selectAll()
@@ -135,21 +160,56 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       .executeTakeFirstOrThrow();
     expect(expired.status).toBe("expired");
     expect(await eventsOf("claim.expired")).toHaveLength(1);
-    expect((await h.runtime.sessionGet({ session: first.session.id }, CALLER)).claims).toEqual([]);
+    const after = await h.runtime.call("awr_session_get", { session: first.session.id }, CALLER);
+    expect(after.claims.map((c) => c.status)).toEqual(["expired"]);
   });
 
   it("releases a claim only for its holder", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
     const other = await startSession(h, { work: "W-1", conversation: "conv-2" });
     const error = await ledgerFailure(
-      h.runtime.sessionClaim(
+      h.runtime.call(
+        "awr_session_claim",
         { session: other.session.id, action: "release", expected_revision: await h.revision() },
         CALLER,
       ),
     );
     expect(error.code).toBe("ClaimConflict");
-    const released = await h.runtime.sessionClaim(
-      { session: s.session.id, action: "release", expected_revision: await h.revision() },
+    const byId = await ledgerFailure(
+      h.runtime.call(
+        "awr_session_claim",
+        {
+          session: other.session.id,
+          action: "release",
+          claim: s.claim?.id ?? "",
+          expected_revision: await h.revision(),
+        },
+        CALLER,
+      ),
+    );
+    expect(byId.code).toBe("ClaimConflict");
+    await startSession(h, { work: "W-2", conversation: "conv-o", client: "other" });
+    const theirs = await ledgerFailure(
+      h.runtime.call(
+        "awr_session_claim",
+        {
+          conversation: "conv-o",
+          action: "release",
+          claim: s.claim?.id ?? "",
+          expected_revision: await h.revision(),
+        },
+        { client: "other" },
+      ),
+    );
+    expect(theirs.code).toBe("RuleViolation");
+    const released = await h.runtime.call(
+      "awr_session_claim",
+      {
+        session: s.session.id,
+        action: "release",
+        claim: s.claim?.id ?? "",
+        expected_revision: await h.revision(),
+      },
       CALLER,
     );
     expect(released.claim.status).toBe("released");
@@ -158,22 +218,19 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
   it("ends a session, releasing its claims, and refuses to end it twice", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-    const ended = await h.runtime.sessionEnd(
-      {
-        conversation: "conv-1",
-        status: "incomplete",
-        summary: "stopped",
-        expected_revision: await h.revision(),
-      },
+    const ended = await h.runtime.call(
+      "awr_session_end",
+      { conversation: "conv-1", outcome: "incomplete", expected_revision: await h.revision() },
       CALLER,
     );
-    expect(ended.session).toMatchObject({ status: "incomplete", summary: "stopped" });
+    expect(ended.session).toMatchObject({ status: "incomplete" });
     expect(ended.released_claims.map((c) => c.work)).toEqual(["W-1"]);
     const other = await startSession(h, { work: "W-1", conversation: "conv-2", claim: true });
     expect(other.claim?.status).toBe("active");
     const error = await ledgerFailure(
-      h.runtime.sessionEnd(
-        { session: s.session.id, status: "ended", expected_revision: await h.revision() },
+      h.runtime.call(
+        "awr_session_end",
+        { session: s.session.id, outcome: "ended", expected_revision: await h.revision() },
         CALLER,
       ),
     );
@@ -185,10 +242,11 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     const b = await startSession(h, { work: "W-2", conversation: "c-b" });
     const c = await startSession(h, { work: "W-1", conversation: "c-c" });
     await startSession(h, { work: "W-1", conversation: "c-x", client: "other" });
-    const page1 = await h.runtime.sessionList({ limit: 2 }, CALLER);
+    const page1 = await h.runtime.call("awr_session_list", { limit: 2 }, CALLER);
     expect(page1.sessions.map((s) => s.id)).toEqual([c.session.id, b.session.id]);
     expect(page1.next_before_revision).toBe(b.session.start_revision);
-    const page2 = await h.runtime.sessionList(
+    const page2 = await h.runtime.call(
+      "awr_session_list",
       { limit: 2, before_revision: page1.next_before_revision ?? 0 },
       CALLER,
     );
@@ -198,7 +256,8 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
   it("records checkpoints only on active sessions", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1" });
-    const cp = await h.runtime.sessionCheckpoint(
+    const cp = await h.runtime.call(
+      "awr_session_checkpoint",
       {
         session: s.session.id,
         digest: "did X",
@@ -217,19 +276,15 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       changed_entities: ["W-1"],
       context_hash: "h1",
     });
-    expect((await h.runtime.sessionGet({ session: s.session.id }, CALLER)).checkpoint?.id).toBe(
-      cp.checkpoint.id,
-    );
-    await h.runtime.sessionEnd(
-      { session: s.session.id, status: "ended", expected_revision: await h.revision() },
+    expect(
+      (await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER)).checkpoint?.id,
+    ).toBe(cp.checkpoint.id);
+    await h.runtime.call(
+      "awr_session_end",
+      { session: s.session.id, outcome: "ended", expected_revision: await h.revision() },
       CALLER,
     );
-    const error = await ledgerFailure(
-      h.runtime.sessionCheckpoint(
-        { session: s.session.id, digest: "late", expected_revision: await h.revision() },
-        CALLER,
-      ),
-    );
+    const error = await ledgerFailure(checkpoint(h, s.session.id, "late"));
     expect(error.code).toBe("InvalidTransition");
   });
 
@@ -243,107 +298,76 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
         openWait(h, s.session.id, { question: "Again?", digest: "d" }),
       );
       expect(second.code).toBe("InvalidTransition");
-      const resume = await ledgerFailure(
-        h.runtime.sessionResume(
-          { session: s.session.id, expected_revision: await h.revision() },
-          CALLER,
-        ),
-      );
-      expect(resume.code).toBe("InvalidTransition");
-      expect(resume.details).toMatchObject({ wait: w.wait.id });
-      expect(resume.message).toContain(w.wait.id);
+      const refused = await ledgerFailure(resume(h, s.session.id));
+      expect(refused.code).toBe("InvalidTransition");
+      expect(refused.details).toMatchObject({ wait: w.wait.id });
+      expect(refused.message).toContain(w.wait.id);
     });
 
     it("lifts the block on reply and changes nothing else", async () => {
       const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
       const w = await openWait(h, s.session.id, { question: "Which API?", digest: "stuck" });
-      const before = await h.runtime.sessionGet({ session: s.session.id }, CALLER);
-      const replied = await h.runtime.sessionReply(
-        { session: s.session.id, answer: "REST", expected_revision: await h.revision() },
-        CALLER,
-      );
-      expect(replied.wait).toMatchObject({ id: w.wait.id, status: "answered", answer: "REST" });
-      const after = await h.runtime.sessionGet({ session: s.session.id }, CALLER);
+      const before = await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER);
+      const replied = await reply(h, w.wait.id, "REST");
+      expect(replied.wait).toMatchObject({ id: w.wait.id, status: "answered", reply: "REST" });
+      expect(replied.event_id).toHaveLength(26);
+      const after = await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER);
       expect(after.session).toEqual(before.session);
       expect(after.claims).toEqual(before.claims);
       expect(after.checkpoint).toEqual(before.checkpoint);
       expect(after.wait).toBeNull();
+      expect(after.waits.map((x) => [x.question, x.status, x.reply])).toEqual([
+        ["Which API?", "answered", "REST"],
+      ]);
       expect(h.writeBacks).toEqual([]);
-      const resumed = await h.runtime.sessionResume(
-        { session: s.session.id, expected_revision: await h.revision() },
-        CALLER,
-      );
-      expect(resumed.session.predecessor).toBe(s.session.id);
+      const resumed = await resume(h, s.session.id);
+      expect(resumed.resumed.session.predecessor).toBe(s.session.id);
     });
 
-    it("cancels a wait, and refuses a reply with both or neither of answer and cancel", async () => {
+    it("cancels a wait with a reason, and refuses a reply without text or to a settled wait", async () => {
       const s = await startSession(h, { work: "W-1", conversation: "conv-1" });
-      await openWait(h, s.session.id, { question: "Q?", digest: "d" });
-      const both = await ledgerFailure(
-        h.runtime.sessionReply(
-          {
-            session: s.session.id,
-            answer: "a",
-            cancel: true,
-            expected_revision: await h.revision(),
-          },
-          CALLER,
-        ),
-      );
-      expect(both.code).toBe("InvalidInput");
-      const neither = await ledgerFailure(
-        h.runtime.sessionReply(
-          { session: s.session.id, expected_revision: await h.revision() },
-          CALLER,
-        ),
-      );
-      expect(neither.code).toBe("InvalidInput");
-      const cancelled = await h.runtime.sessionReply(
-        { session: s.session.id, cancel: true, expected_revision: await h.revision() },
-        CALLER,
-      );
-      expect(cancelled.wait.status).toBe("cancelled");
+      const w = await openWait(h, s.session.id, { question: "Q?", digest: "d" });
+      const empty = await ledgerFailure(reply(h, w.wait.id, "   "));
+      expect(empty.code).toBe("InvalidInput");
+      const cancelled = await reply(h, w.wait.id, "not needed any more", { cancel: true });
+      expect(cancelled.wait).toMatchObject({ status: "cancelled", reply: "not needed any more" });
+      const again = await ledgerFailure(reply(h, w.wait.id, "late answer"));
+      expect(again.code).toBe("InvalidTransition");
+      const unknown = await ledgerFailure(reply(h, "01ARZ3NDEKTSV4RRFFQ69G5FAV", "who?"));
+      expect(unknown.code).toBe("NotFound");
     });
   });
 
   it("resumes into a successor that inherits the checkpoint and the claim and records its predecessor", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-    const cp = await h.runtime.sessionCheckpoint(
-      { session: s.session.id, digest: "half done", expected_revision: await h.revision() },
-      CALLER,
-    );
-    const resumed = await h.runtime.sessionResume(
-      {
-        session: s.session.id,
-        new_conversation: "conv-2",
-        model: "model-2",
-        expected_revision: await h.revision(),
-      },
-      CALLER,
-    );
-    expect(resumed.session).toMatchObject({
+    const cp = await checkpoint(h, s.session.id, "half done");
+    const resumed = await resume(h, s.session.id, { conversation: "conv-2", model: "model-2" });
+    expect(resumed.checkpoint_id).toBe(cp.checkpoint.id);
+    expect(resumed.from_session_id).toBe(s.session.id);
+    expect(resumed.resumed.claim?.work).toBe("W-1");
+    expect(resumed.resumed.session).toMatchObject({
       predecessor: s.session.id,
       conversation: "conv-2",
       model: "model-2",
-      agent: "agent-a",
-      last_checkpoint: cp.checkpoint.id,
+      agent_id: "agent-a",
+      last_checkpoint_id: cp.checkpoint.id,
       work: "W-1",
     });
     expect(resumed.predecessor).toMatchObject({
       status: "interrupted",
-      successor: resumed.session.id,
+      successor: resumed.resumed.session.id,
     });
-    expect(resumed.claims.map((c) => [c.work, c.session])).toEqual([["W-1", resumed.session.id]]);
-    const successor = await h.runtime.sessionGet({ conversation: "conv-2" }, CALLER);
+    expect(resumed.claims.map((c) => [c.work, c.session_id])).toEqual([
+      ["W-1", resumed.resumed.session.id],
+    ]);
+    const successor = await h.runtime.call("awr_session_get", { conversation: "conv-2" }, CALLER);
     expect(successor.checkpoint?.digest).toBe("half done");
+    expect(successor.inherited_checkpoint?.id).toBe(cp.checkpoint.id);
     expect(successor.claims).toHaveLength(1);
-    expect((await h.runtime.sessionGet({ session: s.session.id }, CALLER)).claims).toEqual([]);
-    const twice = await ledgerFailure(
-      h.runtime.sessionResume(
-        { session: s.session.id, expected_revision: await h.revision() },
-        CALLER,
-      ),
-    );
+    expect(
+      (await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER)).claims,
+    ).toEqual([]);
+    const twice = await ledgerFailure(resume(h, s.session.id, { conversation: "conv-3" }));
     expect(twice.code).toBe("InvalidTransition");
   });
 
@@ -359,7 +383,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
         now: () => h.clock.now,
         writeBack: async () => undefined,
       });
-      const got = await runtime.sessionGet({ conversation: "conv-1" }, CALLER);
+      const got = await runtime.call("awr_session_get", { conversation: "conv-1" }, CALLER);
       expect(got.session).toEqual(s.session);
       expect(got.claims).toHaveLength(1);
     } finally {
@@ -370,8 +394,8 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
   it("rejects a cancelled read with the signal's reason unchanged", async () => {
     const controller = new AbortController();
     controller.abort(new Error("stop"));
-    await expect(h.runtime.sessionList({}, CALLER, { signal: controller.signal })).rejects.toBe(
-      controller.signal.reason,
-    );
+    await expect(
+      h.runtime.call("awr_session_list", {}, CALLER, { signal: controller.signal }),
+    ).rejects.toBe(controller.signal.reason);
   });
 });

@@ -1,17 +1,28 @@
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DOMAIN_EVENT_TYPES, type WorkTransitionInput } from "@awr/awr-ledger";
+import type { ToolInput } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DOMAIN_EVENT_TYPES } from "../src/core/event-types.js";
 import {
   CALLER,
   ledgerFailure,
   openHarness,
   openWait,
   type RuntimeHarness,
+  reply,
   startSession,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
+
+type TransitionInput = ToolInput<"awr_work_transition">;
+const SHA = "c".repeat(40);
+/** A completion mapping at SHA. */
+const mapping = (acceptance: { criterion: string; evidence: string[] }[]) => ({
+  version: 1 as const,
+  source_sha: SHA,
+  acceptance,
+});
 
 const ACCEPTANCE = [
   { id: "ac-1", text: "totals are right", level: "locally_verified" },
@@ -43,11 +54,23 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
   });
   afterEach(() => h.close());
 
-  const transition = async (input: Omit<WorkTransitionInput, "expected_revision">) =>
-    h.runtime.workTransition(
-      { ...input, expected_revision: await h.revision() } as WorkTransitionInput,
+  /** A transition by `session` (a throwaway session of its own when none is given). */
+  const transition = async (
+    input: Omit<TransitionInput, "expected_revision" | "reason" | "session"> & {
+      reason?: string;
+      session?: string;
+    },
+  ) => {
+    const session =
+      input.session ??
+      (await startSession(h, { work: input.work, conversation: `any-${Math.random()}` })).session
+        .id;
+    return h.runtime.call(
+      "awr_work_transition",
+      { reason: "test", ...input, session, expected_revision: await h.revision() },
       CALLER,
     );
+  };
   const status = async (key: string) =>
     (
       await h.database.db
@@ -57,12 +80,16 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
         .executeTakeFirstOrThrow()
     ).status;
   const evidence = async (key: string, level: string) =>
-    h.runtime.evidenceRecord(
+    h.runtime.call(
+      "awr_evidence_record",
       {
         external_key: key,
         evidence_type: "test-run",
         level: level as never,
         summary: `${key} passed`,
+        locator: "https://ci.example/1",
+        scope: ["W-1"],
+        source_sha: SHA,
         expected_revision: await h.revision(),
       },
       CALLER,
@@ -85,7 +112,8 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
       { work: "W-1", changes: { status: "in_progress", next_action: "write code" } },
     ]);
     expect(await status("W-1")).toBe("in_progress");
-    expect(result.terminal_event?.type).toBe(DOMAIN_EVENT_TYPES.workProgressed);
+    expect(result.event.event_type).toBe(DOMAIN_EVENT_TYPES.workProgressed);
+    expect(result.proposal).toMatchObject({ status: "applied", from: "ready", to: "in_progress" });
   });
 
   it("needs the session's own active claim for progress, block and complete", async () => {
@@ -106,13 +134,29 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
     );
     expect(block.code).toBe("ClaimConflict");
     const complete = await ledgerFailure(
-      transition({ work: "W-1", action: "complete", session: s.session.id, completion: [] }),
+      transition({
+        work: "W-1",
+        action: "complete",
+        session: s.session.id,
+        completion: mapping([]),
+      }),
     );
     expect(complete.code).toBe("ClaimConflict");
     const noSession = await ledgerFailure(
-      transition({ work: "W-1", action: "block", blocker: "x" }),
+      h.runtime.call(
+        "awr_work_transition",
+        {
+          work: "W-1",
+          action: "block",
+          blocker: "x",
+          reason: "r",
+          expected_revision: await h.revision(),
+        } as TransitionInput,
+        CALLER,
+      ),
     );
     expect(noSession.code).toBe("InvalidInput");
+    expect(noSession.message).toContain("session or conversation");
     expect(await status("W-1")).toBe("in_progress");
     expect(h.writeBacks).toHaveLength(1);
   });
@@ -145,7 +189,12 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
       .where("key", "=", "W-DEP")
       .execute();
     const complete = await ledgerFailure(
-      transition({ work: "W-DEP", action: "complete", session: s.session.id, completion: [] }),
+      transition({
+        work: "W-DEP",
+        action: "complete",
+        session: s.session.id,
+        completion: mapping([]),
+      }),
     );
     expect(complete.code).toBe("DependencyBlocked");
   });
@@ -165,7 +214,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
         action,
         session: s.session.id,
         ...(action === "block" ? { blocker: "b" } : {}),
-        ...(action === "complete" ? { completion: [] } : {}),
+        ...(action === "complete" ? { completion: mapping([]) } : {}),
       }),
     );
     expect(error.code).toBe("InvalidTransition");
@@ -213,10 +262,10 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
           work: "W-1",
           action: "complete",
           session,
-          completion: [
+          completion: mapping([
             { criterion: "ac-1", evidence: ["ev-local"] },
             { criterion: "it ships", evidence: ["ev-impl"] },
-          ],
+          ]),
         }),
       );
       expect(error.code).toBe("EvidenceMissing");
@@ -230,7 +279,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
           work: "W-1",
           action: "complete",
           session,
-          completion: [{ criterion: "ac-1", evidence: ["nope"] }],
+          completion: mapping([{ criterion: "ac-1", evidence: ["nope"] }]),
         }),
       );
       expect(unknownKey.code).toBe("NotFound");
@@ -240,7 +289,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
           work: "W-1",
           action: "complete",
           session,
-          completion: [{ criterion: "ac-9", evidence: [] }],
+          completion: mapping([{ criterion: "ac-9", evidence: [] }]),
         }),
       );
       expect(unknownCriterion.code).toBe("InvalidInput");
@@ -253,18 +302,49 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
         work: "W-1",
         action: "complete",
         session,
-        completion: [
+        completion: mapping([
           { criterion: "ac-1", evidence: ["ev-local"] },
           { criterion: "ac-2", evidence: ["ev-rel"] },
-        ],
+        ]),
+        request_id: "complete-1",
       });
       expect(result.work.status).toBe("completed");
-      expect(result.released_claim).toMatchObject({ work: "W-1", status: "released" });
-      expect((await h.runtime.sessionGet({ session }, CALLER)).claims).toEqual([]);
+      expect(result.event.payload["released_claim_ids"]).toHaveLength(1);
+      expect((await h.runtime.call("awr_session_get", { session }, CALLER)).claims).toEqual([]);
       const receipts = (
-        await h.runtime.operationGet({ request_id: result.request_id }, CALLER)
-      ).receipts.map((e) => e.type);
+        await h.runtime.call("awr_operation_get", { request_id: "complete-1" }, CALLER)
+      ).domain_receipts.map((e) => e.event_type);
       expect(receipts).toEqual(["claim.released", "work.completed"]);
+    });
+
+    it("refuses evidence bound to another source_sha, and a minimum_level above what it proves", async () => {
+      await evidence("ev-local", "locally_verified");
+      await evidence("ev-rel", "released");
+      const acceptance = [
+        { criterion: "ac-1", evidence: ["ev-local"] },
+        { criterion: "ac-2", evidence: ["ev-rel"] },
+      ];
+      const elsewhere = await ledgerFailure(
+        transition({
+          work: "W-1",
+          action: "complete",
+          session,
+          completion: { ...mapping(acceptance), source_sha: "d".repeat(40) },
+        }),
+      );
+      expect(elsewhere.code).toBe("EvidenceMissing");
+      expect(elsewhere.message).toContain("bound to source_sha");
+      const higher = await ledgerFailure(
+        transition({
+          work: "W-1",
+          action: "complete",
+          session,
+          completion: { ...mapping(acceptance), minimum_level: "released" },
+        }),
+      );
+      expect(higher.code).toBe("EvidenceMissing");
+      expect(higher.details).toMatchObject({ criteria: [{ id: "ac-1", level: "released" }] });
+      expect(await status("W-1")).toBe("in_progress");
     });
   });
 
@@ -278,10 +358,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
     expect(own.details).toMatchObject({ wait: w.wait.id });
     const anyone = await ledgerFailure(transition({ work: "W-OPT", action: "cancel" }));
     expect(anyone.code).toBe("InvalidTransition");
-    await h.runtime.sessionReply(
-      { session: s.session.id, answer: "yes", expected_revision: await h.revision() },
-      CALLER,
-    );
+    await reply(h, w.wait.id, "yes");
     await transition({ work: "W-OPT", action: "progress", session: s.session.id });
     expect(await status("W-OPT")).toBe("in_progress");
   });
@@ -295,64 +372,81 @@ describe.each(BACKENDS)("evidence and free-form events on %s", (backend) => {
   });
   afterEach(() => h.close());
 
-  it("records evidence, replaces it under the same key, and never runs its command", async () => {
+  it("records evidence with its receipt, refuses the same key again (SourceConflict), and never runs its command", async () => {
     const marker = join(tmpdir(), `awr-never-run-${process.pid}-${Date.now()}`);
-    const first = await h.runtime.evidenceRecord(
+    const first = await h.runtime.call(
+      "awr_evidence_record",
       {
         external_key: "ev-1",
         evidence_type: "test-run",
         level: "implemented",
         summary: "unit tests",
+        locator: "reports/unit.json",
         work: "W-1",
         command: `touch ${marker}`,
         scope: ["src/a.ts"],
         sha256: "A".repeat(64),
+        verified_at: 1_700_000_000_000,
         expected_revision: 0,
       },
       CALLER,
     );
     expect(first).toMatchObject({
-      replaced: false,
+      validation_basis: "caller_supplied_bindings",
       evidence: {
         work: "W-1",
         command: `touch ${marker}`,
         scope: ["src/a.ts"],
         sha256: "a".repeat(64),
+        verified_at: 1_700_000_000_000,
       },
     });
-    expect(existsSync(marker)).toBe(false);
-    const second = await h.runtime.evidenceRecord(
-      {
-        external_key: "ev-1",
-        evidence_type: "test-run",
-        level: "locally_verified",
-        summary: "all tests",
-        expected_revision: first.project_revision,
-      },
-      CALLER,
-    );
-    expect(second).toMatchObject({ replaced: true, evidence: { level: "locally_verified" } });
-    const events = await h.database.db
+    const receipt = await h.database.db
       .selectFrom("events")
-      .select("type")
+      .select(["id", "type"])
       .where("type", "=", "evidence.recorded")
       .execute();
-    expect(events).toHaveLength(2);
+    expect(receipt).toEqual([{ id: first.event_id, type: "evidence.recorded" }]);
+    expect(existsSync(marker)).toBe(false);
+    const before = await h.revision();
+    const second = await ledgerFailure(
+      h.runtime.call(
+        "awr_evidence_record",
+        {
+          external_key: "ev-1",
+          evidence_type: "test-run",
+          level: "locally_verified",
+          summary: "all tests",
+          locator: "reports/all.json",
+          scope: ["src"],
+          expected_revision: before,
+        },
+        CALLER,
+      ),
+    );
+    expect(second.code).toBe("SourceConflict");
+    expect(second.details).toMatchObject({ external_key: "ev-1", evidence_id: first.evidence.id });
+    expect(await h.revision()).toBe(before);
   });
 
   it.each([
     [{ level: "great" }, "level"],
     [{ sha256: "xyz" }, "sha256"],
     [{ verified_at: "yesterday" }, "verified_at"],
+    [{ scope: [] }, "scope"],
+    [{ locator: undefined }, "locator"],
     [{ work: "NOPE" }, "NOPE"],
   ])("refuses evidence with %j", async (patch, named) => {
     const error = await ledgerFailure(
-      h.runtime.evidenceRecord(
+      h.runtime.call(
+        "awr_evidence_record",
         {
           external_key: "k",
           evidence_type: "t",
           level: "implemented",
           summary: "s",
+          locator: "here",
+          scope: ["W-1"],
           expected_revision: 0,
           ...patch,
         } as never,
@@ -364,53 +458,74 @@ describe.each(BACKENDS)("evidence and free-form events on %s", (backend) => {
     expect(await h.revision()).toBe(0);
   });
 
-  it("refuses to append any reserved event type", async () => {
+  it("refuses exactly the reserved (lifecycle and domain) event types with InvalidInput", async () => {
     const reserved = [
       ...Object.values(DOMAIN_EVENT_TYPES),
-      "mcp.custom",
-      "session.note",
-      "work.anything",
-      "claim.stolen",
+      "Work.Completed",
       "checkpoint.fake",
-      "evidence.forged",
+      "source.projected",
+      "proposal.applied",
+      "branch.created",
+      "session.interrupted",
     ];
-    for (const type of reserved) {
+    for (const event_type of reserved) {
       const error = await ledgerFailure(
-        h.runtime.eventAppend({ type, expected_revision: 0 }, CALLER),
+        h.runtime.call(
+          "awr_event_append",
+          { event_type, summary: "x", expected_revision: 0 },
+          CALLER,
+        ),
       );
-      expect([type, error.code]).toEqual([type, "RuleViolation"]);
+      expect([event_type, error.code]).toEqual([event_type, "InvalidInput"]);
     }
     expect(await h.revision()).toBe(0);
+    for (const event_type of ["work.observed", "session.note", "claim.discussed", "review:done"]) {
+      const appended = await h.runtime.call(
+        "awr_event_append",
+        { event_type, summary: "free", expected_revision: await h.revision() },
+        CALLER,
+      );
+      expect(appended.event.event_type).toBe(event_type);
+    }
   });
 
-  it("appends a free-form event linked to work and session, keeping awr_ payload keys for the ledger", async () => {
+  it("appends a free-form event linked to work and session, with only the payload's known fields", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "c" });
-    const result = await h.runtime.eventAppend(
+    const result = await h.runtime.call(
+      "awr_event_append",
       {
-        type: "build.failed",
+        event_type: "build.failed",
         conversation: "c",
         summary: "red",
-        payload: { job: 7 },
+        importance: "high",
+        payload: { exit_code: 7, stderr: "boom" },
         expected_revision: await h.revision(),
       },
       CALLER,
     );
     expect(result.event).toMatchObject({
-      type: "build.failed",
+      event_type: "build.failed",
+      importance: "high",
       work: "W-1",
-      session: s.session.id,
-      payload: { job: 7 },
+      session_id: s.session.id,
+      payload: { exit_code: 7, stderr: "boom" },
     });
-    const forged = await ledgerFailure(
-      h.runtime.eventAppend(
-        {
-          type: "build.failed",
-          payload: { awr_terminal: {} },
-          expected_revision: await h.revision(),
-        },
-        CALLER,
-      ),
-    );
-    expect(forged.code).toBe("InvalidInput");
+    expect(result.event.id).toHaveLength(26);
+    expect(typeof result.event.created_at).toBe("number");
+    for (const payload of [{ awr_terminal: {} }, { job: 7 }, { count: -1 }]) {
+      const forged = await ledgerFailure(
+        h.runtime.call(
+          "awr_event_append",
+          {
+            event_type: "build.failed",
+            summary: "x",
+            payload: payload as never,
+            expected_revision: await h.revision(),
+          },
+          CALLER,
+        ),
+      );
+      expect(forged.code).toBe("InvalidInput");
+    }
   });
 });

@@ -1,4 +1,3 @@
-import type { SessionStartResult } from "@awr/awr-ledger";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -16,13 +15,13 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
   it("answers repeated reads identically and sees a claim and a transition at once", async () => {
     p = await openFixtureProject("basic", backend);
     const ledger = p.ledger;
-    const firstStatus = await ledger.projectStatus({}, caller);
-    const firstReady = await ledger.workReady({}, caller);
-    expect(await ledger.projectStatus({}, caller)).toEqual(firstStatus);
-    expect(await ledger.workReady({}, caller)).toEqual(firstReady);
-    expect(firstReady.items.map((i) => i.work)).toContain("PAY-2");
+    const firstStatus = await ledger.call("awr_project_status", {}, caller);
+    const firstReady = await ledger.call("awr_work_ready", {}, caller);
+    expect(await ledger.call("awr_project_status", {}, caller)).toEqual(firstStatus);
+    expect(await ledger.call("awr_work_ready", {}, caller)).toEqual(firstReady);
+    expect(firstReady.ready.map((i) => i.external_key)).toContain("PAY-2");
 
-    const start = (await ledger.execute(
+    const start = await ledger.call(
       "awr_session_start",
       {
         work: "PAY-2",
@@ -34,33 +33,34 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
         expected_revision: firstStatus.project_revision,
       },
       caller,
-    )) as unknown as SessionStartResult;
+    );
     const session = start.session.id;
-    const claimedReady = await ledger.workReady({}, caller);
-    expect(claimedReady.items.map((i) => i.work)).not.toContain("PAY-2");
-    expect(claimedReady.active_claims.map((c) => c.work)).toEqual(["PAY-2"]);
-    const claimedStatus = await ledger.projectStatus({}, caller);
-    expect(claimedStatus.current_work).toContainEqual(
-      expect.objectContaining({ work: "PAY-2", claimed_by: session }),
+    const claimedReady = await ledger.call("awr_work_ready", {}, caller);
+    expect(claimedReady.ready.map((i) => i.external_key)).not.toContain("PAY-2");
+    const held = claimedReady.blocked_sample.find((b) => b.external_key === "PAY-2");
+    expect(held?.active_claims.map((c) => c.session_id)).toEqual([session]);
+    const claimedStatus = await ledger.call("awr_project_status", {}, caller);
+    expect(claimedStatus.current).toContainEqual(
+      expect.objectContaining({ external_key: "PAY-2" }),
     );
 
-    await ledger.workTransition(
+    await ledger.call(
+      "awr_work_transition",
       {
         work: "PAY-2",
         action: "progress",
         session,
+        reason: "start",
         expected_revision: claimedStatus.project_revision,
       },
       caller,
     );
-    const progressed = await ledger.projectStatus({}, caller);
-    expect(progressed.counts_by_status["in_progress"]).toBe(
-      (firstStatus.counts_by_status["in_progress"] ?? 0) + 1,
+    const progressed = await ledger.call("awr_project_status", {}, caller);
+    expect(progressed.counts["in_progress"]).toBe((firstStatus.counts["in_progress"] ?? 0) + 1);
+    expect(progressed.counts["ready"]).toBe((firstStatus.counts["ready"] ?? 0) - 1);
+    expect((await ledger.call("awr_work_get", { work: "PAY-2" }, caller)).work.status).toBe(
+      "in_progress",
     );
-    expect(progressed.counts_by_status["ready"]).toBe(
-      (firstStatus.counts_by_status["ready"] ?? 0) - 1,
-    );
-    expect((await ledger.workGet({ work: "PAY-2" }, caller)).work.status).toBe("in_progress");
   });
 
   it("keeps a work item's recent events on the (work, seq) index", async () => {

@@ -33,7 +33,7 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
   it("returns the newest matching events, never more than the limit", async () => {
     p = await openFixtureProject("basic", backend);
     const ids = await appendNotes(Array.from({ length: 12 }, (_, i) => `rollout wave ${i}`));
-    const hits = await p.ledger.search({ text: "rollout wave", limit: 5 }, caller);
+    const hits = await p.ledger.call("awr_search", { text: "rollout wave", limit: 5 }, caller);
     expect(hits.hits).toHaveLength(5);
     expect(hits.hits.every((h) => h.kind === "event")).toBe(true);
     expect(new Set(hits.hits.map((h) => h.external_key))).toEqual(new Set(ids.slice(-5)));
@@ -43,14 +43,14 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
   it("sees an event recorded after an identical search, and hands out independent hits", async () => {
     p = await openFixtureProject("basic", backend);
     const [first] = await appendNotes(["canary release one"]);
-    const before = await p.ledger.search({ text: "canary" }, caller);
+    const before = await p.ledger.call("awr_search", { text: "canary" }, caller);
     expect(before.hits.map((h) => h.external_key)).toEqual([first]);
     const hit = before.hits[0];
     if (hit !== undefined) hit.title = "changed by a caller";
-    const again = await p.ledger.search({ text: "canary" }, caller);
+    const again = await p.ledger.call("awr_search", { text: "canary" }, caller);
     expect(again.hits[0]?.title).toBe("note.added");
     const [second] = await appendNotes(["canary release two"]);
-    const after = await p.ledger.search({ text: "canary" }, caller);
+    const after = await p.ledger.call("awr_search", { text: "canary" }, caller);
     expect(after.hits.map((h) => h.external_key).sort()).toEqual([first, second].sort());
     expect(after.project_revision).toBeGreaterThan(before.project_revision);
   });
@@ -58,7 +58,7 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
   it("ranks records and events together, best score first, and every hit matches all terms", async () => {
     p = await openFixtureProject("basic", backend);
     await appendNotes(["hosted page smoke test passed", "unrelated hosted note"]);
-    const hits = await p.ledger.search({ text: "hosted page" }, caller);
+    const hits = await p.ledger.call("awr_search", { text: "hosted page" }, caller);
     const kinds = hits.hits.map((h) => h.kind);
     expect(kinds).toContain("event");
     expect(kinds).toContain("work_item");
@@ -146,7 +146,7 @@ describe("the event search migration on SQLite", () => {
       );
       // As if newer events had pushed it out of the window.
       await sql`DELETE FROM event_search_recent WHERE id = ${old.id}`.execute(p.db.db);
-      const hits = await p.ledger.search({ text: "quokka" }, caller);
+      const hits = await p.ledger.call("awr_search", { text: "quokka" }, caller);
       expect(hits.hits.map((h) => [h.kind, h.external_key])).toEqual([["event", old.id]]);
     } finally {
       await p.close();

@@ -53,8 +53,10 @@ describe("one process, two projects", () => {
       const latencies: number[] = [];
       for (let i = 0; !done; i++) {
         const started = performance.now();
-        await small.ledger.projectStatus({}, caller);
-        await small.ledger.search({ text: `payment ${i}` }, caller).catch(() => undefined);
+        await small.ledger.call("awr_project_status", {}, caller);
+        await small.ledger
+          .call("awr_search", { text: `payment ${i}` }, caller)
+          .catch(() => undefined);
         latencies.push(performance.now() - started);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -65,7 +67,9 @@ describe("one process, two projects", () => {
       expect(percentile(latencies, 95)).toBeLessThan(200);
       const ledger = await openLedger({ root: large.root });
       try {
-        expect((await ledger.projectStatus({}, caller)).entity_counts["goal"]).toBe(HEADINGS);
+        expect((await ledger.call("awr_project_status", {}, caller)).entity_counts?.["goal"]).toBe(
+          HEADINGS,
+        );
       } finally {
         await ledger.close();
       }

@@ -56,10 +56,10 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
     try {
       rmSync(p.goals);
       execFileSync("mkfifo", [p.goals]);
-      const stale = await ledger.projectStatus({}, caller).catch((e: unknown) => e);
+      const stale = await ledger.call("awr_project_status", {}, caller).catch((e: unknown) => e);
       expect(isLedgerError(stale, "SourceStale")).toBe(true);
       const reindex = await ledger
-        .sourceReindex({ expected_revision: 1 }, caller)
+        .call("awr_source_reindex", { expected_revision: 1 }, caller)
         .catch((e: unknown) => e);
       expect(isLedgerError(reindex, "InvalidInput")).toBe(true);
       expect((reindex as Error).message).toMatch(/GOALS\.md is a FIFO/);

@@ -1,4 +1,4 @@
-// The read clock (migration 008, docs/design/read-caching.md): kept by triggers, it moves with
+// The read clock (migration 009, docs/design/read-caching.md): kept by triggers, it moves with
 // the projection and with evidence only, so read caches survive every other write.
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,11 +28,13 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     expect(indexed.shape).toBe(indexed.generation);
 
     // Journal steps, events, sessions and claims leave the projection and evidence alone.
-    await ledger.eventAppend(
-      { type: "note", summary: "x", expected_revision: indexed.revision },
+    await ledger.call(
+      "awr_event_append",
+      { event_type: "note", summary: "x", expected_revision: indexed.revision },
       caller,
     );
-    const session = await ledger.sessionStart(
+    const session = await ledger.call(
+      "awr_session_start",
       {
         work: "PAY-2",
         conversation: "clock",
@@ -54,11 +56,13 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
 
     // A transition updates one entity in place: the generation moves, the shape does not, and
     // the change names the entity.
-    await ledger.workTransition(
+    await ledger.call(
+      "awr_work_transition",
       {
         work: "PAY-2",
         action: "progress",
         session: session.session.id,
+        reason: "start",
         expected_revision: await revision(),
       },
       caller,
@@ -74,12 +78,15 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     ]);
 
     // Evidence moves only its own generation.
-    await ledger.evidenceRecord(
+    await ledger.call(
+      "awr_evidence_record",
       {
         external_key: "ev-1",
         evidence_type: "test",
         level: "locally_verified",
         summary: "checked",
+        locator: "https://ci.example/run/1",
+        scope: ["PAY-2"],
         work: "PAY-2",
         expected_revision: await revision(),
       },
@@ -90,20 +97,23 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     expect(evidenced.generation).toBe(moved.generation);
 
     // A reindex that adds an entity changes the shape; the next read reloads and sees it.
-    const goals = (await ledger.projectStatus({}, caller)).entity_counts["goal"] ?? 0;
+    const goals =
+      (await ledger.call("awr_project_status", {}, caller)).entity_counts?.["goal"] ?? 0;
     appendFileSync(
       join(p.root, "GOALS.md"),
       "\n## Another goal {#another status=active}\n\nMore.\n",
     );
-    await ledger.sourceReindex({ expected_revision: await revision() }, caller);
+    await ledger.call("awr_source_reindex", { expected_revision: await revision() }, caller);
     const reshaped = await at();
     expect(reshaped.shape).toBeGreaterThan(evidenced.generation);
     expect(reshaped.generation).toBe(reshaped.shape);
-    expect((await ledger.projectStatus({}, caller)).entity_counts["goal"]).toBe(goals + 1);
+    expect((await ledger.call("awr_project_status", {}, caller)).entity_counts?.["goal"]).toBe(
+      goals + 1,
+    );
 
     // A source's note (a ledger's current: block, which status shows) is part of the
     // projection: changing it alone, as a reindex of an edited current: block may, reshapes it.
-    expect((await ledger.projectStatus({}, caller)).ledger_notes).toEqual([]);
+    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([]);
     const note = async (value: string | null) => {
       await ledger.store.write(async (tx) => {
         await spendRevision(tx);
@@ -117,7 +127,7 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     };
     const noted = await note(JSON.stringify({ current: { work_item: "PAY-2" } }));
     expect(noted.shape).toBe(reshaped.generation + 1);
-    expect((await ledger.projectStatus({}, caller)).ledger_notes).toEqual([
+    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([
       expect.objectContaining({ source: "work-ledger.yaml", current: { work_item: "PAY-2" } }),
     ]);
     // A transition's new fingerprint for the same source leaves the projection alone.
@@ -131,6 +141,6 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     });
     expect((await at()).generation).toBe(noted.generation);
     expect((await note(null)).shape).toBe(noted.generation + 1);
-    expect((await ledger.projectStatus({}, caller)).ledger_notes).toEqual([]);
+    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-// Search upkeep per write (migrations 006 and 008, docs/design/read-caching.md): an entity's
+// Search upkeep per write (migrations 006 and 009, docs/design/read-caching.md): an entity's
 // search rows follow every change to what they index (title, summary, body, next action, in any
 // language) and nothing else, on both backends; on SQLite its FTS rows are rewritten only when
 // that text changes, and the recent-events table ages out in batches while staying a suffix of
@@ -46,6 +46,7 @@ async function appendEvents(p: OpenProject, count: number, summary: (i: number) 
           summary: summary(i),
           payload: "{}",
           time: "x",
+          importance: "normal",
         };
       });
       await tx.insertInto("events").values(rows).execute();
@@ -70,7 +71,10 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
   });
 
   const keysFor = async (text: string) =>
-    (await p?.ledger.search({ text }, caller))?.hits.map((h) => [h.kind, h.external_key]);
+    (await p?.ledger.call("awr_search", { text }, caller))?.hits.map((h) => [
+      h.kind,
+      h.external_key,
+    ]);
 
   it("finds a work item by its new next action and its new CJK title, and not by the old", async () => {
     p = await openFixtureProject("basic", backend);
@@ -103,7 +107,7 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
     await update("PAY-2", { status: "blocked" });
     expect(await keysFor("quokka")).toEqual([["work_item", "PAY-2"]]);
     expect(await keysFor("账页")).toEqual([["work_item", "PAY-2"]]);
-    const hit = (await p.ledger.search({ text: "quokka" }, caller)).hits[0];
+    const hit = (await p.ledger.call("awr_search", { text: "quokka" }, caller)).hits[0];
     expect(hit?.status).toBe("blocked");
   });
 
@@ -115,7 +119,7 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
       i <= 3 ? `hosted zebra ${i} 任务图` : `wombat sighting ${i}`,
     );
     const events = async (input: Record<string, unknown>) =>
-      (await p?.ledger.search(input as { text: string }, caller))?.hits
+      (await p?.ledger.call("awr_search", input as { text: string }, caller))?.hits
         .filter((h) => h.kind === "event")
         .map((h) => h.snippet);
     // Nothing in the window matches and the page has room: the whole log is searched.
@@ -136,7 +140,7 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
     ]);
     // Two records match "hosted" (PAY-2 and its decision): they fill a page of one with the
     // window's events, so the old events are not looked for, and the page says it is truncated.
-    const full = await p.ledger.search({ text: "hosted", limit: 1 }, caller);
+    const full = await p.ledger.call("awr_search", { text: "hosted", limit: 1 }, caller);
     expect(full.truncated).toBe(true);
     expect(full.hits.map((h) => h.kind)).toEqual(["decision"]);
     // A page of three has room: the records and the newest of the old events.
@@ -178,7 +182,7 @@ describe("SQLite search upkeep", () => {
     expect([await rowsOf("search_fts", "PAY-2"), await rowsOf("search_trigram", "PAY-2")]).toEqual(
       before,
     );
-    const hosted = await p.ledger.search({ text: "hosted" }, caller);
+    const hosted = await p.ledger.call("awr_search", { text: "hosted" }, caller);
     expect(hosted.hits.map((h) => h.external_key)).toContain("PAY-2");
 
     await update("PAY-2", { title: "Quokka checkout page" });
@@ -186,7 +190,7 @@ describe("SQLite search upkeep", () => {
     expect(after.map((r) => r.length)).toEqual([1, 1]);
     expect(after[0]).not.toEqual(before[0]);
     expect(after[1]).not.toEqual(before[1]);
-    const hits = await p.ledger.search({ text: "quokka" }, caller);
+    const hits = await p.ledger.call("awr_search", { text: "quokka" }, caller);
     expect(hits.hits.map((h) => [h.kind, h.external_key])).toEqual([["work_item", "PAY-2"]]);
   });
 
@@ -207,7 +211,7 @@ describe("SQLite search upkeep", () => {
     expect(Number(n)).toBe(Number(high) - Number(low) + 1);
     expect(Number(n)).toBeGreaterThanOrEqual(WINDOW);
     expect(Number(n)).toBeLessThan(WINDOW + 256);
-    const hits = await p.ledger.search({ text: "wombat", limit: 3 }, caller);
+    const hits = await p.ledger.call("awr_search", { text: "wombat", limit: 3 }, caller);
     // The newest three (equal scores, so newest first).
     expect(hits.hits.map((h) => h.snippet)).toEqual([
       `[wombat] sighting ${count}`,

@@ -238,7 +238,7 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
   it("keeps events, sessions and recovery inside the scope", async () => {
     const sessions: string[] = [];
     for (const work of ["SHOP-1", "PAY-1"]) {
-      const started = await project.ledger.sessionStart({
+      const started = await project.ledger.call("awr_session_start", {
         work,
         conversation: `conv-${work}`,
         agent: "agent",

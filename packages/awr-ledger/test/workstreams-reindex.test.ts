@@ -171,7 +171,7 @@ describe.each(BACKENDS)("workstream ledgers through the source reindex (%s)", (b
     expect((await listWorkstreams(project.ledger)).workstreams.map((w) => w.work_items)).toEqual([
       3, 0,
     ]);
-    await project.ledger.sessionStart({
+    await project.ledger.call("awr_session_start", {
       work: "SHOP-1",
       conversation: "c-1",
       agent: "a",

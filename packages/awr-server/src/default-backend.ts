@@ -1,9 +1,8 @@
 import { access, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { assertProjectToolAllowed, LedgerError, openLedger, workstreamRead } from "@awr/awr-ledger";
+import { assertProjectToolAllowed, openLedger } from "@awr/awr-ledger";
 import type { LedgerBackend } from "./ledger-backend.js";
 import type { LedgerPort } from "./ledger-port.js";
-import { PROJECT_TOOLS } from "./tools/tool-catalog.js";
 
 const MANIFEST = join(".awr", "project.toml");
 
@@ -29,25 +28,14 @@ export function defaultBackend(options: { env?: NodeJS.ProcessEnv } = {}): Ledge
   const env = options.env ?? process.env;
   const open = async (root: string, callOptions: { signal?: AbortSignal } = {}) => {
     const ledger = await openLedger({ root, env, signal: callOptions.signal });
-    const port: Record<string, unknown> = {
-      close: () => ledger.close(),
-      workstream: (input, access, o) => workstreamRead(ledger, input, access, o),
+    const port: LedgerPort = {
+      execute: (tool, input, caller, o) => ledger.execute(tool, input, caller, o),
       assertProjectToolAllowed: (tool, access, o) =>
         assertProjectToolAllowed(ledger, tool, access, o),
-    } satisfies Partial<LedgerPort>;
-    const methods = ledger as unknown as Record<string, unknown>;
-    for (const tool of PROJECT_TOOLS) {
-      port[tool.method] = (input: unknown, caller: unknown, o: unknown) => {
-        const method = methods[tool.method];
-        if (typeof method !== "function") {
-          throw new LedgerError("Unsupported", `this ledger does not implement ${tool.name}`);
-        }
-        return (method as (...args: unknown[]) => Promise<unknown>).call(ledger, input, caller, o);
-      };
-    }
-    const result = port as unknown as LedgerPort;
-    opened.set(result, { projectId: ledger.projectId, stamp: (await awrStamp(root)) ?? "" });
-    return result;
+      close: () => ledger.close(),
+    };
+    opened.set(port, { projectId: ledger.projectId, stamp: (await awrStamp(root)) ?? "" });
+    return port;
   };
   return {
     open,

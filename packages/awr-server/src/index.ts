@@ -19,7 +19,12 @@ export {
 } from "./http/request-guard.js";
 export { CallLimiter } from "./internal/call-limiter.js";
 export type { LedgerBackend } from "./ledger-backend.js";
-export type { LedgerCall, LedgerCaller, LedgerOpener, LedgerPort } from "./ledger-port.js";
+export type {
+  LedgerCaller,
+  LedgerCallOptions,
+  LedgerOpener,
+  LedgerPort,
+} from "./ledger-port.js";
 export {
   type CheckRegistryOptions,
   checkRegistry,
@@ -47,7 +52,7 @@ export {
   SERVER_NAME,
   SERVER_VERSION,
 } from "./server/create-awr-server.js";
-export type { ResolvedProject, ToolHost } from "./server/tool-host.js";
+export type { ResolvedProject, ResolveOptions, ToolHost } from "./server/tool-host.js";
 export {
   STDIO_CLIENT,
   type StdioServer,
@@ -55,10 +60,3 @@ export {
   startStdioServer,
 } from "./stdio/stdio-server.js";
 export { AwrToolError, type ToolErrorPayload, toolErrorPayload } from "./tool-result.js";
-export {
-  PROJECT_TOOLS,
-  PROJECTS_LIST_TOOL,
-  type ServerMode,
-  WORKSTREAM_TOOL,
-} from "./tools/tool-catalog.js";
-export type { LedgerMethod, ProjectToolDefinition } from "./tools/tool-definition.js";

@@ -1,37 +1,40 @@
 import type { WorkstreamAccess } from "@awr/awr-ledger";
-import type { LedgerMethod } from "./tools/tool-definition.js";
 
-/** Who is calling: the registry client id over HTTP, `"stdio"` on stdio (TOOLS.md). */
+/** Who is calling: the registry client id over HTTP, `"stdio"` on stdio. */
 export interface LedgerCaller {
   readonly client: string;
 }
 
-export type LedgerCall = (
-  input: Record<string, unknown>,
-  caller: LedgerCaller,
-  options?: { signal?: AbortSignal },
-) => Promise<unknown>;
+export interface LedgerCallOptions {
+  signal?: AbortSignal;
+  /** The caller's workstream grants on this project (the shared service, registry v2). */
+  workstreamAccess?: WorkstreamAccess | undefined;
+}
 
 /**
- * What awr-server needs from an open AWR ledger: one method per project tool, the workstream
- * read and its guard, and close(). `@awr/awr-ledger`'s ledger satisfies it; tests may
- * pass a fake.
+ * What awr-server needs from an open AWR ledger: one entry point for every catalog tool (the
+ * ledger checks the arguments and dispatches), the shared service's workstream boundary, and
+ * close(). `@awr/awr-ledger`'s ledger (through the default backend) satisfies it; tests may pass
+ * a stand-in.
  */
-export type LedgerPort = { readonly [M in LedgerMethod]: LedgerCall } & {
-  close(): Promise<void>;
-  /** awr_workstream for a caller with `access` (the ledger's workstreamRead); absent: Unsupported. */
-  workstream?(
+export interface LedgerPort {
+  execute(
+    tool: string,
     input: Record<string, unknown>,
-    access: WorkstreamAccess | undefined,
-    options?: { signal?: AbortSignal },
+    caller: LedgerCaller,
+    options?: LedgerCallOptions,
   ): Promise<Record<string, unknown>>;
-  /** Refuses project tool `tool` where workstreams bound the project (assertProjectToolAllowed). */
+  /**
+   * Refuses project tool `tool` over the shared service where workstreams bound the project or
+   * the caller (the ledger's assertProjectToolAllowed); absent: nothing is bounded.
+   */
   assertProjectToolAllowed?(
     tool: string,
     access: WorkstreamAccess | undefined,
     options?: { signal?: AbortSignal },
   ): Promise<void>;
-};
+  close(): Promise<void>;
+}
 
 /** Opens the ledger of an initialised project root. The caller has checked initialisation. */
 export type LedgerOpener = (

@@ -40,15 +40,18 @@ export function toolErrorPayload(error: unknown): ToolErrorPayload | undefined {
   return payload;
 }
 
+/** A successful result; `isError: false` is explicit, as hosts written for the original expect. */
 export function toolSuccess(value: unknown): CallToolResult {
   const structured = (value ?? {}) as Record<string, unknown>;
   return {
     content: [{ type: "text", text: JSON.stringify(structured) }],
     structuredContent: structured,
+    isError: false,
   };
 }
 
-export function toolFailure(payload: ToolErrorPayload): CallToolResult {
+/** An `isError` result: the `{code, message, details?}` payload, or an error's partial result. */
+export function toolFailure(payload: ToolErrorPayload | Record<string, unknown>): CallToolResult {
   return {
     content: [{ type: "text", text: JSON.stringify(payload) }],
     structuredContent: { ...payload },

@@ -112,7 +112,7 @@ describe("SIGTERM under load", () => {
         writes.push(record);
         for (;;) {
           const answer = await call("awr_event_append", {
-            type: "chaos.load",
+            event_type: "chaos.load",
             summary: requestId,
             request_id: requestId,
             expected_revision: revision,
@@ -169,7 +169,7 @@ describe("SIGTERM under load", () => {
           // Cut off by the stop: it either never started or it finished; never half-done.
           expect(n, write.requestId).toBeLessThanOrEqual(1);
           const op = await ledger
-            .operationGet({ request_id: write.requestId }, caller)
+            .call("awr_operation_get", { request_id: write.requestId }, caller)
             .catch((error: unknown) => {
               if (isLedgerError(error, "NotFound")) return undefined;
               throw error;

@@ -33,7 +33,7 @@ describe("the shared HTTP service's lifecycle", () => {
     const release = gate();
     const entered = gate();
     const backend = fakeBackend(async (method) => {
-      if (method === "workGet") {
+      if (method === "awr_work_get") {
         entered.open();
         await release.opened;
       }

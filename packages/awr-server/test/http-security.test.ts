@@ -10,16 +10,16 @@ import {
   TOKENS,
 } from "./support/http-fixture.js";
 
-const calls: { method: string; client: string; root: string }[] = [];
+const calls: { tool: string; client: string; root: string }[] = [];
 let fixture: HttpFixture;
 let engineering: Client;
 let reviewer: Client;
 
 beforeAll(async () => {
   fixture = await startFixture(
-    fakeBackend((method, input, caller, root) => {
-      calls.push({ method, client: caller.client, root });
-      return { project_revision: 7, method, input };
+    fakeBackend((tool, input, caller, root) => {
+      calls.push({ tool, client: caller.client, root });
+      return { project_revision: 7, tool, input };
     }),
   );
   engineering = await fixture.connect(TOKENS.engineering);
@@ -183,9 +183,9 @@ describe("the shared HTTP service's security", () => {
       name: "awr_session_get",
       arguments: { project: "billing", session: "S" },
     });
-    expect(calls.map((c) => [c.method, c.client])).toEqual([
-      ["sessionGet", "engineering"],
-      ["sessionGet", "reviewer"],
+    expect(calls.map((c) => [c.tool, c.client])).toEqual([
+      ["awr_session_get", "engineering"],
+      ["awr_session_get", "reviewer"],
     ]);
     expect(calls[0]?.root).toBe(`${fixture.dir}/billing`);
   });
@@ -200,14 +200,13 @@ describe("the shared HTTP service's security", () => {
     }
   });
 
-  it("lists the projects a credential may use with access and identity", async () => {
+  it("lists the projects a credential may use with key, project_id and access, never a root or path", async () => {
     const mine = await reviewer.callTool({ name: "awr_projects_list", arguments: {} });
     expect(mine.structuredContent).toEqual({
       client: "reviewer",
-      projects: [
-        { key: "billing", access: "read", project_id: "01BILLING", root: `${fixture.dir}/billing` },
-      ],
+      projects: [{ key: "billing", project_id: "01BILLING", access: "read" }],
     });
+    expect(JSON.stringify(mine)).not.toContain(fixture.dir);
     const theirs = await engineering.callTool({ name: "awr_projects_list", arguments: {} });
     expect(
       (theirs.structuredContent as { projects: { access: string }[] }).projects.map(

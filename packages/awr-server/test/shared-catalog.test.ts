@@ -1,4 +1,5 @@
-import { CallLimiter, createAwrServer, PROJECT_TOOLS, type ToolHost } from "@awr/awr-server";
+import { OPERATION_LIST } from "@awr/awr-ledger";
+import { CallLimiter, createAwrServer, type ToolHost } from "@awr/awr-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -28,7 +29,7 @@ async function hostFor(
     limiter: new CallLimiter(64),
     resolveProject: async () => ({ ledger, root: "/nonexistent-root" }),
     ...(extras.projects ? { listProjects: () => ({ client, projects: [] }) } : {}),
-    ...(extras.workstream ? { workstream: async () => ({ client }) } : {}),
+    ...(extras.workstream ? { workstreams: true } : {}),
   };
 }
 
@@ -52,10 +53,12 @@ describe("the tool catalog shared by every server instance", () => {
     const stdio = await (await connect(await hostFor("stdio", "stdio"))).listTools();
 
     expect(http2).toEqual(http1);
+    const projectTools = OPERATION_LIST.filter((o) => o.availability === undefined);
     expect(http1.tools.map((t) => t.name)).toEqual([
-      ...PROJECT_TOOLS.map((t) => t.name),
       "awr_projects_list",
+      ...projectTools.map((o) => o.tool),
     ]);
+    expect(stdio.tools.map((t) => t.name)).toEqual(projectTools.map((o) => o.tool));
     expect(withWorkstreams.tools.map((t) => t.name)).toEqual([
       ...http1.tools.map((t) => t.name),
       "awr_workstream",
@@ -79,7 +82,11 @@ describe("the tool catalog shared by every server instance", () => {
     const second = await (await connect(await hostFor("stdio", "stdio"))).listTools();
     const again = second.tools.find((t) => t.name === "awr_work_get");
     expect(again?.description).not.toBe("changed");
-    expect(Object.keys(again?.inputSchema.properties ?? {})).toEqual(["work"]);
+    expect(Object.keys(again?.inputSchema.properties ?? {})).toEqual([
+      "work",
+      "branch",
+      "source_sha",
+    ]);
   });
 
   it("still refuses bad input through the shared schemas", async () => {
@@ -87,13 +94,14 @@ describe("the tool catalog shared by every server instance", () => {
     const result = await client.callTool({
       name: "awr_event_append",
       arguments: { project: "p", type: "note", expected_revision: 1, unknown_field: true },
+      // (`type` is not an argument: the original's name is event_type.)
     });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toMatchObject({ code: "InvalidInput" });
     const issues = (result.structuredContent as { details: { issues: { path: string }[] } }).details
       .issues;
     expect(issues.map((issue) => issue.path)).toEqual(
-      expect.arrayContaining(["request_id", "(arguments)"]),
+      expect.arrayContaining(["request_id", "event_type", "summary", ""]),
     );
   });
 

@@ -1,14 +1,15 @@
-import { LedgerError } from "@awr/awr-ledger";
+import { LedgerError, OPERATION_LIST } from "@awr/awr-ledger";
 import {
   AwrToolError,
   BUSY_ERROR_CODE,
   CallLimiter,
   createAwrServer,
-  PROJECT_TOOLS,
+  type LedgerPort,
   type ToolHost,
 } from "@awr/awr-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
@@ -19,6 +20,35 @@ afterEach(async () => {
 });
 
 type Respond = Parameters<typeof fakeBackend>[0];
+
+function stdioHost(ledger: LedgerPort, limit = 64): ToolHost {
+  return {
+    mode: "stdio",
+    caller: { client: "stdio" },
+    limiter: new CallLimiter(limit),
+    resolveProject: async () => ({ ledger, root: "/nonexistent-root" }),
+  };
+}
+
+/** Sends raw JSON-RPC messages to a server and collects its answers by id. */
+async function rawServer(respond?: Respond) {
+  const server = createAwrServer(stdioHost(await fakeBackend(respond).open("/p")));
+  const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+  const answers = new Map<unknown, (message: JSONRPCMessage) => void>();
+  clientSide.onmessage = (message) => answers.get((message as { id?: unknown }).id)?.(message);
+  await server.connect(serverSide);
+  await clientSide.start();
+  return {
+    async request(message: Record<string, unknown>) {
+      const answered = new Promise<JSONRPCMessage>((resolve) =>
+        answers.set(message["id"], resolve),
+      );
+      await clientSide.send({ jsonrpc: "2.0", ...message } as JSONRPCMessage);
+      return (await answered) as { error?: { code: number; message: string }; result?: unknown };
+    },
+    close: () => server.close(),
+  };
+}
 
 async function connect(respond?: Respond, limit = 64) {
   const ledger = await fakeBackend(respond).open("/p");
@@ -38,27 +68,36 @@ async function connect(respond?: Respond, limit = 64) {
 }
 
 describe("the AWR tools on one project", () => {
-  it("lists the 20 tools with strict schemas, output schemas and honest annotations", async () => {
+  it("lists the catalog's 20 tools as the original does: strict schemas, honest annotations, no output schemas", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(PROJECT_TOOLS.map((t) => t.name));
+    const projectTools = OPERATION_LIST.filter((o) => o.availability === undefined);
+    expect(tools.map((t) => t.name)).toEqual(projectTools.map((o) => o.tool));
     expect(tools).toHaveLength(20);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
-      expect(Object.keys(tool.outputSchema?.properties ?? {}), tool.name).toEqual(
-        expect.arrayContaining(["project_revision", "code", "message", "details"]),
-      );
+      expect(tool.outputSchema, tool.name).toBeUndefined();
       expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(60);
       expect(tool.inputSchema.properties?.["project"], tool.name).toBeUndefined();
+      const read = tool.annotations?.readOnlyHint === true;
+      expect(tool.annotations, tool.name).toEqual({
+        readOnlyHint: read,
+        destructiveHint: tool.name === "awr_work_transition",
+        idempotentHint: read,
+        openWorldHint: false,
+      });
     }
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.get("awr_project_status")?.annotations?.readOnlyHint).toBe(true);
     expect(byName.get("awr_session_start")?.annotations?.readOnlyHint).toBe(false);
-    expect(byName.get("awr_work_transition")?.annotations?.destructiveHint).toBe(true);
-    expect(byName.get("awr_evidence_record")?.annotations?.destructiveHint).toBe(false);
-    // stdio: request_id optional, expected_revision required.
+    // stdio: request_id optional on every write but recovery, expected_revision required.
     expect(byName.get("awr_session_start")?.inputSchema.required).toContain("expected_revision");
     expect(byName.get("awr_session_start")?.inputSchema.required).not.toContain("request_id");
+    expect(byName.get("awr_session_start")?.inputSchema.properties?.["request_id"]).toBeDefined();
+    expect(byName.get("awr_operation_recover")?.inputSchema.required).toEqual([
+      "request_id",
+      "expected_revision",
+    ]);
   });
 
   it("returns the ledger's JSON as structuredContent and as the same text", async () => {
@@ -67,7 +106,7 @@ describe("the AWR tools on one project", () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({
       project_revision: 1,
-      method: "workGet",
+      tool: "awr_work_get",
       input: { work: "W-1" },
       client: "stdio",
     });
@@ -85,8 +124,50 @@ describe("the AWR tools on one project", () => {
     expect((error as McpError).code).toBe(ErrorCode.MethodNotFound);
   });
 
-  it("refuses unknown fields and out-of-bounds values as InvalidInput with the issues", async () => {
-    const client = await connect();
+  it("answers malformed tools/call params with -32602, never -32603", async () => {
+    const raw = await rawServer();
+    try {
+      for (const [id, params] of [
+        [1, undefined],
+        [2, { name: 7 }],
+        [3, { arguments: {} }],
+        [4, { name: "awr_work_get", arguments: ["W-1"] }],
+      ] as const) {
+        const answer = await raw.request({
+          id,
+          method: "tools/call",
+          ...(params === undefined ? {} : { params }),
+        });
+        expect([id, answer.error?.code]).toEqual([id, ErrorCode.InvalidParams]);
+      }
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("answers arguments nested 10,000 deep with -32602 without overflowing the stack", async () => {
+    const raw = await rawServer();
+    try {
+      let deep: unknown = "bottom";
+      for (let i = 0; i < 10_000; i++) deep = { a: deep };
+      const answer = await raw.request({
+        id: "deep",
+        method: "tools/call",
+        params: { name: "awr_event_append", arguments: { payload: deep } },
+      });
+      expect(answer.error?.code).toBe(ErrorCode.InvalidParams);
+      expect(answer.error?.message).toContain("deeper than 32 levels");
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it("refuses unknown fields, prototype keys and out-of-bounds values as InvalidInput naming them all", async () => {
+    const seen: string[] = [];
+    const client = await connect((tool) => {
+      seen.push(tool);
+      return { project_revision: 1 };
+    });
     const extra = await client.callTool({
       name: "awr_work_get",
       arguments: { work: "W", colour: 1 },
@@ -94,24 +175,45 @@ describe("the AWR tools on one project", () => {
     expect(extra.isError).toBe(true);
     expect(extra.structuredContent).toMatchObject({ code: "InvalidInput" });
     expect(JSON.stringify(extra.structuredContent)).toContain("colour");
+    for (const key of ["__proto__", "constructor", "prototype"]) {
+      const hostile = await client.callTool({
+        name: "awr_project_status",
+        arguments: JSON.parse(`{"${key}": {"polluted": true}}`),
+      });
+      expect([key, (hostile.structuredContent as { code?: string }).code]).toEqual([
+        key,
+        "InvalidInput",
+      ]);
+      expect(JSON.stringify(hostile.structuredContent)).toContain(`\\"${key}\\"`);
+    }
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     const limit = await client.callTool({ name: "awr_work_ready", arguments: { limit: 101 } });
     expect(limit.structuredContent).toMatchObject({ code: "InvalidInput" });
     const missing = await client.callTool({
       name: "awr_session_end",
-      arguments: { status: "ended" },
+      arguments: { outcome: "finished" },
     });
-    expect(JSON.stringify(missing.structuredContent)).toContain("expected_revision");
+    const text = JSON.stringify(missing.structuredContent);
+    for (const problem of ["expected_revision", "outcome", "session or conversation"]) {
+      expect(text).toContain(problem);
+    }
+    expect(seen).toEqual([]);
   });
 
   it("refuses arguments over 1 MiB before the ledger sees them", async () => {
     const seen: string[] = [];
-    const client = await connect((method) => {
-      seen.push(method);
+    const client = await connect((tool) => {
+      seen.push(tool);
       return { project_revision: 1 };
     });
     const result = await client.callTool({
       name: "awr_event_append",
-      arguments: { type: "note", expected_revision: 1, payload: { blob: "x".repeat(1024 * 1024) } },
+      arguments: {
+        event_type: "note",
+        summary: "s",
+        expected_revision: 1,
+        payload: { body: "x".repeat(1024 * 1024) },
+      },
     });
     expect(result.structuredContent).toMatchObject({
       code: "InvalidInput",
@@ -121,14 +223,26 @@ describe("the AWR tools on one project", () => {
   });
 
   it("maps ledger and server errors to isError results carrying code, message and details", async () => {
-    const client = await connect((method) => {
-      if (method === "sessionStart") {
+    const client = await connect((tool) => {
+      if (tool === "awr_session_start") {
         throw new LedgerError("RevisionConflict", "stale revision", { expected: 3, actual: 5 });
+      }
+      if (tool === "awr_context_compile") {
+        throw new LedgerError(
+          "ContextIncomplete",
+          "no such work",
+          { work: "X" },
+          {
+            result: {
+              ok: false,
+              completeness: { complete: false },
+              error: { code: "ContextIncomplete" },
+            },
+          },
+        );
       }
       throw new AwrToolError("RuleViolation", "project access denied");
     });
-    // Listing first makes the SDK client validate every result against the output schemas.
-    await client.listTools();
     const conflict = await client.callTool({
       name: "awr_session_start",
       arguments: {
@@ -149,6 +263,16 @@ describe("the AWR tools on one project", () => {
     expect(JSON.parse((conflict.content as [{ text: string }])[0].text)).toEqual(
       conflict.structuredContent,
     );
+    const partial = await client.callTool({
+      name: "awr_context_compile",
+      arguments: { work: "X" },
+    });
+    expect(partial.isError).toBe(true);
+    expect(partial.structuredContent).toEqual({
+      ok: false,
+      completeness: { complete: false },
+      error: { code: "ContextIncomplete" },
+    });
     const denied = await client.callTool({ name: "awr_project_status", arguments: {} });
     expect(denied.structuredContent).toEqual({
       code: "RuleViolation",
@@ -156,19 +280,42 @@ describe("the AWR tools on one project", () => {
     });
   });
 
+  it("answers a write that failed unexpectedly with write_outcome unknown, not -32603", async () => {
+    const client = await connect(() => {
+      throw new Error("disk I/O error while finishing");
+    });
+    const lost = await client.callTool({
+      name: "awr_event_append",
+      arguments: { event_type: "note", summary: "s", expected_revision: 1, request_id: "r-9" },
+    });
+    expect(lost.isError).toBe(true);
+    expect(lost.structuredContent).toMatchObject({
+      code: "MutationConflict",
+      details: { write_outcome: "unknown", request_id: "r-9" },
+    });
+    expect((lost.structuredContent as { message: string }).message).toContain("awr_operation_get");
+    // A read that fails unexpectedly has no outcome to report: it is an internal error.
+    const read = await client
+      .callTool({ name: "awr_project_status", arguments: {} })
+      .catch((e: unknown) => e);
+    expect((read as McpError).code).toBe(ErrorCode.InternalError);
+  });
+
   it("fails fast with a busy error past the in-flight limit, and serves again afterwards", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started = 0;
     const client = await connect(async () => {
+      started++;
       await gate;
       return { project_revision: 1 };
     }, 2);
     const running = [1, 2].map(() =>
       client.callTool({ name: "awr_project_status", arguments: {} }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    while (started < 2) await new Promise((resolve) => setImmediate(resolve));
     const busy = await client
       .callTool({ name: "awr_project_status", arguments: {} })
       .catch((e: unknown) => e);
@@ -183,27 +330,18 @@ describe("the AWR tools on one project", () => {
   it("passes a cancelled call's abort through to the ledger", async () => {
     let aborted: Promise<unknown> | undefined;
     const ledgerSignals: AbortSignal[] = [];
-    const ledger = await fakeBackend().open("/p");
-    const host: ToolHost = {
-      mode: "stdio",
-      caller: { client: "stdio" },
-      limiter: new CallLimiter(4),
-      resolveProject: async () => ({
-        ledger: {
-          ...ledger,
-          projectStatus: (_input, _caller, options) => {
-            const signal = options?.signal as AbortSignal;
-            ledgerSignals.push(signal);
-            aborted = new Promise((resolve) => signal.addEventListener("abort", resolve));
-            return new Promise((_resolve, reject) =>
-              signal.addEventListener("abort", () => reject(signal.reason)),
-            );
-          },
-        },
-        root: "/nonexistent-root",
-      }),
+    const ledger: LedgerPort = {
+      close: async () => undefined,
+      execute: (_tool, _input, _caller, options) => {
+        const signal = options?.signal as AbortSignal;
+        ledgerSignals.push(signal);
+        aborted = new Promise((resolve) => signal.addEventListener("abort", resolve));
+        return new Promise((_resolve, reject) =>
+          signal.addEventListener("abort", () => reject(signal.reason)),
+        );
+      },
     };
-    const server = createAwrServer(host);
+    const server = createAwrServer(stdioHost(ledger, 4));
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
     const client = new Client({ name: "test", version: "1.0.0" });
@@ -214,7 +352,7 @@ describe("the AWR tools on one project", () => {
     const call = client.callTool({ name: "awr_project_status", arguments: {} }, undefined, {
       signal: controller.signal,
     });
-    while (ledgerSignals.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (ledgerSignals.length === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort(reason);
     // The SDK client wraps the reason in its own RequestTimeout-coded error.
     await expect(call).rejects.toThrow(/user pressed stop/);

@@ -4,8 +4,9 @@ import { fakeBackend } from "./support/fake-backend.js";
 import { type HttpFixture, startFixture, TOKENS } from "./support/http-fixture.js";
 
 // The server's side of awr_workstream: the registry's grants become the ledger's access, the
-// call reaches the ledger unchanged (without `project`), an incomplete context is an error
-// result, and project tools go through the ledger's guard. The reads themselves are the
+// call reaches the ledger unchanged (without `project`), an incomplete context (the ledger's
+// ContextIncomplete with the envelope) is an error result, and project tools go through the
+// ledger's guard. The reads themselves are the
 // ledger's (packages/awr-ledger/test/workstreams-read.test.ts); here a stand-in answers them.
 const WS = "01HZX3W5J8K9M2N4P6Q7R8S9T0";
 
@@ -32,21 +33,27 @@ const guarded: { tool: string; access: WorkstreamAccess | undefined }[] = [];
 let fixture: HttpFixture;
 
 beforeAll(async () => {
-  const backend = fakeBackend(undefined, (root) => ({
-    async workstream(input, access) {
-      reads.push({ root, input, access });
-      return {
+  const backend = fakeBackend(
+    async (tool, input, caller, root, options) => {
+      if (tool !== "awr_workstream") return { project_revision: 1, tool, client: caller.client };
+      reads.push({ root, input, access: options.workstreamAccess });
+      const envelope = {
         ok: input["work"] !== "INCOMPLETE",
         read_only: true,
         protocol_version: 1,
         result: {},
       };
+      if (envelope.ok) return envelope;
+      throw new LedgerError("ContextIncomplete", "gaps", undefined, { result: envelope });
     },
-    async assertProjectToolAllowed(tool, access) {
-      guarded.push({ tool, access });
-      if (access !== undefined) throw new LedgerError("Unsupported", `${tool} is not served here`);
-    },
-  }));
+    () => ({
+      async assertProjectToolAllowed(tool, access) {
+        guarded.push({ tool, access });
+        if (access !== undefined)
+          throw new LedgerError("Unsupported", `${tool} is not served here`);
+      },
+    }),
+  );
   fixture = await startFixture(backend, { version: 2, extra: grants });
 });
 afterAll(async () => {
@@ -190,25 +197,26 @@ describe("awr_workstream over the shared service", () => {
     expect((list.structuredContent as { projects: unknown[] }).projects).toEqual([
       {
         key: "billing",
-        access: "read",
         project_id: "01BILLING",
-        root: `${fixture.dir}/billing`,
+        access: "read",
         workstreams: [{ workstream_id: WS, authority_version: 2 }],
       },
     ]);
   });
 });
 
-describe("awr_workstream on a ledger without workstreams", () => {
-  it("answers Unsupported", async () => {
-    const plain = await startFixture(fakeBackend(), { version: 2, extra: grants });
+describe("awr_workstream on a registry without workstream grants (version 1)", () => {
+  it("is neither listed nor served", async () => {
+    const plain = await startFixture(fakeBackend(), { version: 1 });
     try {
-      const auditor = await plain.connect(TOKENS.auditor);
-      const result = await auditor.callTool({
+      const engineering = await plain.connect(TOKENS.engineering);
+      const { tools } = await engineering.listTools();
+      expect(tools.map((t) => t.name)).not.toContain("awr_workstream");
+      const call = engineering.callTool({
         name: "awr_workstream",
         arguments: { project: "billing", protocol_version: 1, action: "list" },
       });
-      expect(result.structuredContent).toMatchObject({ code: "Unsupported" });
+      await expect(call).rejects.toMatchObject({ code: -32601 });
     } finally {
       await plain.close();
     }

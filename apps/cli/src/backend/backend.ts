@@ -1,5 +1,11 @@
+import type { ToolName } from "@awr/awr-ledger";
 import { CLI_ERROR_CODES, CliError } from "../cli-error.js";
-import type { OperationInput, OperationName, OperationResult } from "./operations.js";
+
+/** Tool arguments, by the tool's own names. */
+export type OperationInput = Record<string, unknown>;
+
+/** A tool's answer: the same JSON as its structuredContent; every one carries project_revision. */
+export type OperationResult = Record<string, unknown>;
 
 /** The variable `--token-env` defaults to. */
 export const DEFAULT_TOKEN_ENV = "AWR_TOKEN";
@@ -21,20 +27,16 @@ export interface CallOptions {
 }
 
 /**
- * Where the CLI's operations run: the project's own ledger (local) or a shared service over
- * MCP (remote). Both return the same domain JSON and throw CliError with the domain code.
+ * Where the CLI's tools run: the project's own ledger (local) or a shared service over MCP
+ * (remote). Both return the same domain JSON and throw CliError with the domain code.
  */
 export interface OperationBackend {
   readonly kind: "local" | "remote";
   /**
-   * Runs one operation. Reads see fresh sources where the backend can refresh them (local);
+   * Runs one catalog tool. Reads see fresh sources where the backend can refresh them (local);
    * writes must already carry `expected_revision` (and, remotely, `request_id`).
    */
-  call(
-    operation: OperationName,
-    input: OperationInput,
-    options?: CallOptions,
-  ): Promise<OperationResult>;
+  call(tool: ToolName, input: OperationInput, options?: CallOptions): Promise<OperationResult>;
   /**
    * The project's current revision, read just before a write that was given none. With
    * `refresh` (the default) a local backend first reindexes changed sources, as reads do.

@@ -1,20 +1,20 @@
-import { type Ledger, openLedger, StaleChecker } from "@awr/awr-ledger";
-import { type CallOptions, type OperationBackend, revisionOf } from "./backend.js";
 import {
-  isWrite,
+  findOperation,
+  type Ledger,
+  openLedger,
+  StaleChecker,
+  type ToolName,
+} from "@awr/awr-ledger";
+import {
+  type CallOptions,
+  type OperationBackend,
   type OperationInput,
-  type OperationName,
   type OperationResult,
-} from "./operations.js";
+  revisionOf,
+} from "./backend.js";
 
 /** The ledger client id of the local CLI, as of the stdio server (TOOLS.md). */
 export const LOCAL_CLIENT = "stdio";
-
-type LedgerMethod = (
-  input: OperationInput,
-  caller: { client: string },
-  options?: { signal?: AbortSignal; refresh?: boolean },
-) => Promise<OperationResult>;
 
 export interface SourceRow {
   path: string;
@@ -51,23 +51,20 @@ export class LocalBackend implements OperationBackend {
     return new LocalBackend(ledger);
   }
 
-  async call(
-    operation: OperationName,
-    input: OperationInput,
-    options: CallOptions = {},
-  ): Promise<OperationResult> {
-    const method = (this.ledger as unknown as Record<string, LedgerMethod | undefined>)[operation];
-    if (typeof method !== "function") {
-      throw new Error(`This build of @awr/awr-ledger has no ${operation} operation.`);
-    }
-    const callOptions = isWrite(operation) ? { ...options } : { ...options, refresh: true };
-    return method.call(this.ledger, input, { client: LOCAL_CLIENT }, callOptions);
+  call(tool: ToolName, input: OperationInput, options: CallOptions = {}): Promise<OperationResult> {
+    const read = findOperation(tool)?.kind === "read";
+    return this.ledger.execute(
+      tool,
+      input,
+      { client: LOCAL_CLIENT },
+      { ...options, refresh: read },
+    );
   }
 
   async currentRevision(options: CallOptions & { refresh?: boolean } = {}): Promise<number> {
     const { refresh, ...callOptions } = options;
     if (refresh === false) return this.revision();
-    return revisionOf(await this.call("projectStatus", {}, callOptions));
+    return revisionOf(await this.call("awr_project_status", {}, callOptions));
   }
 
   /** The indexed sources, in manifest order, with the manifest's role for each. */

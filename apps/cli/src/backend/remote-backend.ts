@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { findOperation, type ToolName, takesRequestId } from "@awr/awr-ledger/catalog";
 import { type CallToolResult, createTransport, MCPClient } from "@awr/mcp-client";
 import { CLI_ERROR_CODES, CliError, usageError } from "../cli-error.js";
 import { packageVersion } from "../internal/package-version.js";
@@ -6,15 +7,10 @@ import {
   type CallOptions,
   DEFAULT_TOKEN_ENV,
   type OperationBackend,
+  type OperationInput,
+  type OperationResult,
   revisionOf,
 } from "./backend.js";
-import {
-  isWrite,
-  OPERATIONS,
-  type OperationInput,
-  type OperationName,
-  type OperationResult,
-} from "./operations.js";
 
 /** Milliseconds a remote call may take before the CLI gives up on the answer. */
 const REMOTE_TIMEOUT_MS = 60_000;
@@ -145,37 +141,46 @@ export class RemoteBackend implements OperationBackend {
   }
 
   async call(
-    operation: OperationName,
+    tool: ToolName,
     input: OperationInput,
     options: CallOptions = {},
   ): Promise<OperationResult> {
     const args: OperationInput = { project: this.#project, ...input };
+    const operation = findOperation(tool);
+    const journaled = operation !== undefined && takesRequestId(operation);
     // The shared service requires request_id on writes; one generated here still makes the
     // outcome checkable with `awr operation get` after a lost answer.
-    if (isWrite(operation) && args["request_id"] === undefined)
+    if (journaled && args["request_id"] === undefined)
       args["request_id"] = `awr-cli-${randomUUID()}`;
-    const requestId = isWrite(operation) ? (args["request_id"] as string) : undefined;
+    const requestId = journaled ? (args["request_id"] as string) : undefined;
     let result: CallToolResult;
     try {
-      result = await this.#client.callTool(OPERATIONS[operation].tool, args, options);
+      result = await this.#client.callTool(tool, args, options);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       throw remoteFailure(error, this.#url, requestId);
     }
     const json = domainJson(result);
     if (result.isError === true) {
-      const code = typeof json?.["code"] === "string" ? json["code"] : CLI_ERROR_CODES.RemoteError;
+      // An error with a partial result carries the error under `error` and the rest beside it.
+      const body = isRecord(json?.["error"]) ? json : undefined;
+      const error = body === undefined ? json : (body["error"] as Record<string, unknown>);
+      const code =
+        typeof error?.["code"] === "string" ? error["code"] : CLI_ERROR_CODES.RemoteError;
       const message =
-        typeof json?.["message"] === "string"
-          ? json["message"]
+        typeof error?.["message"] === "string"
+          ? error["message"]
           : "The tool failed without a message.";
-      const details = json?.["details"];
-      throw new CliError(code, message, isRecord(details) ? { details } : {});
+      const details = error?.["details"];
+      throw new CliError(code, message, {
+        ...(isRecord(details) ? { details } : {}),
+        ...(body === undefined ? {} : { result: body }),
+      });
     }
     if (json === undefined) {
       throw new CliError(
         CLI_ERROR_CODES.RemoteError,
-        `The service answered ${OPERATIONS[operation].tool} without a result.`,
+        `The service answered ${tool} without a result.`,
       );
     }
     return json;
@@ -184,7 +189,7 @@ export class RemoteBackend implements OperationBackend {
   async currentRevision(options: CallOptions & { refresh?: boolean } = {}): Promise<number> {
     // The service cannot refresh on a read (reads answer SourceStale instead), so refresh is moot.
     const { refresh: _refresh, ...callOptions } = options;
-    const status = await this.call("projectStatus", {}, callOptions);
+    const status = await this.call("awr_project_status", {}, callOptions);
     return revisionOf(status);
   }
 

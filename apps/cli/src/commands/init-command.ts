@@ -17,7 +17,8 @@ export async function runInit(
   const result = await initProject({
     root,
     manifest:
-      options.manifest === undefined ? undefined : resolve(context.io.cwd, options.manifest),
+      // Relative to --project (the project it describes), not to the process's working directory.
+      options.manifest === undefined ? undefined : resolve(root, options.manifest),
     accept: options.accept === true,
     env: context.io.env as NodeJS.ProcessEnv,
     signal: context.signal,

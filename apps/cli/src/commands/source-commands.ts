@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { formatTable } from "../output/table.js";
-import { withWriteOptions, writeAndPrint } from "./command-helpers.js";
+import { group } from "./catalog-commands.js";
 import { localOnly } from "./local-only.js";
 
 async function localBackend(context: CommandContext, command: string): Promise<LocalBackend> {
@@ -12,11 +12,9 @@ async function localBackend(context: CommandContext, command: string): Promise<L
   return backend as LocalBackend;
 }
 
-/** `awr source list|scan|reindex`: the planning sources behind the projection. */
+/** `awr source list|scan` (reindex is the catalog's): the planning sources behind the projection. */
 export function registerSourceCommands(program: Command, context: CommandContext): void {
-  const source = program
-    .command("source")
-    .description("the project's planning sources (Markdown/YAML) and their index");
+  const source = group(program, "source");
 
   source
     .command("list")
@@ -70,16 +68,4 @@ export function registerSourceCommands(program: Command, context: CommandContext
             ],
       );
     });
-
-  withWriteOptions(
-    source
-      .command("reindex")
-      .description(
-        "index changed sources into the projection (spends a revision only when something changed)",
-      ),
-  ).action(async (options: { expectedRevision?: number; requestId?: string }) => {
-    await writeAndPrint(context, "sourceReindex", {}, options, (result) =>
-      result["reindexed"] === false ? "sources unchanged" : "sources reindexed",
-    );
-  });
 }

@@ -46,43 +46,45 @@ function statusColor(colors: Colors): (status: string) => string {
 }
 
 export function statusLines(result: Result, colors: Colors): string[] {
-  const counts = (result["counts_by_status"] ?? {}) as Record<string, number>;
+  const counts = (result["counts"] ?? {}) as Record<string, number>;
   const color = statusColor(colors);
   const countText = Object.entries(counts)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${n} ${color(status)}`)
     .join(", ");
-  const next = result["next_action"] as Row | null | undefined;
+  const suggested = result["suggested_work"] as Row | null | undefined;
   const lines = [
-    `${colors.bold(text(result["project_name"]))}  ${colors.dim(`${text(result["project_id"])} · revision ${text(result["project_revision"])}`)}`,
+    `${colors.bold(text(result["project"]))}  ${colors.dim(`${text(result["project_id"])} · revision ${text(result["project_revision"])}`)}`,
     ...formatPairs(
       [
-        ["work", `${text(result["total_work"])} item(s)${countText ? `: ${countText}` : ""}`],
+        ["work", `${text(result["total"])} item(s)${countText ? `: ${countText}` : ""}`],
         [
           "ready",
           `${text(result["ready_count"])} (waiting on dependencies: ${text(result["dependency_blocked_count"])})`,
         ],
-        ["blocked", text(result["blocked_count"])],
+        ["not selectable", text(result["blocked_count"])],
         [
-          "next action",
-          next ? `${text(next["work"])} ${text(next["title"])}: ${text(next["action"])}` : "-",
+          "suggested",
+          suggested ? `${text(suggested["external_key"])} ${text(suggested["title"])}` : "-",
         ],
+        ["next action", text(result["next_action"])],
       ],
       colors.dim,
     ),
   ];
-  const current = rows(result["current_work"]);
+  const current = rows(result["current"]);
   if (current.length > 0) {
-    lines.push("", colors.bold("current work"));
+    const total = Number(result["current_total"] ?? current.length);
+    const more = total > current.length ? colors.dim(` (${current.length} of ${total})`) : "";
+    lines.push("", `${colors.bold("current work")}${more}`);
     lines.push(
       ...indent(
         formatTable(
           current,
           [
-            { header: "work", value: (r) => text(r["work"]) },
+            { header: "work", value: (r) => text(r["external_key"]) },
             { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
             { header: "title", value: (r) => text(r["title"]), max: 40 },
-            { header: "claimed by", value: (r) => text(r["claimed_by"]) },
             { header: "next action", value: (r) => text(r["next_action"]), max: 50 },
           ],
           colors.dim,
@@ -110,10 +112,10 @@ export function statusLines(result: Result, colors: Colors): string[] {
 }
 
 export function readyLines(result: Result, colors: Colors): string[] {
-  const items = rows(result["items"]);
-  const claims = rows(result["active_claims"]);
+  const items = rows(result["ready"]);
+  const total = Number(result["ready_total"] ?? 0);
   const lines = [
-    `${colors.bold(`${text(result["total_ready"])} ready`)}${items.length < Number(result["total_ready"] ?? 0) ? colors.dim(` (showing ${items.length})`) : ""}  ${revisionLine(result, colors)}`,
+    `${colors.bold(`${total} ready`)}${items.length < total ? colors.dim(` (showing ${items.length}; raise --limit for more)`) : ""}  ${colors.dim(`${text(result["blocked_total"])} not selectable`)}  ${revisionLine(result, colors)}`,
   ];
   if (items.length === 0) {
     lines.push("Nothing is ready: see `awr status` for blocked work and next actions.");
@@ -122,22 +124,27 @@ export function readyLines(result: Result, colors: Colors): string[] {
       ...formatTable(
         items,
         [
-          { header: "work", value: (r) => text(r["work"]) },
+          { header: "work", value: (r) => text(r["external_key"]) },
           { header: "prio", value: (r) => text(r["priority"]) },
           { header: "title", value: (r) => text(r["title"]), max: 44 },
-          { header: "goal", value: (r) => text(r["goal"]) },
           { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
         ],
         colors.dim,
       ),
     );
     for (const item of items) {
-      for (const diagnostic of Array.isArray(item["diagnostics"]) ? item["diagnostics"] : []) {
-        lines.push(`${colors.yellow("note")} ${text(item["work"])}: ${text(diagnostic)}`);
+      for (const diagnostic of rows(item["diagnostics"])) {
+        lines.push(
+          `${colors.yellow("note")} ${text(item["external_key"])}: ${text(diagnostic["detail"])}`,
+        );
       }
     }
   }
-  if (claims.length > 0) lines.push("", ...sectionLines("active_claims", claims, colors));
+  const reasons = Object.entries((result["diagnostic_counts"] ?? {}) as Record<string, number>);
+  if (reasons.length > 0) {
+    const list = reasons.map(([code, n]) => `${code} ${n}`).join(", ");
+    lines.push(colors.dim(`not selectable because: ${list}`));
+  }
   return lines;
 }
 
@@ -157,6 +164,16 @@ export function searchLines(result: Result, colors: Colors): string[] {
   );
 }
 
+/** A linked goal or milestone as one line: its key, title and status. */
+function linkedLine(name: string, key: unknown, linked: unknown, colors: Colors): string | null {
+  if (key === null || key === undefined) return null;
+  const entity = linked !== null && typeof linked === "object" ? (linked as Row) : undefined;
+  const about =
+    entity === undefined ? "" : ` — ${text(entity["title"])} [${text(entity["status"])}]`;
+  return `  ${colors.dim(name)}  ${text(key)}${about}`;
+}
+
+/** The item first, its goal and milestone once each, then the rest of the answer. */
 export function workLines(result: Result, colors: Colors): string[] {
   const work = result["work"];
   if (work === null || typeof work !== "object") return documentLines(result, colors);
@@ -164,12 +181,26 @@ export function workLines(result: Result, colors: Colors): string[] {
   const color = statusColor(colors);
   const head = [
     `${colors.bold(`${text(item["work"])}  ${text(item["title"])}`)}  ${color(text(item["status"]))}  ${revisionLine(result, colors)}`,
-  ];
-  const rest = without(item, "work", "title", "status", "id");
+    linkedLine("goal", item["goal"], result["goal"], colors),
+    linkedLine("milestone", item["milestone"], result["milestone"], colors),
+  ].filter((line): line is string => line !== null);
+  // `goals` repeats `goal` unless the item names more than one.
+  const goals = item["goals"];
+  const onlyGoal = Array.isArray(goals) && goals.length <= 1 && (goals[0] ?? null) === item["goal"];
+  const rest = without(
+    item,
+    "work",
+    "title",
+    "status",
+    "id",
+    "goal",
+    "milestone",
+    ...(onlyGoal ? ["goals"] : []),
+  );
   return [
     ...head,
     ...documentLines(rest, colors, "  "),
-    ...documentLines(without(result, "work", "project_revision"), colors),
+    ...documentLines(without(result, "work", "goal", "milestone", "project_revision"), colors),
   ];
 }
 
@@ -196,16 +227,91 @@ export function contextLines(result: Result, colors: Colors): string[] {
   ];
 }
 
-export function sessionLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** L0: the rendered packet, then its size, hash and the gaps that make it incomplete. */
+export function bootstrapLines(result: Result, colors: Colors): string[] {
+  const rendered = result["rendered_context"];
+  if (typeof rendered !== "string") return documentLines(result, colors);
+  const packet = (result["context"] ?? {}) as Result;
+  return [
+    rendered.trimEnd(),
+    "",
+    colors.dim("---"),
+    ...documentLines(
+      {
+        tokens: `${text(result["token_estimate"])} of ${text(result["token_budget"])}`,
+        context_hash: result["context_hash"],
+        complete: packet["complete"],
+        gaps: packet["gaps"],
+        continuity: result["continuity"],
+      },
+      colors,
+    ),
+  ];
 }
 
-export function sessionListLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** The fields a person does not read: the answer's status and its read policy. */
+const POLICY = ["ok", "freshness_basis", "source_refresh_performed", "read_only"];
+
+/** A read's human view: the command's own, or the generic document view. */
+export function readView(view: string | undefined, result: Result, colors: Colors): string[] {
+  const shown = without(result, ...POLICY);
+  switch (view) {
+    case "status":
+      return statusLines(shown, colors);
+    case "ready":
+      return readyLines(shown, colors);
+    case "work":
+      return workLines(shown, colors);
+    case "search":
+      return searchLines(shown, colors);
+    case "context":
+      return contextLines(shown, colors);
+    default:
+      return documentLines(shown, colors);
+  }
 }
 
-export function operationLines(result: Result, colors: Colors): string[] {
-  return documentLines(result, colors);
+/** One line saying which revisions a write spent and why (docs/troubleshooting.md#revisions). */
+export function spentLine(result: Result, checkedAt: number): string {
+  const now = Number(result["project_revision"]);
+  if (result["replayed"] === true) return `revision ${now}: replayed, nothing ran or was spent`;
+  const spent = now - checkedAt;
+  if (spent <= 0) return `revision ${now}: nothing changed, no revision spent`;
+  const why =
+    typeof result["request_id"] === "string"
+      ? "journaled under --request-id: started, the change, finished"
+      : "the change itself; with --request-id a write is journaled: 3 revisions, safe to retry";
+  return `revision ${checkedAt} → ${now}: spent ${spent}, ${why}`;
+}
+
+/** A write's human view: the headline, what it spent, and what changed. */
+export function writeLines(
+  result: Result,
+  colors: Colors,
+  headline: string,
+  checkedAt: number,
+): string[] {
+  const [first, ...rest] = transitionLines(without(result, ...POLICY), colors, headline);
+  return [first ?? "", `  ${colors.dim(spentLine(result, checkedAt))}`, ...rest];
+}
+
+/** `awr work list`: one aligned row per item. */
+export function workListLines(result: Result, colors: Colors): string[] {
+  const items = rows(result["items"]);
+  if (items.length === 0) return ["no work items match"];
+  const color = statusColor(colors);
+  return formatTable(
+    items,
+    [
+      { header: "work", value: (r) => text(r["work"]) },
+      { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
+      { header: "title", value: (r) => text(r["title"]), max: 40 },
+      { header: "goal", value: (r) => text(r["goal"]) },
+      { header: "milestone", value: (r) => text(r["milestone"]) },
+      { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
+    ],
+    colors.dim,
+  );
 }
 
 /** One line for a nested object of a write result: what it is and its state. */
@@ -244,7 +350,7 @@ export function transitionLines(result: Result, colors: Colors, headline: string
   const pairs: [string, string][] = [];
   const lists: [string, unknown][] = [];
   for (const [key, value] of Object.entries(
-    without(result, "project_revision", "replayed", "terminal_event"),
+    without(result, "project_revision", "replayed", "terminal_event", "code", "error"),
   )) {
     if (Array.isArray(value) && value.some((item) => item !== null && typeof item === "object"))
       lists.push([key, value]);
@@ -253,7 +359,7 @@ export function transitionLines(result: Result, colors: Colors, headline: string
     else pairs.push([labelOf(key), text(value)]);
   }
   return [
-    `${colors.green("✓")} ${headline}${replayed}  ${revisionLine(result, colors)}`,
+    `${colors.green("✓")} ${headline}${replayed}`,
     ...formatPairs(pairs, colors.dim).map((line) => `  ${line}`),
     ...lists.flatMap(([key, value]) => sectionLines(key, value, colors, "  ")),
   ];

@@ -18,7 +18,10 @@ export class Normaliser {
     if (Array.isArray(input)) return input.map((item) => this.value(item));
     if (input !== null && typeof input === "object") {
       const out: Record<string, unknown> = {};
-      for (const [key, field] of Object.entries(input)) out[key] = this.value(field);
+      for (const [key, field] of Object.entries(input)) {
+        // Times in milliseconds (created_at, expires_at) are minted per run, like ISO times.
+        out[key] = key.endsWith("_at") && typeof field === "number" ? "<ms>" : this.value(field);
+      }
       return out;
     }
     return input;

@@ -1,7 +1,7 @@
 /** The parity test's sequence: each step as CLI words and as the matching tool call. */
 
 export interface Step {
-  /** The CLI words (without --project/--json). */
+  /** The CLI words (without --project/--json). `<dir>` is replaced by the step files' folder. */
   cli: string[];
   tool: string;
   /** Tool arguments besides expected_revision (added for writes from the previous result). */
@@ -9,19 +9,72 @@ export interface Step {
   write?: boolean;
   /** Pass --expected-revision explicitly on the CLI side (else the CLI reads it itself). */
   explicitRevision?: boolean;
+  /** Files the CLI step reads (name → JSON value), written to `<dir>` first. */
+  files?: Record<string, unknown>;
+  /** Arguments that only exist once earlier steps ran (the wait's id, a claim's id). */
+  late?: (earlier: EarlierResults) => Record<string, unknown>;
+  /** The same, for the CLI words. */
+  lateCli?: (earlier: EarlierResults) => string[];
+  /**
+   * Top-level fields left out of a write's comparison, with the reason: a context packet quotes
+   * ids in its events, and two runs' ids tokenise into slightly different counts.
+   */
+  ignore?: string[];
 }
+
+/** Results of earlier steps by tool, newest last, as one side (CLI or tools) got them. */
+export type EarlierResults = ReadonlyMap<string, readonly Record<string, unknown>[]>;
 
 const AGENT = ["--agent", "builder", "--provider", "example-provider", "--model", "example-model"];
 const agentArgs = { agent: "builder", provider: "example-provider", model: "example-model" };
+const SHA = "b".repeat(40);
+const HASH = "sha256:parity-context";
 
-/** Every shared operation, in an order that is valid on the demo project. */
+function last(earlier: EarlierResults, tool: string): Record<string, unknown> {
+  const results = earlier.get(tool) ?? [];
+  const result = results[results.length - 1];
+  if (result === undefined) throw new Error(`no earlier ${tool} result`);
+  return result;
+}
+
+const waitId = (earlier: EarlierResults) =>
+  (last(earlier, "awr_session_wait")["wait"] as { id: string }).id;
+const claimId = (earlier: EarlierResults) =>
+  (last(earlier, "awr_session_claim")["claim"] as { id: string }).id;
+const sessionId = (earlier: EarlierResults) =>
+  (last(earlier, "awr_session_start")["session"] as { id: string }).id;
+
+/** An evidence record as the tool takes it... */
+const evidence = (key: string) => ({
+  external_key: key,
+  evidence_type: "test",
+  level: "locally_verified",
+  summary: `${key} passed`,
+  locator: "https://ci.example/run/7",
+  source_sha: SHA,
+  scope: ["W-2"],
+  command: "pnpm test migrations",
+});
+/** ...and as the CLI's --input file names it (the original's EvidenceDraft). */
+const evidenceDraft = (key: string) => ({ ...evidence(key), work_item_key: "W-2" });
+
+/** Every catalog tool, in an order that is valid on the demo project. */
 export const STEPS: Step[] = [
   { cli: ["status"], tool: "awr_project_status", args: {} },
+  {
+    cli: ["status", "--view", "summary", "--goal", "goal#checkout"],
+    tool: "awr_project_status",
+    args: { view: "summary", goal: "goal#checkout" },
+  },
   { cli: ["ready", "--limit", "5"], tool: "awr_work_ready", args: { limit: 5 } },
   { cli: ["work", "show", "W-2"], tool: "awr_work_get", args: { work: "W-2" } },
-  { cli: ["search", "payment provider"], tool: "awr_search", args: { query: "payment provider" } },
   {
-    cli: ["session", "start", "W-2", "--conversation", "conv-1", ...AGENT, "--claim"],
+    cli: ["search", "payment provider", "--type", "work"],
+    tool: "awr_search",
+    args: { text: "payment provider", kind: "work" },
+  },
+  {
+    cli: ["session", "start", "--work", "W-2", "--conversation", "conv-1", ...AGENT, "--claim"],
     tool: "awr_session_start",
     args: { work: "W-2", conversation: "conv-1", ...agentArgs, claim: true },
     write: true,
@@ -36,6 +89,7 @@ export const STEPS: Step[] = [
     cli: [
       "context",
       "compile",
+      "--work",
       "W-2",
       "--conversation",
       "conv-1",
@@ -43,9 +97,20 @@ export const STEPS: Step[] = [
       "3000",
       "--intent",
       "write the migration",
+      "--goal",
+      "goal#checkout",
+      "--path",
+      "migrations/001-orders.sql",
     ],
     tool: "awr_context_compile",
-    args: { work: "W-2", conversation: "conv-1", budget: 3000, intent: "write the migration" },
+    args: {
+      work: "W-2",
+      conversation: "conv-1",
+      budget: 3000,
+      intent: "write the migration",
+      goals: ["goal#checkout"],
+      paths: ["migrations/001-orders.sql"],
+    },
   },
   {
     cli: [
@@ -53,6 +118,8 @@ export const STEPS: Step[] = [
       "checkpoint",
       "--conversation",
       "conv-1",
+      "--context-hash",
+      HASH,
       "--digest",
       "schema drafted",
       "--next-action",
@@ -63,6 +130,7 @@ export const STEPS: Step[] = [
     tool: "awr_session_checkpoint",
     args: {
       conversation: "conv-1",
+      context_hash: HASH,
       digest: "schema drafted",
       next_action: "run the tests",
       open_loops: ["index names"],
@@ -77,6 +145,8 @@ export const STEPS: Step[] = [
       "W-2",
       "--conversation",
       "conv-1",
+      "--reason",
+      "migration written",
       "--next-action",
       "run the repository tests",
     ],
@@ -85,35 +155,16 @@ export const STEPS: Step[] = [
       work: "W-2",
       action: "progress",
       conversation: "conv-1",
+      reason: "migration written",
       next_action: "run the repository tests",
     },
     write: true,
   },
   {
-    cli: [
-      "evidence",
-      "add",
-      "ev-schema",
-      "--type",
-      "test",
-      "--level",
-      "locally_verified",
-      "--summary",
-      "migration applies",
-      "--work",
-      "W-2",
-      "--command",
-      "pnpm test migrations",
-    ],
+    cli: ["evidence", "add", "--input", "<dir>/ev-schema.json"],
+    files: { "ev-schema.json": evidenceDraft("ev-schema") },
     tool: "awr_evidence_record",
-    args: {
-      external_key: "ev-schema",
-      evidence_type: "test",
-      level: "locally_verified",
-      summary: "migration applies",
-      work: "W-2",
-      command: "pnpm test migrations",
-    },
+    args: { ...evidence("ev-schema"), work: "W-2" },
     write: true,
   },
   {
@@ -127,6 +178,10 @@ export const STEPS: Step[] = [
       "locally_verified",
       "--summary",
       "repository tests pass",
+      "--locator",
+      "https://ci.example/run/8",
+      "--source-sha",
+      SHA,
       "--work",
       "W-2",
       "--scope",
@@ -138,6 +193,8 @@ export const STEPS: Step[] = [
       evidence_type: "test",
       level: "locally_verified",
       summary: "repository tests pass",
+      locator: "https://ci.example/run/8",
+      source_sha: SHA,
       work: "W-2",
       scope: ["server/orders"],
     },
@@ -148,20 +205,25 @@ export const STEPS: Step[] = [
     cli: [
       "event",
       "append",
+      "--type",
       "review.requested",
       "--work",
       "W-2",
       "--summary",
       "please review",
+      "--importance",
+      "high",
       "--payload",
-      '{"reviewer":"sam"}',
+      "<dir>/payload.json",
     ],
+    files: { "payload.json": { body: "sam, please" } },
     tool: "awr_event_append",
     args: {
-      type: "review.requested",
+      event_type: "review.requested",
       work: "W-2",
       summary: "please review",
-      payload: { reviewer: "sam" },
+      importance: "high",
+      payload: { body: "sam, please" },
     },
     write: true,
   },
@@ -172,6 +234,8 @@ export const STEPS: Step[] = [
       "W-2",
       "--conversation",
       "conv-1",
+      "--reason",
+      "no database",
       "--blocker",
       "waiting for a database",
     ],
@@ -180,6 +244,7 @@ export const STEPS: Step[] = [
       work: "W-2",
       action: "block",
       conversation: "conv-1",
+      reason: "no database",
       blocker: "waiting for a database",
     },
     write: true,
@@ -198,17 +263,29 @@ export const STEPS: Step[] = [
       "conv-1",
       "--question",
       "Merge now?",
+      "--context-hash",
+      HASH,
       "--digest",
       "all green",
+      "--next-action",
+      "merge",
     ],
     tool: "awr_session_wait",
-    args: { conversation: "conv-1", question: "Merge now?", digest: "all green" },
+    args: {
+      conversation: "conv-1",
+      question: "Merge now?",
+      context_hash: HASH,
+      digest: "all green",
+      next_action: "merge",
+    },
     write: true,
   },
   {
-    cli: ["session", "reply", "--conversation", "conv-1", "--answer", "yes"],
+    cli: ["session", "reply"],
+    lateCli: (earlier) => [waitId(earlier), "--reply", "yes"],
     tool: "awr_session_reply",
-    args: { conversation: "conv-1", answer: "yes" },
+    args: { reply: "yes" },
+    late: (earlier) => ({ wait: waitId(earlier) }),
     write: true,
   },
   {
@@ -218,22 +295,37 @@ export const STEPS: Step[] = [
       "W-2",
       "--conversation",
       "conv-1",
-      "--criterion",
-      "schema=ev-schema",
-      "--criterion",
-      "tests=ev-tests",
+      "--reason",
+      "schema and tests done",
+      "--input",
+      "<dir>/completion.json",
       "--request-id",
       "req-complete-w2",
     ],
+    files: {
+      "completion.json": {
+        version: 1,
+        source_sha: SHA,
+        acceptance: [
+          { criterion: "schema", evidence: ["ev-schema"] },
+          { criterion: "tests", evidence: ["ev-tests"] },
+        ],
+      },
+    },
     tool: "awr_work_transition",
     args: {
       work: "W-2",
       action: "complete",
       conversation: "conv-1",
-      completion: [
-        { criterion: "schema", evidence: ["ev-schema"] },
-        { criterion: "tests", evidence: ["ev-tests"] },
-      ],
+      reason: "schema and tests done",
+      completion: {
+        version: 1,
+        source_sha: SHA,
+        acceptance: [
+          { criterion: "schema", evidence: ["ev-schema"] },
+          { criterion: "tests", evidence: ["ev-tests"] },
+        ],
+      },
       request_id: "req-complete-w2",
     },
     write: true,
@@ -250,48 +342,50 @@ export const STEPS: Step[] = [
     write: true,
   },
   {
-    cli: ["session", "claim", "--conversation", "conv-1", "--work", "W-3"],
+    cli: ["session", "start", "--work", "W-3", "--conversation", "conv-3", ...AGENT],
+    tool: "awr_session_start",
+    args: { work: "W-3", conversation: "conv-3", ...agentArgs },
+    write: true,
+  },
+  {
+    cli: ["session", "claim", "--conversation", "conv-3", "--ttl-ms", "600000"],
     tool: "awr_session_claim",
-    args: { conversation: "conv-1", action: "acquire", work: "W-3" },
+    args: { conversation: "conv-3", action: "acquire", ttl_ms: 600000 },
     write: true,
   },
   {
-    cli: ["session", "release", "--conversation", "conv-1", "--work", "W-3"],
+    cli: ["session", "release", "--conversation", "conv-3"],
+    lateCli: (earlier) => ["--claim", claimId(earlier)],
     tool: "awr_session_claim",
-    args: { conversation: "conv-1", action: "release", work: "W-3" },
+    args: { conversation: "conv-3", action: "release" },
+    late: (earlier) => ({ claim: claimId(earlier) }),
     write: true,
   },
   {
-    cli: ["work", "cancel", "W-7", "--reason", "feed postponed"],
+    cli: ["work", "cancel", "W-7", "--conversation", "conv-3", "--reason", "feed postponed"],
     tool: "awr_work_transition",
-    args: { work: "W-7", action: "cancel", reason: "feed postponed" },
+    args: { work: "W-7", action: "cancel", conversation: "conv-3", reason: "feed postponed" },
     write: true,
   },
   {
-    cli: ["work", "reopen", "W-7", "--reason", "feed is back"],
+    cli: ["work", "reopen", "W-7", "--conversation", "conv-3", "--reason", "feed is back"],
     tool: "awr_work_transition",
-    args: { work: "W-7", action: "reopen", reason: "feed is back" },
+    args: { work: "W-7", action: "reopen", conversation: "conv-3", reason: "feed is back" },
     write: true,
   },
   {
-    cli: ["session", "resume", "--conversation", "conv-1", "--new-conversation", "conv-2"],
+    cli: ["session", "resume", "--conversation", "conv-4", ...AGENT, "--no-claim"],
+    lateCli: (earlier) => ["--session", sessionId(earlier)],
     tool: "awr_session_resume",
-    args: { conversation: "conv-1", new_conversation: "conv-2" },
+    args: { conversation: "conv-4", ...agentArgs, claim: "none" },
+    ignore: ["context"],
+    late: (earlier) => ({ session: sessionId(earlier) }),
     write: true,
   },
   {
-    cli: [
-      "session",
-      "end",
-      "--conversation",
-      "conv-2",
-      "--status",
-      "ended",
-      "--summary",
-      "done for today",
-    ],
+    cli: ["session", "end", "--conversation", "conv-4", "--outcome", "ended"],
     tool: "awr_session_end",
-    args: { conversation: "conv-2", status: "ended", summary: "done for today" },
+    args: { conversation: "conv-4", outcome: "ended" },
     write: true,
   },
   { cli: ["source", "reindex"], tool: "awr_source_reindex", args: {}, write: true },

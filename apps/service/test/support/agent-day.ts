@@ -12,6 +12,9 @@ export const sdkCaller =
   (name, args) =>
     client.callTool({ name, arguments: args }) as ReturnType<CallTool>;
 
+/** The source revision the day's evidence and completion are bound to. */
+const SHA = "f".repeat(40);
+
 async function ok(call: CallTool, name: string, args: Record<string, unknown>) {
   const result = await call(name, args);
   if (result.isError)
@@ -54,7 +57,7 @@ export async function runAgentDay(
   revision = status["project_revision"] as number;
   expect(status["ready_count"]).toBe(2);
   const ready = await ok(client, "awr_work_ready", p({ limit: 10 }));
-  expect((ready["items"] as { key?: string; id?: string }[]).length).toBe(2);
+  expect((ready["ready"] as { external_key: string }[]).length).toBe(2);
 
   const started = await write("awr_session_start", {
     work: "W-1",
@@ -68,14 +71,15 @@ export async function runAgentDay(
   expect(started["claim"]).not.toBeNull();
 
   const context = await ok(client, "awr_context_compile", p({ work: "W-1", session }));
-  const packet = context["work_context"] as Record<string, unknown>;
-  expect(typeof packet["rendered_context"]).toBe("string");
-  expect(packet["rendered_context"]).toContain("Build checkout");
+  const packet = context["work_context"] as { rendered_context: string; context_hash: string };
+  expect(typeof packet.rendered_context).toBe("string");
+  expect(packet.rendered_context).toContain("Build checkout");
 
   await write("awr_work_transition", {
     work: "W-1",
     action: "progress",
     session,
+    reason: "starting the form",
     next_action: "Wire the payment provider",
   });
   await write("awr_evidence_record", {
@@ -83,17 +87,30 @@ export async function runAgentDay(
     evidence_type: "test",
     level: "locally_verified",
     summary: "unit tests pass",
+    locator: "https://ci.example/run/1",
+    source_sha: SHA,
+    scope: ["W-1"],
     work: "W-1",
-    session,
   });
   await write("awr_session_checkpoint", {
     session,
+    context_hash: packet.context_hash,
     digest: "form done, tests green",
     next_action: "ask",
   });
-  await write("awr_session_wait", { session, question: "Ship it?", digest: "ready to complete" });
+  const waited = await write("awr_session_wait", {
+    session,
+    question: "Ship it?",
+    context_hash: packet.context_hash,
+    digest: "ready to complete",
+    next_action: "complete once answered",
+  });
 
-  const completion = [{ criterion: "tests pass", evidence: [`${options.prefix}-tests`] }];
+  const completion = {
+    version: 1,
+    source_sha: SHA,
+    acceptance: [{ criterion: "tests pass", evidence: [`${options.prefix}-tests`] }],
+  };
   const blocked = await fails(
     client,
     "awr_work_transition",
@@ -101,6 +118,7 @@ export async function runAgentDay(
       work: "W-1",
       action: "complete",
       session,
+      reason: "shipping",
       completion,
       expected_revision: revision,
       request_id: requestId(),
@@ -108,9 +126,15 @@ export async function runAgentDay(
   );
   expect(blocked.code).toBe("InvalidTransition");
 
-  await write("awr_session_reply", { session, answer: "yes" });
-  await write("awr_work_transition", { work: "W-1", action: "complete", session, completion });
-  await write("awr_session_end", { session, status: "ended", summary: "checkout shipped" });
+  await write("awr_session_reply", { wait: (waited["wait"] as { id: string }).id, reply: "yes" });
+  await write("awr_work_transition", {
+    work: "W-1",
+    action: "complete",
+    session,
+    reason: "shipping",
+    completion,
+  });
+  await write("awr_session_end", { session, outcome: "ended" });
 
   const after = await ok(client, "awr_session_get", p({ session }));
   expect(JSON.stringify(after)).toContain('"ended"');

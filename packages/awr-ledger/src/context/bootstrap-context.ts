@@ -223,7 +223,7 @@ function render(c: BootstrapContext): string {
   lines.push(
     s === null
       ? "Session: none"
-      : `Session: ${s.id} ${s.status} agent=${s.agent} provider=${s.provider} model=${s.model}`,
+      : `Session: ${s.id} ${s.status} agent=${s.agent_id} provider=${s.provider} model=${s.model}`,
   );
   lines.push(c.critical_rules.length === 0 ? "Hard rules: none apply" : "Hard rules:");
   for (const rule of c.critical_rules) lines.push(`[${rule.external_key}]`, rule.text);

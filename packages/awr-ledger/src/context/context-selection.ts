@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { type EntityView, tableExists } from "../read/entity-view.js";
 import type { Projection } from "../read/projection.js";
 import { projectionAt } from "../read/projection-cache.js";
 import { STATUS_SUMMARY } from "../read/status-summary.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
-import type { SessionTable } from "../runtime/runtime-tables.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SelectionBasis } from "./context-types.js";
 

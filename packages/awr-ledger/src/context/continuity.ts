@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { tableExists } from "../read/entity-view.js";
-import type { SessionTable, WaitTable } from "../runtime/runtime-tables.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 

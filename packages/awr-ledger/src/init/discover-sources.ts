@@ -53,7 +53,8 @@ export function discoverManifest(root: string, createStarter: boolean): Discover
     domains.add(candidate.domain);
     sources.push({
       ...candidate,
-      role: candidate.domain === "ledger" ? "primary" : "supporting",
+      // As the original's intake: every discovered source is authoritative but decisions.
+      role: candidate.domain === "decisions" ? "supporting" : "primary",
       options: {},
     });
   }

@@ -21,3 +21,12 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/** `signal`, also aborted when `closing` is (a ledger that closes stops its long work). */
+export function untilClosed(
+  signal: AbortSignal | undefined,
+  closing: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (closing === undefined) return signal;
+  return signal === undefined ? closing : AbortSignal.any([signal, closing]);
+}

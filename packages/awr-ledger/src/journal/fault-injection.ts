@@ -2,13 +2,17 @@
  * TEST-ONLY fault switch. When the environment variable AWR_TEST_FAULT names a point
  * (`after_begin`: after `mcp.operation_started` is durable; `after_domain`: after the domain
  * commit, before `mcp.operation_finished`), the process kills itself with SIGKILL there, so
- * tests can prove recovery from a real crash. Never set it in production: nothing else reads it.
+ * tests can prove recovery from a real crash; `finish_fails` instead throws where the final
+ * receipt would be written (a lost receipt the process survives). Never set it in production:
+ * nothing else reads it.
  */
-export const FAULT_POINTS = ["after_begin", "after_domain"] as const;
+export const FAULT_POINTS = ["after_begin", "after_domain", "finish_fails"] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 
 export const FAULT_ENV = "AWR_TEST_FAULT";
 
 export function injectFault(point: FaultPoint): void {
-  if (process.env[FAULT_ENV] === point) process.kill(process.pid, "SIGKILL");
+  if (process.env[FAULT_ENV] !== point) return;
+  if (point === "finish_fails") throw new Error("injected fault: the final receipt was lost");
+  process.kill(process.pid, "SIGKILL");
 }

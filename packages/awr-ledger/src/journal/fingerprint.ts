@@ -22,7 +22,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The request journal's fingerprint (AWR.md section 4.1): SHA-256, hex, of the canonical JSON
+ * The request journal's fingerprint: SHA-256, hex, of the canonical JSON
  * of `{tool, arguments}` where `arguments` is the tool input without `project`.
  */
 export function requestFingerprint(tool: string, input: Readonly<Record<string, unknown>>): string {

@@ -1,8 +1,8 @@
-import type { OperationTable } from "../runtime/runtime-tables.js";
+import type { OperationTable } from "../core/runtime-tables.js";
 
 /**
  * What to do with an incoming write, given the journal entry already recorded under the same
- * (client, request_id), if any (AWR.md section 4.2). Pure, so the rule table is tested alone.
+ * (client, request_id), if any. Pure, so the rule table is tested alone.
  */
 export type JournalDecision =
   | { kind: "run" }
@@ -30,7 +30,7 @@ export interface TerminalEventView {
 }
 
 /**
- * Recovery of an operation (AWR.md section 4.5): a finished one is replayed; an unfinished one
+ * Recovery of an operation: a finished one is replayed; an unfinished one
  * is settled from its terminal events (exactly one: committed; none: not committed; several:
  * ambiguous and refused). It never runs the tool again.
  */

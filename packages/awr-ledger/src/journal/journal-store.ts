@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { OperationTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import type { OperationTable } from "../runtime/runtime-tables.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /** Journal rows and the recorded outcome they stand for. */
@@ -52,7 +52,7 @@ export const UNKNOWN_OUTCOME_NEXT_ACTION =
   "Do not replay this write. Call awr_operation_get to inspect it, then awr_operation_recover " +
   "with the same request_id and the current expected_revision to settle its outcome.";
 
-/** The error for a request begun under this id but never finished (AWR.md section 4.2). */
+/** The error for a request begun under this id but never finished. */
 export function unknownOutcomeError(entry: OperationTable): LedgerError {
   return new LedgerError(
     "MutationConflict",
@@ -64,6 +64,28 @@ export function unknownOutcomeError(entry: OperationTable): LedgerError {
       operation_id: entry.id,
       next_action: UNKNOWN_OUTCOME_NEXT_ACTION,
     },
+  );
+}
+
+/**
+ * The answer when a begun request lost its final receipt (the process survived, e.g. the last
+ * commit failed): its outcome is unknown, like a request found unfinished.
+ */
+export function lostReceiptError(
+  entry: { request_id: string; id: string },
+  cause: unknown,
+): LedgerError {
+  return new LedgerError(
+    "MutationConflict",
+    `request_id ${entry.request_id} began but its final receipt was not recorded; its outcome is ` +
+      `unknown. ${UNKNOWN_OUTCOME_NEXT_ACTION}`,
+    {
+      write_outcome: "unknown",
+      request_id: entry.request_id,
+      operation_id: entry.id,
+      next_action: UNKNOWN_OUTCOME_NEXT_ACTION,
+    },
+    { cause },
   );
 }
 

@@ -1,4 +1,4 @@
-import type { RuntimeContext } from "../runtime/runtime-context.js";
+import type { RuntimeContext } from "../core/runtime-context.js";
 import { appendEvent, type NewEvent } from "../storage/events.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
 import { spendRevision } from "../storage/revision.js";
@@ -23,10 +23,11 @@ export interface CommitUnit {
   terminal(event: DomainEvent, result: Record<string, unknown>): Promise<EventTable>;
 }
 
-/** The domain step (b) of a journaled write. */
+/** The domain step (b) of a journaled write, or the single commit of a direct one. */
 export interface OperationScope {
-  operationId: string;
-  requestId: string;
+  /** Null for a direct write (no request_id): nothing is journaled. */
+  operationId: string | null;
+  requestId: string | null;
   client: string;
   tool: string;
   /** Runs `fn` in one write transaction that spends one revision. */
@@ -35,6 +36,8 @@ export interface OperationScope {
   readonly terminalCount: number;
   /** The last terminal event appended (and committed) by this operation. */
   readonly terminalEvent: EventTable | undefined;
+  /** The revision the last commit spent (0 before the first). */
+  readonly lastRevision: number;
 }
 
 /** Where a terminal event keeps its marker and the domain result, inside the event payload. */
@@ -54,12 +57,18 @@ export function terminalRef(
   return { id: row.id, seq: Number(row.seq), revision: Number(row.revision), type: row.type };
 }
 
+/**
+ * The scope of one write's domain step. A journaled write's terminal event records the domain
+ * result in its payload (for recovery); a direct write has nothing to recover, so it does not.
+ */
 export function createOperationScope(
   ctx: RuntimeContext,
-  ids: { operationId: string; requestId: string; client: string; tool: string },
+  ids: { operationId: string | null; requestId: string | null; client: string; tool: string },
 ): OperationScope {
   let terminals = 0;
   let lastTerminal: EventTable | undefined;
+  let lastRevision = 0;
+  const journaled = ids.operationId !== null;
   return {
     ...ids,
     get terminalCount() {
@@ -68,9 +77,13 @@ export function createOperationScope(
     get terminalEvent() {
       return lastTerminal;
     },
+    get lastRevision() {
+      return lastRevision;
+    },
     commit(fn) {
       return ctx.store.write(async (tx) => {
         const revision = await spendRevision(tx);
+        lastRevision = revision;
         const nowMs = ctx.now();
         const time = new Date(nowMs).toISOString();
         let pending = 0;
@@ -92,7 +105,10 @@ export function createOperationScope(
           event: (event) => bound(event, {}),
           terminal: async (event, value) => {
             pending++;
-            pendingRow = await bound(event, { [TERMINAL_PAYLOAD_KEY]: { result: value } });
+            pendingRow = await bound(
+              event,
+              journaled ? { [TERMINAL_PAYLOAD_KEY]: { result: value } } : {},
+            );
             return pendingRow;
           },
         });

@@ -1,43 +1,67 @@
-import type { OperationTable, WriteOutcome } from "../runtime/runtime-tables.js";
+import type { OperationTable, WriteOutcome } from "../core/runtime-tables.js";
 import type { EventTable } from "../storage/schema.js";
 import { UNKNOWN_OUTCOME_NEXT_ACTION } from "./journal-store.js";
-import { isTerminalEvent } from "./operation-scope.js";
+import { isTerminalEvent, TERMINAL_PAYLOAD_KEY } from "./operation-scope.js";
 
-/** An event as tools return it: payload parsed, terminal marker surfaced. */
-export interface EventView {
+/** An event as tools return it (the original's names): payload parsed, ledger markers removed. */
+export interface EventRecord {
   id: string;
-  seq: number;
-  revision: number;
-  type: string;
-  work: string | null;
-  session: string | null;
-  client: string | null;
-  operation_id: string | null;
+  project_revision: number;
+  event_type: string;
+  importance: string;
   summary: string | null;
   payload: Record<string, unknown>;
-  time: string;
-  terminal: boolean;
+  /** The work item's key. */
+  work: string | null;
+  session_id: string | null;
+  /** Work branches are not supported yet: always null (the baseline). */
+  branch_id: null;
+  /** Milliseconds since the epoch. */
+  created_at: number;
 }
 
-export function eventView(row: EventTable): EventView {
+export function eventRecord(row: Omit<EventTable, "seq">): EventRecord {
   let payload: Record<string, unknown> = {};
   try {
     payload = JSON.parse(row.payload) as Record<string, unknown>;
   } catch {
     payload = {};
   }
+  const { [TERMINAL_PAYLOAD_KEY]: _marker, ...data } = payload;
+  return {
+    id: row.id,
+    project_revision: Number(row.revision),
+    event_type: row.type,
+    importance: row.importance ?? "normal",
+    summary: row.summary,
+    payload: data,
+    work: row.work,
+    session_id: row.session,
+    branch_id: null,
+    created_at: Date.parse(row.time),
+  };
+}
+
+/** A domain receipt of an operation, as awr_operation_get lists it. */
+export interface ReceiptRecord {
+  id: string;
+  seq: number;
+  event_type: string;
+  project_revision: number;
+  session_id: string | null;
+  work: string | null;
+  /** True for the operation's terminal event (the one recovery trusts). */
+  terminal: boolean;
+}
+
+export function receiptRecord(row: EventTable): ReceiptRecord {
   return {
     id: row.id,
     seq: Number(row.seq),
-    revision: Number(row.revision),
-    type: row.type,
+    event_type: row.type,
+    project_revision: Number(row.revision),
+    session_id: row.session,
     work: row.work,
-    session: row.session,
-    client: row.client,
-    operation_id: row.operation_id,
-    summary: row.summary,
-    payload,
-    time: row.time,
     terminal: isTerminalEvent(row),
   };
 }

@@ -1,10 +1,14 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import { isLedgerError, type LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
-import type { WriteFields } from "../runtime/input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
@@ -15,6 +19,7 @@ import {
   errorRecord,
   findOperation,
   fingerprintConflictError,
+  lostReceiptError,
   replayRecorded,
   unknownOutcomeError,
 } from "./journal-store.js";
@@ -25,35 +30,29 @@ import {
   terminalRef,
 } from "./operation-scope.js";
 
-/** Every write result carries these (AWR.md section 4). */
+/** Every write result carries these. */
 export interface WriteReceipt {
   project_revision: number;
-  request_id: string;
-  /** The domain's terminal event (absent when a precheck answered without a change). */
+  /** The request id of a journaled write (absent for a direct one). */
+  request_id?: string;
+  /** A journaled write's terminal event (absent when a precheck answered without a change). */
   terminal_event?: TerminalEventRef;
   /** Present (true) only when the result is a replay of a recorded one. */
   replayed?: boolean;
 }
 
 export interface JournaledWrite<R extends object> {
-  tool: string;
-  /** The validated tool input as the caller sent it (fingerprinted without `project`). */
-  input: Readonly<Record<string, unknown>>;
-  write: WriteFields;
+  /** The checked tool input as the caller sent it (fingerprinted without `project`). */
+  input: Readonly<WriteFields>;
   caller: RuntimeCaller;
   /**
    * Optional: under the lock, after the revision check, before anything is journaled. A result
    * here means "nothing to change" (e.g. a reused session binding): it is recorded as finished
-   * without spending a revision and without events.
+   * (journaled) or returned (direct) without spending a revision and without events.
    */
   precheck?: (db: Kysely<LedgerSchema>) => Promise<R | undefined>;
-  /** Step (b): the domain operation; must append exactly one terminal event. */
+  /** The domain operation; must append exactly one terminal event. */
   domain: (op: OperationScope) => Promise<R>;
-}
-
-/** Request ids the ledger generates for writes that arrive without one (stdio, CLI). */
-export function generatedRequestId(): string {
-  return `local-${ulid()}`;
 }
 
 function decideOrThrow(
@@ -73,30 +72,45 @@ function decideOrThrow(
   }
 }
 
+function exactlyOneTerminal(tool: string, scope: OperationScope): void {
+  if (scope.terminalCount !== 1) {
+    throw new Error(
+      `internal: ${tool} appended ${scope.terminalCount} terminal events; exactly one is required`,
+    );
+  }
+}
+
 /**
- * Runs one write through the request journal exactly as AWR.md section 4 prescribes: replay,
- * conflict or unknown for a known request_id; otherwise, holding the project write lock, check
- * expected_revision, then (a) `mcp.operation_started`, (b) the domain commit, (c)
- * `mcp.operation_finished`, each its own durable commit. A LedgerError from (b) is recorded as
- * the request's outcome (`not_committed`) and thrown; any other failure leaves the request
- * unfinished, for operation get/recover to settle. The signal is honoured until (a) only: a
- * begun write is always carried to its end.
+ * Runs one write. With a `request_id` it goes through the request journal:
+ * replay, conflict or unknown for a known request_id; otherwise, holding the
+ * project write lock, check expected_revision, then (a) `mcp.operation_started`, (b) the domain
+ * commit, (c) `mcp.operation_finished`, each its own durable commit (three revisions). A
+ * LedgerError from (b) is recorded as the request's outcome (`not_committed`) and thrown; any
+ * other failure after (a) is answered as an unknown outcome (MutationConflict, `write_outcome:
+ * "unknown"`), for operation get/recover to settle. Without a `request_id` (stdio, the local CLI)
+ * it is a direct write, as in the original: the revision check and the one domain commit (one
+ * revision), nothing journaled, nothing to replay. The signal is honoured until the write begins.
  */
 export async function runJournaledWrite<R extends object>(
   ctx: RuntimeContext,
-  spec: JournaledWrite<R>,
+  write: JournaledWrite<R>,
   options?: CallOptions,
 ): Promise<R & WriteReceipt> {
+  throwIfAborted(options?.signal);
+  const tool = options?.tool;
+  if (tool === undefined) throw new Error("internal: a write runs through the catalog's dispatch");
+  const spec = { ...write, tool };
+  const requestId = spec.input.request_id;
+  if (requestId === undefined) return directWrite(ctx, spec, options);
   const signal = options?.signal;
-  throwIfAborted(signal);
   const { client } = spec.caller;
-  const requestId = spec.write.request_id ?? generatedRequestId();
   const fingerprint = requestFingerprint(spec.tool, spec.input);
   const early = decideOrThrow(
     await ctx.store.read((db) => findOperation(db, client, requestId), { signal }),
     fingerprint,
   );
   if (early !== undefined) return early as R & WriteReceipt;
+  await options?.beforeWrite?.();
 
   return ctx.store.withProjectLock(
     async () => {
@@ -105,10 +119,19 @@ export async function runJournaledWrite<R extends object>(
       const again = decideOrThrow(await findOperation(store.db, client, requestId), fingerprint);
       if (again !== undefined) return again as R & WriteReceipt;
       const current = await store.currentRevision();
-      checkExpectedRevision(spec.write.expected_revision, current);
-      const { project: _project, ...args } = spec.input;
+      checkExpectedRevision(spec.input.expected_revision, current);
+      const { project: _project, ...args } = spec.input as Record<string, unknown>;
       const argumentsJson = canonicalJson(args);
       const startedAt = new Date(ctx.now()).toISOString();
+      const entry = {
+        client,
+        request_id: requestId,
+        tool: spec.tool,
+        fingerprint,
+        arguments: argumentsJson,
+        recovered: 0,
+        started_at: startedAt,
+      };
 
       if (spec.precheck !== undefined) {
         const unchanged = await spec.precheck(store.db);
@@ -118,20 +141,14 @@ export async function runJournaledWrite<R extends object>(
             await tx
               .insertInto("operations")
               .values({
+                ...entry,
                 id: ulid(),
-                client,
-                request_id: requestId,
-                tool: spec.tool,
-                fingerprint,
-                arguments: argumentsJson,
                 status: "finished",
                 write_outcome: "committed",
                 result: JSON.stringify(result),
                 error: null,
-                recovered: 0,
                 started_revision: current,
                 finished_revision: current,
-                started_at: startedAt,
                 finished_at: startedAt,
               })
               .execute();
@@ -148,20 +165,14 @@ export async function runJournaledWrite<R extends object>(
         await tx
           .insertInto("operations")
           .values({
+            ...entry,
             id: operationId,
-            client,
-            request_id: requestId,
-            tool: spec.tool,
-            fingerprint,
-            arguments: argumentsJson,
             status: "started",
             write_outcome: null,
             result: null,
             error: null,
-            recovered: 0,
             started_revision: revision,
             finished_revision: null,
-            started_at: startedAt,
             finished_at: null,
           })
           .execute();
@@ -176,74 +187,117 @@ export async function runJournaledWrite<R extends object>(
         });
       });
       injectFault("after_begin");
+      const started = { request_id: requestId, id: operationId };
+      try {
+        return await finishJournaled(ctx, spec, started);
+      } catch (error) {
+        if (isLedgerError(error)) throw error;
+        // The domain change may or may not have committed, and no final receipt says which.
+        throw lostReceiptError(started, error);
+      }
+    },
+    { signal, leaseMs: ctx.lockLeaseMs },
+  );
+}
 
-      // (b) The domain operation.
+/** Steps (b) and (c) of a journaled write whose request is already begun. */
+async function finishJournaled<R extends object>(
+  ctx: RuntimeContext,
+  spec: JournaledWrite<R> & { tool: string },
+  started: { request_id: string; id: string },
+): Promise<R & WriteReceipt> {
+  const { store } = ctx;
+  const { client } = spec.caller;
+  const scope = createOperationScope(ctx, {
+    operationId: started.id,
+    requestId: started.request_id,
+    client,
+    tool: spec.tool,
+  });
+  let domainResult: R | undefined;
+  let domainError: LedgerError | undefined;
+  try {
+    domainResult = await spec.domain(scope);
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    domainError = error;
+  }
+  if (domainError === undefined) exactlyOneTerminal(spec.tool, scope);
+  injectFault("after_domain");
+  injectFault("finish_fails");
+
+  // (c) The outcome is recorded; the result carries the final revision.
+  const finished = await store.write(async (tx) => {
+    const revision = await spendRevision(tx);
+    const finishedAt = new Date(ctx.now()).toISOString();
+    const result =
+      domainError === undefined
+        ? {
+            ...(domainResult as R),
+            terminal_event: terminalRef(scope.terminalEvent as EventTable),
+            request_id: started.request_id,
+            project_revision: revision,
+          }
+        : undefined;
+    const error = domainError === undefined ? undefined : errorRecord(domainError);
+    const writeOutcome = domainError === undefined ? "committed" : "not_committed";
+    await tx
+      .updateTable("operations")
+      .set({
+        status: "finished",
+        write_outcome: writeOutcome,
+        result: result === undefined ? null : JSON.stringify(result),
+        error: error === undefined ? null : JSON.stringify(error),
+        finished_revision: revision,
+        finished_at: finishedAt,
+      })
+      .where("id", "=", started.id)
+      .execute();
+    await appendEvent(tx, {
+      type: DOMAIN_EVENT_TYPES.operationFinished,
+      revision,
+      client,
+      operation_id: started.id,
+      summary: `${spec.tool} finished: ${writeOutcome}`,
+      payload: {
+        request_id: started.request_id,
+        tool: spec.tool,
+        write_outcome: writeOutcome,
+        ...(result === undefined ? { error } : { result }),
+      },
+      time: finishedAt,
+    });
+    return result as R & WriteReceipt;
+  });
+  if (domainError !== undefined) throw domainError;
+  return finished;
+}
+
+/** A write without a request_id: the revision check and one domain commit, nothing journaled. */
+async function directWrite<R extends object>(
+  ctx: RuntimeContext,
+  spec: JournaledWrite<R> & { tool: string },
+  options?: CallOptions,
+): Promise<R & WriteReceipt> {
+  const signal = options?.signal;
+  await options?.beforeWrite?.();
+  return ctx.store.withProjectLock(
+    async () => {
+      throwIfAborted(signal);
+      const current = await ctx.store.currentRevision();
+      checkExpectedRevision(spec.input.expected_revision, current);
+      const unchanged = await spec.precheck?.(ctx.store.db);
+      if (unchanged !== undefined) return { ...unchanged, project_revision: current };
+      throwIfAborted(signal);
       const scope = createOperationScope(ctx, {
-        operationId,
-        requestId,
-        client,
+        operationId: null,
+        requestId: null,
+        client: spec.caller.client,
         tool: spec.tool,
       });
-      let domainResult: R | undefined;
-      let domainError: LedgerError | undefined;
-      try {
-        domainResult = await spec.domain(scope);
-      } catch (error) {
-        if (!isLedgerError(error)) throw error;
-        domainError = error;
-      }
-      if (domainError === undefined && scope.terminalCount !== 1) {
-        throw new Error(
-          `internal: ${spec.tool} appended ${scope.terminalCount} terminal events; exactly one is required`,
-        );
-      }
-      injectFault("after_domain");
-
-      // (c) The outcome is recorded; the result carries the final revision.
-      const finished = await store.write(async (tx) => {
-        const revision = await spendRevision(tx);
-        const finishedAt = new Date(ctx.now()).toISOString();
-        const result =
-          domainError === undefined
-            ? {
-                ...(domainResult as R),
-                terminal_event: terminalRef(scope.terminalEvent as EventTable),
-                request_id: requestId,
-                project_revision: revision,
-              }
-            : undefined;
-        const error = domainError === undefined ? undefined : errorRecord(domainError);
-        const writeOutcome = domainError === undefined ? "committed" : "not_committed";
-        await tx
-          .updateTable("operations")
-          .set({
-            status: "finished",
-            write_outcome: writeOutcome,
-            result: result === undefined ? null : JSON.stringify(result),
-            error: error === undefined ? null : JSON.stringify(error),
-            finished_revision: revision,
-            finished_at: finishedAt,
-          })
-          .where("id", "=", operationId)
-          .execute();
-        await appendEvent(tx, {
-          type: DOMAIN_EVENT_TYPES.operationFinished,
-          revision,
-          client,
-          operation_id: operationId,
-          summary: `${spec.tool} finished: ${writeOutcome}`,
-          payload: {
-            request_id: requestId,
-            tool: spec.tool,
-            write_outcome: writeOutcome,
-            ...(result === undefined ? { error } : { result }),
-          },
-          time: finishedAt,
-        });
-        return result as R & WriteReceipt;
-      });
-      if (domainError !== undefined) throw domainError;
-      return finished;
+      const result = await spec.domain(scope);
+      exactlyOneTerminal(spec.tool, scope);
+      return { ...result, project_revision: scope.lastRevision };
     },
     { signal, leaseMs: ctx.lockLeaseMs },
   );

@@ -1,4 +1,4 @@
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";

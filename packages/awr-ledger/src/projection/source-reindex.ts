@@ -1,8 +1,6 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
-import { DOMAIN_EVENT_TYPES } from "../runtime/event-types.js";
-import { asFields, optBool } from "../runtime/input/fields.js";
-import { readWriteFields, WRITE_FIELDS } from "../runtime/input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "../runtime/runtime-context.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
 import { applyReindex } from "./apply-reindex.js";
 import { reindexSummary } from "./index-sources.js";
@@ -18,8 +16,6 @@ import {
 export interface SourceReindexInput {
   expected_revision: number;
   request_id?: string | undefined;
-  /** Re-parse every source even when unchanged (ledger and CLI only; not an MCP argument). */
-  force?: boolean | undefined;
 }
 
 /** Where the sources are: the project root and a fresh read of its manifest. */
@@ -50,29 +46,24 @@ export async function sourceReindex(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<ReindexChanges & WriteReceipt> {
-  const fields = asFields(input, ["force", ...WRITE_FIELDS]);
-  const write = readWriteFields(fields);
-  const force = optBool(fields, "force") === true;
   const signal = options?.signal;
   const cache: ParseCache = new Map();
   const plan = async (db: Parameters<typeof planReindex>[0]) => {
     const loaded = location.loadManifest();
     const reads = await readManifestSources(location.root, loaded);
-    return planReindex(db, loaded, reads, { force, cache, signal });
+    return planReindex(db, loaded, reads, { force: false, cache, signal });
   };
   {
     const loaded = location.loadManifest();
     const reads = await readManifestSources(location.root, loaded);
-    const units = await ctx.store.read((db) => changedUnits(db, loaded, reads, force), { signal });
+    const units = await ctx.store.read((db) => changedUnits(db, loaded, reads, false), { signal });
     await preparse(units, cache, signal);
   }
 
   return runJournaledWrite<ReindexChanges>(
     ctx,
     {
-      tool: "awr_source_reindex",
-      input: fields,
-      write,
+      input,
       caller,
       precheck: async (db) => {
         const planned = await plan(db);

@@ -56,10 +56,15 @@ export const stringsOf = (work: EntityView, name: string): string[] =>
 export const stringOf = (work: EntityView, name: string): string | null =>
   (work.attributes[name] as string | null | undefined) ?? null;
 
+/** A claim as reads show it (the original's fields, plus the claimed work item's key). */
 export interface ActiveClaim {
-  work: string;
-  session: string;
+  id: string;
+  /** The claiming session's agent. */
+  agent_id: string;
+  session_id: string;
+  /** Milliseconds since the epoch, or null without a ttl. */
   expires_at: number | null;
+  work: string;
 }
 
 const tableCache = new WeakMap<object, Map<string, boolean>>();
@@ -88,43 +93,66 @@ export async function tableExists(db: Kysely<LedgerSchema>, name: string): Promi
   return exists;
 }
 
+interface ClaimRow {
+  id: string;
+  agent: string;
+  session: string;
+  expires_at: number | string | null;
+  work: string;
+}
+
+function claimOf(row: ClaimRow): ActiveClaim {
+  return {
+    id: row.id,
+    agent_id: row.agent,
+    session_id: row.session,
+    expires_at: row.expires_at === null ? null : Number(row.expires_at),
+    work: row.work,
+  };
+}
+
 /** Claims in force: status 'active' and not past expires_at (part 2's `claims` table). */
 export async function activeClaims(
   db: Kysely<LedgerSchema>,
   now = Date.now(),
 ): Promise<ActiveClaim[]> {
   if (!(await tableExists(db, "claims"))) return [];
-  const { rows } = await sql<ActiveClaim>`
-    SELECT work, session, expires_at FROM claims
-    WHERE status = 'active' AND (expires_at IS NULL OR expires_at > ${now})
-    ORDER BY work`.execute(db);
-  return rows.map((r) => ({
-    work: r.work,
-    session: r.session,
-    expires_at: r.expires_at === null ? null : Number(r.expires_at),
-  }));
+  const { rows } = await sql<ClaimRow>`
+    SELECT c.id, s.agent, c.session, c.expires_at, c.work
+      FROM claims c JOIN sessions s ON s.id = c.session
+     WHERE c.status = 'active' AND (c.expires_at IS NULL OR c.expires_at > ${now})
+     ORDER BY c.work`.execute(db);
+  return rows.map(claimOf);
 }
 
-/** The claim in force on one work item, if any (at most one is active per item). */
-export async function activeClaimOn(
+/**
+ * Claims that lapsed: marked `expired` by a write, or still `active` past their expiry (reads
+ * never write, so a lapse shows here before a write records its `claim.expired`). Newest first,
+ * at most `limit`; only those of `work` when given.
+ */
+export async function expiredClaims(
   db: Kysely<LedgerSchema>,
-  work: string,
-  now = Date.now(),
-): Promise<ActiveClaim | undefined> {
-  if (!(await tableExists(db, "claims"))) return undefined;
-  const { rows } = await sql<ActiveClaim>`
-    SELECT work, session, expires_at FROM claims
-    WHERE work = ${work} AND status = 'active' AND (expires_at IS NULL OR expires_at > ${now})`.execute(
-    db,
-  );
-  const row = rows[0];
-  return row === undefined
-    ? undefined
-    : {
-        work: row.work,
-        session: row.session,
-        expires_at: row.expires_at === null ? null : Number(row.expires_at),
-      };
+  options: { work?: string; limit: number; now?: number },
+): Promise<ActiveClaim[]> {
+  if (!(await tableExists(db, "claims"))) return [];
+  const now = options.now ?? Date.now();
+  let query = db
+    .selectFrom("claims as c")
+    .innerJoin("sessions as s", "s.id", "c.session")
+    .select(["c.id", "s.agent", "c.session", "c.expires_at", "c.work"])
+    .where((eb) =>
+      eb.or([
+        eb("c.status", "=", "expired"),
+        eb.and([eb("c.status", "=", "active"), eb("c.expires_at", "<=", now)]),
+      ]),
+    );
+  if (options.work !== undefined) query = query.where("c.work", "=", options.work);
+  const rows = await query
+    .orderBy("c.acquired_revision", "desc")
+    .orderBy("c.id", "desc")
+    .limit(options.limit)
+    .execute();
+  return rows.map(claimOf);
 }
 
 export interface DependencyView {

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { PROJECTION_CHANGE_WINDOW } from "../storage/migrations/008-projection-changes.js";
+import { PROJECTION_CHANGE_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import {
   entitiesUpdatedBetween,
   inReadSnapshot,

@@ -199,7 +199,7 @@ export class Projection {
 }
 
 /**
- * What the search indexes hold of an entity besides its key and kind (migrations 006 and 008:
+ * What the search indexes hold of an entity besides its key and kind (migrations 006 and 009:
  * title, summary, body and next action, on both backends), as one comparable string.
  */
 function searchableText(view: EntityView): string {

@@ -1,12 +1,13 @@
 import type { EntityView } from "./entity-row.js";
 import type { Derivation, Projection } from "./projection.js";
 import { CopyOnWrite, insertSorted, removeSorted } from "./sorted-list.js";
+import type { ReadyDiagnostic } from "./work-brief.js";
 
 /** Status ready and every required dependency completed. */
 export interface UnblockedEntry {
   work: EntityView;
   /** Unmet optional dependencies. */
-  diagnostics: readonly string[];
+  diagnostics: readonly ReadyDiagnostic[];
   rank: number;
   /** Index in the source-ordered work list. */
   position: number;
@@ -59,12 +60,18 @@ function assess(projection: Projection, key: string): Assessment {
   const work = projection.ofKind("work")[slot.index] as EntityView;
   if (work.status !== "ready") return { state: "other" };
   const unmet: string[] = [];
-  const diagnostics: string[] = [];
+  const diagnostics: ReadyDiagnostic[] = [];
   for (const dep of projection.dependencies.get(key) ?? []) {
     const status = projection.entity(dep.target)?.status ?? "missing";
     if (status === "completed") continue;
     if (dep.required) unmet.push(`${dep.target} (${status})`);
-    else diagnostics.push(`optional dependency ${dep.target} is ${status}`);
+    else {
+      diagnostics.push({
+        code: "optional_dependency_incomplete",
+        work_item_key: dep.target,
+        detail: `optional dependency ${dep.target} is ${status}`,
+      });
+    }
   }
   const position = slot.index;
   if (unmet.length > 0) return { state: "blocked", entry: { work, unmet, position } };

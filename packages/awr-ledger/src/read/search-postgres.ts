@@ -1,6 +1,6 @@
 import type { Kysely, RawBuilder } from "kysely";
 import { sql } from "../internal/kysely.js";
-import { EVENT_SEARCH_WINDOW } from "../storage/migrations/008-projection-changes.js";
+import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type Candidate,

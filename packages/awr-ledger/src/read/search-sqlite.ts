@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { sql } from "../internal/kysely.js";
-import { EVENT_SEARCH_WINDOW } from "../storage/migrations/008-projection-changes.js";
+import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type Candidate,
@@ -12,7 +12,7 @@ import {
 import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 /**
- * SQLite search (migrations 005, 006 and 008). Words: work, goals, plans, rules, decisions,
+ * SQLite search (migrations 005, 006 and 009). Words: work, goals, plans, rules, decisions,
  * milestones and evidence in search_fts (unicode61 + porter, every term a prefix, bm25 with the
  * title weighted 4x), events in event_search_fts / event_search_recent (rowid = seq, the type
  * weighted 4x). Any CJK term: records in search_trigram (substring MATCH for terms of three or

@@ -22,29 +22,9 @@ interface Positioned {
   position: number;
 }
 
-/** One entry of the status's current work, as reported when no claim holds the item. */
-export interface CurrentWorkRow {
-  work: string;
-  title: string;
-  status: string;
-  next_action: string | null;
-  claimed_by: string | null;
-}
-
+/** A work item in progress or claimed by status, at its source position. */
 export interface CurrentEntry extends Positioned {
   work: EntityView;
-  row: CurrentWorkRow;
-}
-
-export function currentEntry(position: number, work: EntityView): CurrentEntry {
-  const row = {
-    work: work.key,
-    title: work.title,
-    status: work.status,
-    next_action: stringAttribute(work, "next_action"),
-    claimed_by: null,
-  };
-  return { position, work, row };
 }
 
 /** The claim-independent part of the project status, at one projection generation. */
@@ -156,7 +136,7 @@ export const STATUS_SUMMARY: Derivation<StatusSummary> = {
     const goalWork = new Map<string, number>();
     for (const [position, work] of projection.ofKind("work").entries()) {
       counts[work.status] = (counts[work.status] ?? 0) + 1;
-      if (isCurrent(work)) current.push(currentEntry(position, work));
+      if (isCurrent(work)) current.push({ position, work });
       const gaps = gapsOfItem(projection, work);
       if (gaps.length > 0) itemGaps.push({ position, gaps });
       countGoal(goalWork, stringAttribute(work, "goal"), 1);
@@ -182,7 +162,7 @@ export const STATUS_SUMMARY: Derivation<StatusSummary> = {
       (counts as Record<string, number>)[after.status] = (counts[after.status] ?? 0) + 1;
       if (isCurrent(before)) removeSorted(current.edit(), { position }, bySourceOrder);
       if (isCurrent(after)) {
-        insertSorted(current.edit(), currentEntry(position, after), (e) => e, bySourceOrder);
+        insertSorted(current.edit(), { position, work: after }, (e) => e, bySourceOrder);
       }
       const beforeGaps = gapsOfItem(prev, before);
       const afterGaps = gapsOfItem(next, after);

@@ -4,7 +4,6 @@ import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js"
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   acceptanceOf,
-  activeClaimOn,
   type DependencyView,
   dependencyViews,
   type EntityView,
@@ -28,6 +27,7 @@ export interface RecordedEvidence {
   locator: string | null;
   scope: string[];
   sha256: string | null;
+  source_sha: string | null;
   command: string | null;
   verified_at: string | null;
   session: string | null;
@@ -81,7 +81,6 @@ export interface WorkGetResult {
   milestone: LinkedEntity | null;
   decisions: LinkedEntity[];
   evidence: { source: unknown[]; recorded: RecordedEvidence[] };
-  active_claim: { session: string; expires_at: number | null } | null;
 }
 
 /** Decisions naming each work item with `work=`, by their positions among the decisions. */
@@ -119,10 +118,7 @@ export async function workGet(
   const projection = await projectionAt(db, revision);
   const work = projection.entity(input.work);
   if (work?.kind !== "work") throw workNotFound(input.work);
-  const [claim, recorded] = await Promise.all([
-    activeClaimOn(db, work.key),
-    recordedEvidence(db, work.key),
-  ]);
+  const recorded = await recordedEvidence(db, work.key);
   const linked = (key: string | null): LinkedEntity | null => {
     const entity = key === null ? undefined : projection.entity(key);
     return entity === undefined ? null : linkedEntity(entity);
@@ -165,8 +161,6 @@ export async function workGet(
     milestone: linked(stringOf(work, "milestone")),
     decisions: linkedDecisions(projection, work.key, stringsOf(work, "decisions")),
     evidence: { source: (work.attributes["evidence"] as unknown[] | undefined) ?? [], recorded },
-    active_claim:
-      claim === undefined ? null : { session: claim.session, expires_at: claim.expires_at },
   };
 }
 
@@ -212,6 +206,7 @@ export async function recordedEvidence(
     locator: r.locator,
     scope: JSON.parse(r.scope) as string[],
     sha256: r.sha256,
+    source_sha: r.source_sha ?? null,
     command: r.command,
     verified_at: r.verified_at,
     session: r.session,

@@ -1,41 +1,34 @@
 import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
-import {
-  type ActiveClaim,
-  activeClaims,
-  type SourceRef,
-  stringOf,
-  stringsOf,
-} from "./entity-view.js";
+import { type ActiveClaim, activeClaims, type EntityView } from "./entity-view.js";
 import type { Projection } from "./projection.js";
 import { projectionAt } from "./projection-cache.js";
 import { isUnblocked, READINESS, type UnblockedEntry } from "./readiness.js";
+import { STATUS_SUMMARY } from "./status-summary.js";
+import { briefRevisions, type ReadyBrief, type ReadyDiagnostic, readyBrief } from "./work-brief.js";
 
 export interface WorkReadyInput {
   limit?: number | undefined;
 }
 
-export interface ReadyItem {
-  work: string;
-  id: string;
-  title: string;
-  priority: unknown;
-  goal: string | null;
-  milestone: string | null;
-  next_action: string | null;
-  summary: string | null;
-  tags: string[];
-  /** Non-blocking observations, e.g. an unmet optional dependency. */
-  diagnostics: string[];
-  source: SourceRef;
-}
-
+/**
+ * awr_work_ready's answer in the original's shape: the ready items (at most `limit`), how many
+ * there are, and a sample of the open work that is not selectable with counts of why.
+ */
 export interface WorkReadyResult {
   project_revision: number;
-  items: ReadyItem[];
+  /** Work branches are not supported yet: always the baseline. */
+  branch_id: null;
+  ready: ReadyBrief[];
   /** Ready items in total, before `limit`. */
-  total_ready: number;
-  active_claims: ActiveClaim[];
+  ready_total: number;
+  truncated: boolean;
+  /** Open work (neither completed nor cancelled) that is not ready. */
+  blocked_total: number;
+  /** How many of those items have each diagnostic code. */
+  diagnostic_counts: Record<string, number>;
+  /** The first three of them, in source order. */
+  blocked_sample: ReadyBrief[];
 }
 
 /** Readiness with the claims in force applied: shared between callers, read-only. */
@@ -45,10 +38,14 @@ export interface ReadyAnalysis {
   readyCount: number;
   /** Status ready, but a required dependency is not completed. */
   dependencyBlockedCount: number;
+  /** Open work (neither completed nor cancelled) that is not ready. */
+  notReadyCount: number;
   claims: ActiveClaim[];
   /** The first `limit` ready items, in ready order. */
   firstReady(limit: number): UnblockedEntry[];
 }
+
+const TERMINAL = new Set(["completed", "cancelled"]);
 
 /**
  * Ready work: status `ready`, no active claim, every required dependency completed. An unmet
@@ -62,13 +59,18 @@ export async function analyseReady(
 ): Promise<ReadyAnalysis> {
   const [projection, claims] = await Promise.all([projectionAt(db, revision), activeClaims(db)]);
   const { unblocked, dependencyBlocked } = projection.derive(READINESS);
+  const { counts } = projection.derive(STATUS_SUMMARY);
   const claimed = new Set(claims.map((c) => c.work));
   let claimedReady = 0;
   for (const work of claimed) if (isUnblocked(projection, work)) claimedReady++;
+  const readyCount = unblocked.length - claimedReady;
+  const open =
+    projection.ofKind("work").length - (counts["completed"] ?? 0) - (counts["cancelled"] ?? 0);
   return {
     projection,
-    readyCount: unblocked.length - claimedReady,
+    readyCount,
     dependencyBlockedCount: dependencyBlocked.length,
+    notReadyCount: open - readyCount,
     claims,
     firstReady(limit) {
       const out: UnblockedEntry[] = [];
@@ -81,29 +83,91 @@ export async function analyseReady(
   };
 }
 
+/** Why an open item that is not ready cannot be picked now (empty for a ready item). */
+function notReadyDiagnostics(
+  analysis: ReadyAnalysis,
+  item: EntityView,
+  claimedBy: ReadonlyMap<string, ActiveClaim>,
+): ReadyDiagnostic[] {
+  const key = item.key;
+  const claim = claimedBy.get(key);
+  if (claim === undefined && isUnblocked(analysis.projection, key)) return [];
+  const diagnostics: ReadyDiagnostic[] = [];
+  if (item.status !== "ready") {
+    diagnostics.push({
+      code: "status_not_ready",
+      work_item_key: key,
+      detail: `status is ${item.status}`,
+    });
+  } else {
+    for (const dep of analysis.projection.dependencies.get(key) ?? []) {
+      const status = analysis.projection.entity(dep.target)?.status ?? "missing";
+      if (!dep.required || status === "completed") continue;
+      const detail = `required dependency ${dep.target} (${status}) is not completed`;
+      diagnostics.push({ code: "required_dependency_incomplete", work_item_key: key, detail });
+    }
+  }
+  if (claim !== undefined) {
+    const detail = `claimed by session ${claim.session_id} (${claim.agent_id})`;
+    diagnostics.push({ code: "active_claim", work_item_key: key, detail });
+  }
+  return diagnostics;
+}
+
+const BLOCKED_SAMPLE = 3;
+
 export async function workReady(
   db: Kysely<LedgerSchema>,
   input: WorkReadyInput,
   revision: number,
 ): Promise<WorkReadyResult> {
-  const limit = input.limit ?? 20;
-  const analysis = await analyseReady(db, revision);
+  const limit = input.limit ?? 10;
+  const [analysis, revisions] = await Promise.all([
+    analyseReady(db, revision),
+    briefRevisions(db, revision),
+  ]);
+  const { projection, claims } = analysis;
+  const { counts } = projection.derive(STATUS_SUMMARY);
+  const claimedBy = new Map(claims.map((c) => [c.work, c]));
+  const brief = (work: EntityView, ready: boolean, diagnostics: readonly ReadyDiagnostic[]) =>
+    readyBrief(work, revisions, ready, diagnostics, claims);
+
+  // Counts by code without visiting every item: an open item whose status is not ready has
+  // status_not_ready; a status-ready item with an unmet required dependency has
+  // required_dependency_incomplete; every claimed open item has active_claim.
+  const diagnosticCounts: Record<string, number> = {};
+  const add = (code: ReadyDiagnostic["code"], n: number) => {
+    if (n > 0) diagnosticCounts[code] = n;
+  };
+  const notReadyStatus = analysis.notReadyCount + analysis.readyCount - (counts["ready"] ?? 0);
+  add(
+    "active_claim",
+    [...claimedBy.keys()].filter((k) => {
+      const status = projection.entity(k)?.status;
+      return projection.slot(k)?.kind === "work" && status !== undefined && !TERMINAL.has(status);
+    }).length,
+  );
+  add("required_dependency_incomplete", analysis.dependencyBlockedCount);
+  add("status_not_ready", notReadyStatus);
+
+  // The sample: the first open items in source order that are not ready.
+  const sample: ReadyBrief[] = [];
+  for (const item of projection.ofKind("work")) {
+    if (sample.length >= BLOCKED_SAMPLE) break;
+    if (TERMINAL.has(item.status)) continue;
+    const diagnostics = notReadyDiagnostics(analysis, item, claimedBy);
+    if (diagnostics.length > 0) sample.push(brief(item, false, diagnostics));
+  }
   return {
     project_revision: revision,
-    items: analysis.firstReady(limit).map(({ work, diagnostics }) => ({
-      work: work.key,
-      id: work.id,
-      title: work.title,
-      priority: work.attributes["priority"] ?? null,
-      goal: stringOf(work, "goal"),
-      milestone: stringOf(work, "milestone"),
-      next_action: stringOf(work, "next_action"),
-      summary: work.summary,
-      tags: stringsOf(work, "tags"),
-      diagnostics: [...diagnostics],
-      source: work.source,
-    })),
-    total_ready: analysis.readyCount,
-    active_claims: analysis.claims,
+    branch_id: null,
+    ready: analysis.firstReady(limit).map((r) => brief(r.work, true, r.diagnostics)),
+    ready_total: analysis.readyCount,
+    truncated: analysis.readyCount > limit,
+    blocked_total: analysis.notReadyCount,
+    diagnostic_counts: Object.fromEntries(
+      Object.entries(diagnosticCounts).sort(([a], [b]) => (a < b ? -1 : 1)),
+    ),
+    blocked_sample: sample,
   };
 }

@@ -1,9 +1,13 @@
 import type { Kysely } from "kysely";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { WriteFields } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 
 /** What a checked write's change yields: the tool result and the terminal event recording it. */
 export interface CheckedChange<R> {
@@ -12,10 +16,8 @@ export interface CheckedChange<R> {
 }
 
 export interface CheckedWrite<C, R extends object> {
-  tool: string;
-  /** The validated tool input as the caller sent it. */
-  input: Readonly<Record<string, unknown>>;
-  write: WriteFields;
+  /** The checked tool input as the caller sent it. */
+  input: Readonly<WriteFields>;
   caller: RuntimeCaller;
   /**
    * Validates the write against the ledger and returns what the change needs. It runs twice:
@@ -28,8 +30,8 @@ export interface CheckedWrite<C, R extends object> {
 }
 
 /**
- * A journaled write whose precheck never answers early: check, then one commit that applies
- * the change and appends its single terminal event (carrying the result).
+ * A write whose precheck never answers early: check, then one commit that applies the change and
+ * appends its single terminal event (carrying the result).
  */
 export function runCheckedWrite<C, R extends object>(
   ctx: RuntimeContext,
@@ -39,9 +41,7 @@ export function runCheckedWrite<C, R extends object>(
   return runJournaledWrite(
     ctx,
     {
-      tool: spec.tool,
       input: spec.input,
-      write: spec.write,
       caller: spec.caller,
       precheck: async (db) => {
         await spec.check(db, ctx.now());

@@ -1,36 +1,16 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { type Fields, optText, optTextList, text } from "./input/fields.js";
-import type { CheckpointTable, SessionTable } from "./runtime-tables.js";
 
+/** What a checkpoint records (awr_session_checkpoint, and awr_session_wait's checkpoint). */
 export interface CheckpointFields {
   digest: string;
-  next_action?: string;
-  open_loops?: string[];
-  changed_entities?: string[];
-  context_hash?: string;
-}
-
-export const CHECKPOINT_FIELDS = [
-  "digest",
-  "next_action",
-  "open_loops",
-  "changed_entities",
-  "context_hash",
-] as const;
-
-export function readCheckpointFields(fields: Fields): CheckpointFields {
-  const out: CheckpointFields = { digest: text(fields, "digest", { max: 65_536 }) };
-  const nextAction = optText(fields, "next_action", { max: 4096 });
-  const openLoops = optTextList(fields, "open_loops", { maxItems: 100 });
-  const changed = optTextList(fields, "changed_entities", { maxItems: 500, maxLength: 256 });
-  const hash = optText(fields, "context_hash", { max: 256 });
-  if (nextAction !== undefined) out.next_action = nextAction;
-  if (openLoops !== undefined) out.open_loops = openLoops;
-  if (changed !== undefined) out.changed_entities = changed;
-  if (hash !== undefined) out.context_hash = hash;
-  return out;
+  next_action: string;
+  /** The context_hash of the packet the session last worked from. */
+  context_hash: string;
+  open_loops?: string[] | undefined;
+  changed_entities?: string[] | undefined;
 }
 
 /**
@@ -46,9 +26,9 @@ export async function insertCheckpoint(
     id: ulid(),
     session: session.id,
     revision: unit.revision,
-    context_hash: fields.context_hash ?? null,
+    context_hash: fields.context_hash,
     digest: fields.digest,
-    next_action: fields.next_action ?? null,
+    next_action: fields.next_action,
     open_loops: JSON.stringify(fields.open_loops ?? []),
     changed_entities: JSON.stringify(fields.changed_entities ?? []),
     created_at: unit.time,

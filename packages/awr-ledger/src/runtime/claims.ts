@@ -1,12 +1,12 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { ClaimTable, SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import type { ClaimTable, SessionTable } from "./runtime-tables.js";
 
-/** A claim is in force while active and not past its expiry (AWR.md section 3). */
+/** A claim is in force while active and not past its expiry. */
 export function claimInForce(claim: ClaimTable, nowMs: number): boolean {
   return (
     claim.status === "active" && (claim.expires_at === null || Number(claim.expires_at) > nowMs)

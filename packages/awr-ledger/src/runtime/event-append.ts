@@ -1,49 +1,40 @@
+import { isReservedEventType } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
-import { canonicalJson } from "../journal/fingerprint.js";
-import { TERMINAL_PAYLOAD_KEY } from "../journal/operation-scope.js";
+import { ulid } from "../internal/ulid.js";
+import { type EventRecord, eventRecord } from "../journal/operation-views.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { FREE_EVENT_TYPE_PATTERN, isReservedEventType } from "./event-types.js";
-import { asFields, optObject, optText, text } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveLinks } from "./runtime-lookup.js";
 
-export interface EventAppendInput {
-  type: string;
-  work?: string;
-  session?: string;
-  conversation?: string;
-  summary?: string;
-  payload?: Record<string, unknown>;
-  expected_revision: number;
-  request_id?: string;
+export const EVENT_IMPORTANCE = ["low", "normal", "high", "critical"] as const;
+export type EventImportance = (typeof EVENT_IMPORTANCE)[number];
+
+export interface EventAppendInput extends WriteFields {
+  event_type: string;
+  summary: string;
+  importance?: EventImportance | undefined;
+  work?: string | undefined;
+  session?: string | undefined;
+  conversation?: string | undefined;
+  branch?: string | undefined;
+  /** Observations only (the catalog's payload schema); never executed. */
+  payload?: Record<string, unknown> | undefined;
 }
 
 export interface EventAppendResult {
-  /** The appended event; its id and seq are in the result's `terminal_event`. */
-  event: {
-    type: string;
-    work: string | null;
-    session: string | null;
-    summary: string | null;
-    payload: Record<string, unknown>;
-    revision: number;
-    time: string;
-  };
+  event: EventRecord;
 }
 
-const MAX_PAYLOAD_BYTES = 65_536;
-
 /**
- * awr_event_append: a free-form event. Reserved types (the ledger's own, or anything under
- * mcp./session./work./claim./checkpoint./evidence.) are refused with RuleViolation, so no
- * client can forge a receipt; payload keys starting with `awr_` are the ledger's too.
+ * awr_event_append: one free-form event. A reserved type (a lifecycle event or anything under
+ * a domain prefix, see core/event-types.ts) is InvalidInput: it must come from its domain
+ * operation, so no client can forge a receipt.
  */
 export async function eventAppend(
   ctx: RuntimeContext,
@@ -51,66 +42,45 @@ export async function eventAppend(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<EventAppendResult & WriteReceipt> {
-  const fields = asFields(input, [
-    "type",
-    "work",
-    "summary",
-    "payload",
-    ...SESSION_REF_FIELDS,
-    ...WRITE_FIELDS,
-  ]);
-  const write = readWriteFields(fields);
-  const type = text(fields, "type", { max: 128 });
-  if (isReservedEventType(type)) {
-    throw new LedgerError(
-      "RuleViolation",
-      `event type "${type}" is reserved for the ledger; use a free-form type such as note.${type.split(".").pop() ?? "added"}`,
-      { type },
-    );
-  }
-  if (!FREE_EVENT_TYPE_PATTERN.test(type)) {
+  if (isReservedEventType(input.event_type)) {
     throw new LedgerError(
       "InvalidInput",
-      `event type "${type}" must be dotted lowercase words, e.g. build.failed`,
-      { field: "type" },
+      `event type "${input.event_type}" is reserved for the ledger's own operations (use the tool that performs it); choose a free-form type such as note.${input.event_type.split(".").pop() ?? "added"}`,
+      { field: "event_type", event_type: input.event_type },
     );
   }
-  const workRef = optText(fields, "work", { max: 256 });
-  const summary = optText(fields, "summary", { max: 4096 });
-  const payload = optObject(fields, "payload") ?? {};
-  if (Buffer.byteLength(canonicalJson(payload), "utf8") > MAX_PAYLOAD_BYTES) {
-    throw new LedgerError("InvalidInput", `payload is over ${MAX_PAYLOAD_BYTES} bytes`, {
-      field: "payload",
+  if (input.summary.trim() === "") {
+    throw new LedgerError("InvalidInput", "summary must contain text, not only spaces", {
+      field: "summary",
     });
   }
-  const ledgerKeys = Object.keys(payload).filter((key) => key.startsWith("awr_"));
-  if (ledgerKeys.length > 0 || TERMINAL_PAYLOAD_KEY in payload) {
-    throw new LedgerError(
-      "InvalidInput",
-      `payload keys starting with awr_ are reserved: ${ledgerKeys.join(", ")}`,
-      {
-        field: "payload",
-      },
-    );
-  }
-  const ref = readSessionRef(fields);
+  const importance = input.importance ?? "normal";
+  const payload = input.payload ?? {};
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_event_append",
-      input: fields,
-      write,
+      input,
       caller,
-      check: (db) => resolveLinks(db, caller, workRef, ref),
+      check: (db) => resolveLinks(db, caller, input.work, input),
       apply: async (unit, linked) => {
         const event = {
-          type,
+          id: ulid(),
+          type: input.event_type,
           work: linked.work,
           session: linked.session,
-          summary: summary ?? null,
+          summary: input.summary,
+          importance,
           payload,
         };
-        return { result: { event: { ...event, revision: unit.revision, time: unit.time } }, event };
+        const stored = {
+          ...event,
+          revision: unit.revision,
+          client: caller.client,
+          operation_id: null,
+          payload: JSON.stringify(payload),
+          time: unit.time,
+        };
+        return { result: { event: eventRecord(stored) }, event };
       },
     },
     options,

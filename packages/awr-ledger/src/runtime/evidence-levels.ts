@@ -1,5 +1,5 @@
 /**
- * Evidence levels in ascending strength (AWR.md section 3). `unknown` ranks below everything,
+ * Evidence levels in ascending strength. `unknown` ranks below everything,
  * so evidence of unknown level never satisfies an acceptance criterion.
  */
 export const EVIDENCE_LEVELS = [

@@ -1,33 +1,45 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { ClaimTable, SessionTable } from "../core/runtime-tables.js";
+import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
+  acquireClaim,
   claimConflict,
   claimHolder,
   claimInForce,
   expireClaim,
   markReleased,
+  releaseSessionClaims,
   settleWorkClaim,
 } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
 import { findWork } from "./runtime-lookup.js";
-import type { ClaimTable, SessionTable } from "./runtime-tables.js";
 
 const CLOSED_WORK = ["completed", "cancelled"];
 
+/** How a resume treats claims: the original's `claim` argument. */
+export type ResumeClaimMode = "inherit" | "acquire" | "none";
+
 /**
- * What a successor inherits (AWR.md section 3/5: "inherits checkpoint and claim"):
+ * What a successor gets, by mode. `inherit`:
  * - `transfer`: the predecessor still holds claims in force; each is handed over.
  * - `reacquire`: the predecessor's most recent claim on its work was released when the
  *   predecessor ended (ended|interrupted|incomplete, the same revision as its end); it is taken
  *   again for the successor, with the same ttl_ms counted from now.
  * - `none`: nothing to inherit (no claim, a claim released on purpose or by completion, an
  *   expired claim, or work that is now completed/cancelled or gone).
+ *
+ * `acquire` claims the work anew (taking over the predecessor's claim when it still holds it),
+ * refused with ClaimConflict while another session holds it. `none` releases the predecessor's
+ * claims and gives the successor none.
  */
 export type ClaimInheritance =
   | { kind: "transfer" }
   | { kind: "reacquire"; claim: ClaimTable }
+  | { kind: "acquire"; work: string }
+  | { kind: "release" }
   | { kind: "none" };
 
 /**
@@ -38,6 +50,7 @@ export type ClaimInheritance =
 export async function planClaimInheritance(
   db: Kysely<LedgerSchema>,
   predecessor: SessionTable,
+  mode: ResumeClaimMode,
   nowMs: number,
 ): Promise<ClaimInheritance> {
   const held = await db
@@ -46,7 +59,29 @@ export async function planClaimInheritance(
     .where("session", "=", predecessor.id)
     .where("status", "=", "active")
     .execute();
-  if (held.some((claim) => claimInForce(claim, nowMs))) return { kind: "transfer" };
+  const holds = held.some((claim) => claimInForce(claim, nowMs));
+  if (mode === "none") return { kind: "release" };
+  if (mode === "acquire") {
+    if (predecessor.work === null) {
+      throw new LedgerError("InvalidInput", `session ${predecessor.id} has no work to claim`, {
+        session: predecessor.id,
+      });
+    }
+    const item = await findWork(db, predecessor.work);
+    if (item === undefined || CLOSED_WORK.includes(item.status)) {
+      throw new LedgerError(
+        "InvalidTransition",
+        `work ${predecessor.work} is ${item?.status ?? "gone"}; it cannot be claimed`,
+        { work: predecessor.work, status: item?.status ?? null },
+      );
+    }
+    const holder = await claimHolder(db, item.key, nowMs);
+    if (holder !== undefined && holder.session !== predecessor.id) {
+      throw claimConflict(item.key, holder);
+    }
+    return holds ? { kind: "transfer" } : { kind: "acquire", work: item.key };
+  }
+  if (holds) return { kind: "transfer" };
   if (predecessor.work === null || predecessor.end_revision === null) return { kind: "none" };
   const last = await db
     .selectFrom("claims")
@@ -77,8 +112,24 @@ export async function inheritClaims(
   predecessor: SessionTable,
   successor: SessionTable,
   plan: ClaimInheritance,
+  options: { ttlMs?: number | undefined } = {},
 ): Promise<ClaimTable[]> {
   if (plan.kind === "reacquire") return [await reacquire(unit, successor, plan.claim)];
+  if (plan.kind === "release") {
+    await releaseSessionClaims(unit, predecessor.id, "resumed without a claim");
+    return [];
+  }
+  if (plan.kind === "acquire") {
+    const { claim } = await acquireClaim(unit, successor, plan.work, options.ttlMs);
+    await unit.event({
+      type: DOMAIN_EVENT_TYPES.workClaimed,
+      work: plan.work,
+      session: successor.id,
+      summary: `session ${successor.id} claimed ${plan.work} on resume`,
+      payload: { claim: claim.id, ttl_ms: options.ttlMs ?? null },
+    });
+    return [claim];
+  }
   const active = await unit.tx
     .selectFrom("claims")
     .selectAll()

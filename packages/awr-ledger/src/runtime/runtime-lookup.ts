@@ -1,15 +1,30 @@
 import type { Kysely } from "kysely";
+import type { RuntimeCaller } from "../core/runtime-context.js";
+import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
-import type { SessionRef } from "./input/write-fields.js";
-import type { RuntimeCaller } from "./runtime-context.js";
-import type { SessionTable, WaitTable } from "./runtime-tables.js";
 
 type Db = Kysely<LedgerSchema>;
 
+/** Session addressing: `session` (its id) or `conversation` (bound per client). */
+export interface SessionRef {
+  session?: string | undefined;
+  conversation?: string | undefined;
+}
+
+/** RuleViolation for a session, wait or claim of another client (never its content). */
+export function otherClientError(what: string, id: string): LedgerError {
+  return new LedgerError(
+    "RuleViolation",
+    `${what} ${id} belongs to another client; a client may act only on its own sessions, waits and claims`,
+    { [what]: id },
+  );
+}
+
 /**
  * Finds the caller's session by id or by conversation (the newest session bound to that
- * conversation for this client). Another client's session is NotFound, never visible.
+ * conversation for this client). Another client's session is RuleViolation, and so is a
+ * session id given with a conversation it is not bound to.
  */
 export async function resolveSession(
   db: Db,
@@ -26,17 +41,19 @@ export async function resolveSession(
       .selectFrom("sessions")
       .selectAll()
       .where("id", "=", ref.session)
-      .where("client", "=", caller.client)
       .executeTakeFirst();
     if (row === undefined) {
-      throw new LedgerError("NotFound", `no session ${ref.session} for this client`, {
-        session: ref.session,
-      });
+      throw new LedgerError(
+        "NotFound",
+        `no session ${ref.session}; list yours with awr_session_list`,
+        { session: ref.session },
+      );
     }
+    if (row.client !== caller.client) throw otherClientError("session", row.id);
     if (ref.conversation !== undefined && ref.conversation !== row.conversation) {
       throw new LedgerError(
-        "InvalidInput",
-        `session ${row.id} is bound to another conversation than "${ref.conversation}"; give one of the two`,
+        "RuleViolation",
+        `session ${row.id} is not bound to conversation "${ref.conversation}"; give one of the two`,
         { session: row.id, conversation: ref.conversation },
       );
     }

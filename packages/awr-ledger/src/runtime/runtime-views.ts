@@ -1,23 +1,34 @@
-import type { CheckpointTable, ClaimTable, SessionTable, WaitTable } from "./runtime-tables.js";
+import type {
+  CheckpointTable,
+  ClaimTable,
+  SessionTable,
+  WaitTable,
+} from "../core/runtime-tables.js";
 
-// Runtime rows as tools return them (JSON arrays parsed, numbers normalised).
+// Runtime rows as tools return them (JSON arrays parsed, numbers normalised, times in ms).
 
-/** A session row as tools return it: everything but the owning client. */
-export type SessionView = Omit<SessionTable, "client">;
+/**
+ * A session as tools return it: everything but the owning client, the agent and the last
+ * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`).
+ */
+export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint"> & {
+  agent_id: string;
+  last_checkpoint_id: string | null;
+};
 
 export function sessionView(row: SessionTable): SessionView {
   return {
     id: row.id,
     conversation: row.conversation,
     work: row.work,
-    agent: row.agent,
+    agent_id: row.agent,
     provider: row.provider,
     model: row.model,
     status: row.status,
     predecessor: row.predecessor,
     successor: row.successor,
     summary: row.summary,
-    last_checkpoint: row.last_checkpoint,
+    last_checkpoint_id: row.last_checkpoint,
     start_revision: Number(row.start_revision),
     end_revision: row.end_revision === null ? null : Number(row.end_revision),
     started_at: row.started_at,
@@ -28,23 +39,28 @@ export function sessionView(row: SessionTable): SessionView {
 export interface ClaimView {
   id: string;
   work: string;
-  session: string;
+  session_id: string;
+  /** active | released | expired; an active claim past its expiry is shown as expired. */
   status: string;
   ttl_ms: number | null;
-  /** ISO time after which the claim lapses, or null without a ttl. */
-  expires_at: string | null;
+  /** Milliseconds since the epoch after which the claim lapses, or null without a ttl. */
+  expires_at: number | null;
   acquired_revision: number;
   ended_revision: number | null;
 }
 
-export function claimView(row: ClaimTable): ClaimView {
+/** `nowMs` given: an active claim whose expiry has passed is shown as `expired`. */
+export function claimView(row: ClaimTable, nowMs?: number): ClaimView {
+  const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
+  const lapsed =
+    nowMs !== undefined && row.status === "active" && expiresAt !== null && expiresAt <= nowMs;
   return {
     id: row.id,
     work: row.work,
-    session: row.session,
-    status: row.status,
+    session_id: row.session,
+    status: lapsed ? "expired" : row.status,
     ttl_ms: row.ttl_ms === null ? null : Number(row.ttl_ms),
-    expires_at: row.expires_at === null ? null : new Date(Number(row.expires_at)).toISOString(),
+    expires_at: expiresAt,
     acquired_revision: Number(row.acquired_revision),
     ended_revision: row.ended_revision === null ? null : Number(row.ended_revision),
   };
@@ -76,17 +92,28 @@ export function checkpointView(row: CheckpointTable): CheckpointView {
   };
 }
 
-/** A wait row as tools return it: everything but its timestamps. */
-export type WaitView = Omit<WaitTable, "created_at" | "replied_at">;
+/** A wait as tools return it: the question, its status and the user's reply. */
+export interface WaitView {
+  id: string;
+  session_id: string;
+  checkpoint_id: string | null;
+  question: string;
+  /** waiting_user | answered | cancelled */
+  status: string;
+  /** The user's reply, or the reason given with a cancellation. */
+  reply: string | null;
+  created_revision: number;
+  replied_revision: number | null;
+}
 
 export function waitView(row: WaitTable): WaitView {
   return {
     id: row.id,
-    session: row.session,
-    checkpoint: row.checkpoint,
+    session_id: row.session,
+    checkpoint_id: row.checkpoint,
     question: row.question,
     status: row.status,
-    answer: row.answer,
+    reply: row.answer,
     created_revision: Number(row.created_revision),
     replied_revision: row.replied_revision === null ? null : Number(row.replied_revision),
   };

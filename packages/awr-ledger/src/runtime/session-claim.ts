@@ -1,4 +1,12 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { ClaimTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -10,28 +18,17 @@ import {
   markReleased,
   settleWorkClaim,
 } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, choice, optInt, optText } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { requireWork, resolveActiveSession } from "./runtime-lookup.js";
+import { otherClientError, requireWork, resolveActiveSession } from "./runtime-lookup.js";
 import { type ClaimView, claimView } from "./runtime-views.js";
-import { MAX_TTL_MS } from "./session-start.js";
 
-export interface SessionClaimInput {
-  session?: string;
-  conversation?: string;
+export interface SessionClaimInput extends WriteFields {
+  session?: string | undefined;
+  conversation?: string | undefined;
   action: "acquire" | "release";
-  /** Defaults to the session's work. */
-  work?: string;
-  ttl_ms?: number;
-  expected_revision: number;
-  request_id?: string;
+  /** release: the claim to release (default: the session's claim on its work). */
+  claim?: string | undefined;
+  /** acquire: the claim's lifetime from now; omit for no expiry. */
+  ttl_ms?: number | undefined;
 }
 
 export interface SessionClaimResult {
@@ -44,8 +41,9 @@ export interface SessionClaimResult {
 const CLOSED = ["completed", "cancelled"];
 
 /**
- * awr_session_claim: acquire (or renew) / release the claim of an active session on a work item.
- * At most one claim is in force per item; a claim never rewrites the source status.
+ * awr_session_claim: acquire (or renew) the claim of an active session on its work item, or
+ * release one of its claims. At most one claim is in force per item; a claim never rewrites the
+ * source status. Another client's claim is RuleViolation; another session's, ClaimConflict.
  */
 export async function sessionClaim(
   ctx: RuntimeContext,
@@ -53,91 +51,127 @@ export async function sessionClaim(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionClaimResult & WriteReceipt> {
-  const fields = asFields(input, [
-    ...SESSION_REF_FIELDS,
-    "action",
-    "work",
-    "ttl_ms",
-    ...WRITE_FIELDS,
-  ]);
-  const write = readWriteFields(fields);
-  const ref = readSessionRef(fields);
-  const action = choice(fields, "action", ["acquire", "release"] as const);
-  const workRef = optText(fields, "work", { max: 256 });
-  const ttlMs = optInt(fields, "ttl_ms", { min: 1, max: MAX_TTL_MS });
-  if (ttlMs !== undefined && action === "release") {
+  const { action } = input;
+  if (input.ttl_ms !== undefined && action === "release") {
     throw new LedgerError("InvalidInput", "ttl_ms applies to acquire only", { field: "ttl_ms" });
   }
+  if (input.claim !== undefined && action === "acquire") {
+    throw new LedgerError(
+      "InvalidInput",
+      "claim names the claim to release; acquire takes the session's work",
+      { field: "claim" },
+    );
+  }
 
-  const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
-    const session = await resolveActiveSession(db, caller, ref, `claim ${action}`);
-    const target = workRef ?? session.work;
-    if (target === null) {
-      throw new LedgerError("InvalidInput", "the session has no work: name the work to claim", {
-        field: "work",
-      });
-    }
-    const item = await requireWork(db, target);
-    const holder = await claimHolder(db, item.key, nowMs);
-    if (action === "acquire") {
-      if (CLOSED.includes(item.status)) {
+  const releaseTarget = async (
+    db: Kysely<LedgerSchema>,
+    session: { id: string; work: string | null },
+    nowMs: number,
+  ): Promise<ClaimTable> => {
+    if (input.claim !== undefined) {
+      const row = await db
+        .selectFrom("claims")
+        .selectAll()
+        .where("id", "=", input.claim)
+        .executeTakeFirst();
+      if (row === undefined) {
+        throw new LedgerError("NotFound", `no claim ${input.claim}`, { claim: input.claim });
+      }
+      if (row.client !== caller.client) throw otherClientError("claim", row.id);
+      if (row.session !== session.id) {
         throw new LedgerError(
-          "InvalidTransition",
-          `work ${item.key} is ${item.status}; reopen it before claiming it`,
-          { work: item.key, status: item.status },
+          "ClaimConflict",
+          `claim ${row.id} belongs to session ${row.session}, not to ${session.id}`,
+          { claim: row.id, holder: { session: row.session, claim: row.id } },
         );
       }
-      if (holder !== undefined && holder.session !== session.id) {
-        throw claimConflict(item.key, holder);
+      const status = claimView(row, nowMs).status;
+      if (status !== "active") {
+        throw new LedgerError("InvalidTransition", `claim ${row.id} is already ${status}`, {
+          claim: row.id,
+          status,
+        });
       }
-    } else if (holder === undefined || holder.session !== session.id) {
+      return row;
+    }
+    const work = session.work;
+    const holder = work === null ? undefined : await claimHolder(db, work, nowMs);
+    if (holder === undefined || holder.session !== session.id) {
       throw new LedgerError(
         "ClaimConflict",
-        `session ${session.id} holds no claim on ${item.key} to release` +
-          (holder === undefined ? "" : ` (session ${holder.session} holds it)`),
+        `session ${session.id} holds no claim to release` +
+          (holder === undefined ? "" : ` (session ${holder.session} holds the one on ${work})`),
         {
-          work: item.key,
-          ...(holder === undefined
-            ? {}
-            : { holder: { session: holder.session, claim: holder.id } }),
+          work,
+          session: session.id,
+          holder: holder === undefined ? null : { session: holder.session, claim: holder.id },
         },
       );
     }
-    return { session, item };
+    return holder;
+  };
+
+  const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
+    const session = await resolveActiveSession(db, caller, input, `claim ${action}`);
+    if (action === "release") return { session, release: await releaseTarget(db, session, nowMs) };
+    if (session.work === null) {
+      throw new LedgerError("InvalidInput", "the session has no work item to claim", {
+        session: session.id,
+      });
+    }
+    const item = await requireWork(db, session.work);
+    if (CLOSED.includes(item.status)) {
+      throw new LedgerError(
+        "InvalidTransition",
+        `work ${item.key} is ${item.status}; reopen it before claiming it`,
+        { work: item.key, status: item.status },
+      );
+    }
+    const holder = await claimHolder(db, item.key, nowMs);
+    if (holder !== undefined && holder.session !== session.id)
+      throw claimConflict(item.key, holder);
+    return { session, work: item.key };
   };
 
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_session_claim",
-      input: fields,
-      write,
+      input,
       caller,
       check,
-      apply: async (unit, { session, item }): Promise<CheckedChange<SessionClaimResult>> => {
-        if (action === "acquire") {
-          const { claim, renewed } = await acquireClaim(unit, session, item.key, ttlMs);
+      apply: async (unit, checked): Promise<CheckedChange<SessionClaimResult>> => {
+        const { session } = checked;
+        if (checked.release === undefined) {
+          const work = checked.work as string;
+          const { claim, renewed } = await acquireClaim(unit, session, work, input.ttl_ms);
           return {
             result: { action, claim: claimView(claim), renewed },
             event: {
               type: DOMAIN_EVENT_TYPES.workClaimed,
-              work: item.key,
+              work,
               session: session.id,
-              summary: `session ${session.id} ${renewed ? "renewed its claim on" : "claimed"} ${item.key}`,
-              payload: { claim: claim.id, ttl_ms: ttlMs ?? null, renewed },
+              summary: `session ${session.id} ${renewed ? "renewed its claim on" : "claimed"} ${work}`,
+              payload: { claim: claim.id, ttl_ms: input.ttl_ms ?? null, renewed },
             },
           };
         }
-        const held = await settleWorkClaim(unit, item.key);
-        if (held === undefined) throw new Error("internal: claim vanished under the lock");
+        // Marks a lapsed claim expired on the way (claim.expired); the target must still be held.
+        const held = await settleWorkClaim(unit, checked.release.work);
+        if (held?.id !== checked.release.id) {
+          throw new LedgerError(
+            "InvalidTransition",
+            `claim ${checked.release.id} expired before it could be released`,
+            { claim: checked.release.id },
+          );
+        }
         const released = await markReleased(unit, held);
         return {
           result: { action, claim: claimView(released), renewed: false },
           event: {
             type: DOMAIN_EVENT_TYPES.claimReleased,
-            work: item.key,
+            work: held.work,
             session: session.id,
-            summary: `claim on ${item.key} released by session ${session.id}`,
+            summary: `claim on ${held.work} released by session ${session.id}`,
             payload: { claim: held.id, reason: "release" },
           },
         };

@@ -1,26 +1,21 @@
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { SessionEndStatus } from "../core/runtime-tables.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
 import { releaseSessionClaims } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, choice, optText } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { resolveActiveSession } from "./runtime-lookup.js";
-import { SESSION_END_STATUSES, type SessionEndStatus } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
-export interface SessionEndInput {
-  session?: string;
-  conversation?: string;
-  status: SessionEndStatus;
-  summary?: string;
-  expected_revision: number;
-  request_id?: string;
+export interface SessionEndInput extends WriteFields {
+  session?: string | undefined;
+  conversation?: string | undefined;
+  outcome: SessionEndStatus;
 }
 
 export interface SessionEndResult {
@@ -39,36 +34,19 @@ export async function sessionEnd(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionEndResult & WriteReceipt> {
-  const fields = asFields(input, [...SESSION_REF_FIELDS, "status", "summary", ...WRITE_FIELDS]);
-  const write = readWriteFields(fields);
-  const ref = readSessionRef(fields);
-  const status = choice(fields, "status", SESSION_END_STATUSES);
-  const summary = optText(fields, "summary", { max: 65_536 });
+  const status = input.outcome;
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_session_end",
-      input: fields,
-      write,
+      input,
       caller,
-      check: (db) => resolveActiveSession(db, caller, ref, "ending a session"),
+      check: (db) => resolveActiveSession(db, caller, input, "ending a session"),
       apply: async (unit, session) => {
         const released = await releaseSessionClaims(unit, session.id, `session ${status}`);
-        const ended = {
-          ...session,
-          status,
-          summary: summary ?? session.summary,
-          end_revision: unit.revision,
-          ended_at: unit.time,
-        };
+        const ended = { ...session, status, end_revision: unit.revision, ended_at: unit.time };
         await unit.tx
           .updateTable("sessions")
-          .set({
-            status,
-            summary: ended.summary,
-            end_revision: unit.revision,
-            ended_at: unit.time,
-          })
+          .set({ status, end_revision: unit.revision, ended_at: unit.time })
           .where("id", "=", session.id)
           .execute();
         return {
@@ -77,7 +55,7 @@ export async function sessionEnd(
             type: DOMAIN_EVENT_TYPES.sessionEnded,
             work: session.work,
             session: session.id,
-            summary: summary ?? `session ${status}`,
+            summary: `session ${status}`,
             payload: { status, released_claims: released.map((c) => c.id) },
           },
         };

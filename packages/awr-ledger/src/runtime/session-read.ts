@@ -1,10 +1,6 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { throwIfAborted } from "../internal/abort.js";
-import { claimInForce } from "./claims.js";
-import { asFields, optChoice, optInt } from "./input/fields.js";
-import { readSessionRef, SESSION_REF_FIELDS } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { resolveSession } from "./runtime-lookup.js";
-import { SESSION_STATUSES, type SessionStatus } from "./runtime-tables.js";
+import { resolveSession, type SessionRef } from "./runtime-lookup.js";
 import {
   type CheckpointView,
   type ClaimView,
@@ -16,22 +12,32 @@ import {
   waitView,
 } from "./runtime-views.js";
 
-export interface SessionGetInput {
-  session?: string;
-  conversation?: string;
-}
+export type SessionGetInput = SessionRef;
+
+/** How many of a session's waits awr_session_get lists (newest first). */
+const WAITS_SHOWN = 20;
+/** How far back a session's predecessors are followed for their waits. */
+const LINEAGE_DEPTH = 20;
 
 export interface SessionGetResult {
   session: SessionView;
-  /** Claims in force (an active claim past its ttl is not listed). */
+  /** Its claims that are active or expired (a claim past its expiry is shown as expired). */
   claims: ClaimView[];
   checkpoint: CheckpointView | null;
+  /** For a resumed session: the predecessor's checkpoint it started from. */
+  inherited_checkpoint: CheckpointView | null;
   /** The pending wait, if any. */
   wait: WaitView | null;
+  /**
+   * Its waits and those of the sessions it was resumed from (each names its session_id), newest
+   * first, answered and cancelled ones included (at most 20): a successor sees what was asked and
+   * answered before it.
+   */
+  waits: WaitView[];
   project_revision: number;
 }
 
-/** awr_session_get: one of this client's sessions with its claims, last checkpoint and wait. */
+/** awr_session_get: one of this client's sessions with its claims, checkpoints and waits. */
 export async function sessionGet(
   ctx: RuntimeContext,
   input: SessionGetInput,
@@ -39,45 +45,66 @@ export async function sessionGet(
   options?: CallOptions,
 ): Promise<SessionGetResult> {
   throwIfAborted(options?.signal);
-  const ref = readSessionRef(asFields(input ?? {}, [...SESSION_REF_FIELDS]));
   return ctx.store.read(async (db) => {
-    const session = await resolveSession(db, caller, ref);
+    const session = await resolveSession(db, caller, input);
     const nowMs = ctx.now();
-    const claims = await db
-      .selectFrom("claims")
-      .selectAll()
-      .where("session", "=", session.id)
-      .where("status", "=", "active")
-      .orderBy("acquired_revision")
-      .execute();
-    const checkpoint =
-      session.last_checkpoint === null
+    const checkpointById = async (id: string | null) =>
+      id === null
+        ? undefined
+        : db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
+    const predecessor =
+      session.predecessor === null
         ? undefined
         : await db
-            .selectFrom("checkpoints")
-            .selectAll()
-            .where("id", "=", session.last_checkpoint)
+            .selectFrom("sessions")
+            .select("last_checkpoint")
+            .where("id", "=", session.predecessor)
             .executeTakeFirst();
-    const wait = await db
-      .selectFrom("waits")
-      .selectAll()
-      .where("session", "=", session.id)
-      .where("status", "=", "waiting_user")
-      .executeTakeFirst();
+    const lineage = [session.id];
+    for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
+      lineage.push(at);
+      const row = await db
+        .selectFrom("sessions")
+        .select("predecessor")
+        .where("id", "=", at)
+        .executeTakeFirst();
+      at = row?.predecessor ?? null;
+    }
+    const [claims, checkpoint, inherited, waits] = await Promise.all([
+      db
+        .selectFrom("claims")
+        .selectAll()
+        .where("session", "=", session.id)
+        .where("status", "in", ["active", "expired"])
+        .orderBy("acquired_revision")
+        .execute(),
+      checkpointById(session.last_checkpoint),
+      checkpointById(predecessor?.last_checkpoint ?? null),
+      db
+        .selectFrom("waits")
+        .selectAll()
+        .where("session", "in", lineage)
+        .orderBy("created_revision", "desc")
+        .orderBy("id", "desc")
+        .limit(WAITS_SHOWN)
+        .execute(),
+    ]);
+    const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
     return {
       session: sessionView(session),
-      claims: claims.filter((claim) => claimInForce(claim, nowMs)).map(claimView),
+      claims: claims.map((claim) => claimView(claim, nowMs)),
       checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
-      wait: wait === undefined ? null : waitView(wait),
+      inherited_checkpoint: inherited === undefined ? null : checkpointView(inherited),
+      wait: pending === undefined ? null : waitView(pending),
+      waits: waits.map(waitView),
       project_revision: await ctx.store.currentRevision(db),
     };
   }, options);
 }
 
 export interface SessionListInput {
-  limit?: number;
-  before_revision?: number;
-  status?: SessionStatus;
+  limit?: number | undefined;
+  before_revision?: number | undefined;
 }
 
 export interface SessionListResult {
@@ -95,14 +122,12 @@ export async function sessionList(
   options?: CallOptions,
 ): Promise<SessionListResult> {
   throwIfAborted(options?.signal);
-  const fields = asFields(input ?? {}, ["limit", "before_revision", "status"]);
-  const limit = optInt(fields, "limit", { min: 1, max: 100 }) ?? 20;
-  const before = optInt(fields, "before_revision", { min: 0 });
-  const status = optChoice(fields, "status", SESSION_STATUSES);
+  const limit = input.limit ?? 10;
   return ctx.store.read(async (db) => {
     let query = db.selectFrom("sessions").selectAll().where("client", "=", caller.client);
-    if (before !== undefined) query = query.where("start_revision", "<", before);
-    if (status !== undefined) query = query.where("status", "=", status);
+    if (input.before_revision !== undefined) {
+      query = query.where("start_revision", "<", input.before_revision);
+    }
     const rows = await query
       .orderBy("start_revision", "desc")
       .orderBy("id", "desc")

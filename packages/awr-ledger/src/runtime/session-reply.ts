@@ -1,38 +1,40 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
+import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, optBool, optText } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
-import { resolveSession } from "./runtime-lookup.js";
+import { otherClientError } from "./runtime-lookup.js";
 import { type WaitView, waitView } from "./runtime-views.js";
+import { REPLY_HOST_ACTION } from "./session-wait.js";
 
-export interface SessionReplyInput {
-  session?: string;
-  conversation?: string;
-  /** The wait to answer; defaults to the session's pending wait. */
-  wait?: string;
-  answer?: string;
-  cancel?: boolean;
-  expected_revision: number;
-  request_id?: string;
+export interface SessionReplyInput extends WriteFields {
+  /** The wait's id: it alone identifies the wait (and its session). */
+  wait: string;
+  /** The user's answer, or with `cancel: true` the reason for cancelling. */
+  reply: string;
+  cancel?: boolean | undefined;
 }
 
 export interface SessionReplyResult {
   wait: WaitView;
+  /** The `mcp.wait_replied` event that is the reply's receipt. */
+  event_id: string;
+  host_action: string;
 }
 
 /**
- * awr_session_reply: answers or cancels a pending wait. It lifts the block and does nothing
- * else: no session, claim or work state changes, and nothing is scheduled.
+ * awr_session_reply: answers (or, with `cancel: true`, cancels) a pending wait of this client.
+ * It lifts the block and does nothing else: no session, claim or work state changes, nothing is
+ * scheduled. Another client's wait is RuleViolation; a wait already answered or cancelled is
+ * InvalidTransition (a retry with the same request_id replays the recorded reply instead).
  */
 export async function sessionReply(
   ctx: RuntimeContext,
@@ -40,62 +42,45 @@ export async function sessionReply(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionReplyResult & WriteReceipt> {
-  const fields = asFields(input, [
-    ...SESSION_REF_FIELDS,
-    "wait",
-    "answer",
-    "cancel",
-    ...WRITE_FIELDS,
-  ]);
-  const write = readWriteFields(fields);
-  const ref = readSessionRef(fields);
-  const waitId = optText(fields, "wait", { max: 256 });
-  const answer = optText(fields, "answer", { max: 65_536 });
-  const cancel = optBool(fields, "cancel") ?? false;
-  if ((answer !== undefined) === cancel) {
-    throw new LedgerError("InvalidInput", "give exactly one of answer or cancel: true", {
-      field: "answer",
+  if (input.reply.trim() === "") {
+    throw new LedgerError("InvalidInput", "reply must contain text (the answer or the reason)", {
+      field: "reply",
     });
   }
+  const cancel = input.cancel === true;
   const check = async (db: Kysely<LedgerSchema>) => {
-    const session = await resolveSession(db, caller, ref);
-    let query = db.selectFrom("waits").selectAll().where("session", "=", session.id);
-    query =
-      waitId === undefined
-        ? query.where("status", "=", "waiting_user")
-        : query.where("id", "=", waitId);
-    const wait = await query.executeTakeFirst();
-    if (wait === undefined) {
-      throw new LedgerError(
-        "NotFound",
-        waitId === undefined
-          ? `session ${session.id} has no pending wait`
-          : `no wait ${waitId} on session ${session.id}`,
-        { session: session.id, ...(waitId === undefined ? {} : { wait: waitId }) },
-      );
+    const found = await db
+      .selectFrom("waits")
+      .innerJoin("sessions", "sessions.id", "waits.session")
+      .selectAll("waits")
+      .select(["sessions.client as client", "sessions.work as work"])
+      .where("waits.id", "=", input.wait)
+      .executeTakeFirst();
+    if (found === undefined) {
+      throw new LedgerError("NotFound", `no wait ${input.wait}`, { wait: input.wait });
     }
+    const { client, work, ...wait } = found;
+    if (client !== caller.client) throw otherClientError("wait", wait.id);
     if (wait.status !== "waiting_user") {
       throw new LedgerError("InvalidTransition", `wait ${wait.id} is already ${wait.status}`, {
         wait: wait.id,
         status: wait.status,
       });
     }
-    return { session, wait };
+    return { wait, work };
   };
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_session_reply",
-      input: fields,
-      write,
+      input,
       caller,
       check,
-      apply: async (unit, { session, wait }) => {
+      apply: async (unit, { wait, work }) => {
         const status = cancel ? "cancelled" : "answered";
         const replied = {
           ...wait,
           status,
-          answer: answer ?? null,
+          answer: input.reply,
           replied_revision: unit.revision,
           replied_at: unit.time,
         };
@@ -103,18 +88,20 @@ export async function sessionReply(
           .updateTable("waits")
           .set({
             status,
-            answer: replied.answer,
+            answer: input.reply,
             replied_revision: unit.revision,
             replied_at: unit.time,
           })
           .where("id", "=", wait.id)
           .execute();
+        const eventId = ulid();
         return {
-          result: { wait: waitView(replied) },
+          result: { wait: waitView(replied), event_id: eventId, host_action: REPLY_HOST_ACTION },
           event: {
+            id: eventId,
             type: DOMAIN_EVENT_TYPES.waitReplied,
-            work: session.work,
-            session: session.id,
+            work,
+            session: wait.session,
             summary: `wait ${wait.id} ${status}`,
             payload: { wait: wait.id, status },
           },

@@ -1,53 +1,58 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, optText } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import { inheritClaims, planClaimInheritance } from "./resume-claims.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+import { inheritClaims, planClaimInheritance, type ResumeClaimMode } from "./resume-claims.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
-export interface SessionResumeInput {
-  /** The predecessor, by id or conversation. */
-  session?: string;
-  conversation?: string;
-  /** The successor's conversation; defaults to the predecessor's. */
-  new_conversation?: string;
-  agent?: string;
-  provider?: string;
-  model?: string;
-  expected_revision: number;
-  request_id?: string;
+export interface SessionResumeInput extends WriteFields {
+  /** The predecessor's id. */
+  session: string;
+  /** The conversation the successor binds (the predecessor's own, or a new one). */
+  conversation: string;
+  agent: string;
+  provider: string;
+  model: string;
+  /** inherit (default): keep the predecessor's claim; acquire: claim the work anew; none. */
+  claim?: ResumeClaimMode | undefined;
+  /** The lifetime of a claim taken with `claim: acquire`. */
+  ttl_ms?: number | undefined;
+  // The successor's context packet (compiled after the resume, as awr_context_compile would).
+  budget?: number | undefined;
+  paths?: string[] | undefined;
+  tags?: string[] | undefined;
+  goals?: string[] | undefined;
+  source_sha?: string | undefined;
 }
 
 export interface SessionResumeResult {
-  session: SessionView;
+  /** The successor and the claim it holds (null when it holds none). */
+  resumed: { session: SessionView; claim: ClaimView | null };
+  from_session_id: string;
   predecessor: SessionView;
-  /**
-   * Claims carried over from the predecessor, each re-issued to the successor: the claims it
-   * still held, or else the claim on its work that its end released (see resume-claims.ts).
-   */
+  /** The checkpoint the successor continues from (the predecessor's last). */
+  checkpoint_id: string | null;
+  /** Claims the successor took over or acquired. */
   claims: ClaimView[];
 }
 
 /**
- * awr_session_resume: creates a successor session that inherits the predecessor's work, last
- * checkpoint and claim. Claims the predecessor still holds are transferred; when it holds none
- * because ending it released them, the claim it held last on its work is taken again for the
- * successor, unless another session holds that work now (ClaimConflict naming the holder, and
- * nothing changes). An active predecessor becomes `interrupted`. Refused while the predecessor
- * has a pending wait, and for a predecessor that already has a successor.
+ * awr_session_resume: creates a successor session that continues the predecessor's work from its
+ * last checkpoint and binds `conversation` to it. Claims follow `claim` (see resume-claims.ts);
+ * another session holding the work is ClaimConflict naming the holder, and nothing changes. An
+ * active predecessor becomes `interrupted`. Refused while the predecessor has a pending wait,
+ * and for a predecessor that already has a successor.
  */
 export async function sessionResume(
   ctx: RuntimeContext,
@@ -55,23 +60,14 @@ export async function sessionResume(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionResumeResult & WriteReceipt> {
-  const fields = asFields(input, [
-    ...SESSION_REF_FIELDS,
-    "new_conversation",
-    "agent",
-    "provider",
-    "model",
-    ...WRITE_FIELDS,
-  ]);
-  const write = readWriteFields(fields);
-  const ref = readSessionRef(fields);
-  const newConversation = optText(fields, "new_conversation", { max: 256 });
-  const agent = optText(fields, "agent", { max: 256 });
-  const provider = optText(fields, "provider", { max: 256 });
-  const model = optText(fields, "model", { max: 256 });
+  const mode = input.claim ?? "inherit";
+  if (input.ttl_ms !== undefined && mode !== "acquire") {
+    throw new LedgerError("InvalidInput", "ttl_ms applies to claim: acquire", { field: "ttl_ms" });
+  }
+  const { conversation } = input;
 
   const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
-    const predecessor = await resolveSession(db, caller, ref);
+    const predecessor = await resolveSession(db, caller, { session: input.session });
     const wait = await pendingWait(db, predecessor.id);
     if (wait !== undefined) throw waitBlocksError(wait, `resuming session ${predecessor.id}`);
     if (predecessor.successor !== null) {
@@ -81,7 +77,6 @@ export async function sessionResume(
         { session: predecessor.id, successor: predecessor.successor },
       );
     }
-    const conversation = newConversation ?? predecessor.conversation;
     const bound = await activeBinding(db, caller.client, conversation);
     if (bound !== undefined && bound.id !== predecessor.id) {
       throw new LedgerError(
@@ -90,27 +85,25 @@ export async function sessionResume(
         { conversation, session: bound.id },
       );
     }
-    const inheritance = await planClaimInheritance(db, predecessor, nowMs);
-    return { predecessor, conversation, inheritance };
+    const inheritance = await planClaimInheritance(db, predecessor, mode, nowMs);
+    return { predecessor, inheritance };
   };
 
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_session_resume",
-      input: fields,
-      write,
+      input,
       caller,
       check,
-      apply: async (unit, { predecessor, conversation, inheritance }) => {
+      apply: async (unit, { predecessor, inheritance }) => {
         const successor: SessionTable = {
           id: ulid(),
           client: caller.client,
           conversation,
           work: predecessor.work,
-          agent: agent ?? predecessor.agent,
-          provider: provider ?? predecessor.provider,
-          model: model ?? predecessor.model,
+          agent: input.agent,
+          provider: input.provider,
+          model: input.model,
           status: "active",
           predecessor: predecessor.id,
           successor: null,
@@ -141,12 +134,20 @@ export async function sessionResume(
           .where("id", "=", predecessor.id)
           .execute();
         await unit.tx.insertInto("sessions").values(successor).execute();
-        const inherited = await inheritClaims(unit, predecessor, successor, inheritance);
+        const inherited = await inheritClaims(unit, predecessor, successor, inheritance, {
+          ttlMs: input.ttl_ms,
+        });
+        const held = inherited.find((c) => c.work === successor.work) ?? inherited[0];
         return {
           result: {
-            session: sessionView(successor),
+            resumed: {
+              session: sessionView(successor),
+              claim: held === undefined ? null : claimView(held),
+            },
+            from_session_id: predecessor.id,
             predecessor: sessionView(closed),
-            claims: inherited.map(claimView),
+            checkpoint_id: successor.last_checkpoint,
+            claims: inherited.map((c) => claimView(c)),
           },
           event: {
             type: DOMAIN_EVENT_TYPES.sessionResumed,
@@ -157,6 +158,7 @@ export async function sessionResume(
               predecessor: predecessor.id,
               checkpoint: successor.last_checkpoint,
               conversation,
+              claim_mode: mode,
               claims: inherited.map((c) => c.id),
             },
           },

@@ -1,29 +1,29 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { acquireClaim, claimConflict, claimHolder, claimInForce } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, optBool, optInt, text } from "./input/fields.js";
-import { readWriteFields, WRITE_FIELDS } from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { activeBinding, requireWork } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
 
-export const MAX_TTL_MS = 30 * 24 * 60 * 60 * 1000;
-
-export interface SessionStartInput {
+export interface SessionStartInput extends WriteFields {
   work: string;
   conversation: string;
   agent: string;
   provider: string;
   model: string;
-  claim?: boolean;
-  ttl_ms?: number;
-  expected_revision: number;
-  request_id?: string;
+  claim?: boolean | undefined;
+  ttl_ms?: number | undefined;
+  branch?: string | undefined;
 }
 
 export interface SessionStartResult {
@@ -33,8 +33,6 @@ export interface SessionStartResult {
   /** True when the (client, conversation) binding already existed for this work. */
   binding_reused: boolean;
 }
-
-const FIELDS = ["work", "conversation", "agent", "provider", "model", "claim", "ttl_ms"];
 
 async function claimOf(db: Kysely<LedgerSchema>, session: SessionTable, nowMs: number) {
   const rows = await db
@@ -58,15 +56,9 @@ export async function sessionStart(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionStartResult & WriteReceipt> {
-  const fields = asFields(input, [...FIELDS, ...WRITE_FIELDS]);
-  const write = readWriteFields(fields);
-  const work = text(fields, "work", { max: 256 });
-  const conversation = text(fields, "conversation", { max: 256 });
-  const agent = text(fields, "agent", { max: 256 });
-  const provider = text(fields, "provider", { max: 256 });
-  const model = text(fields, "model", { max: 256 });
-  const claim = optBool(fields, "claim") ?? false;
-  const ttlMs = optInt(fields, "ttl_ms", { min: 1, max: MAX_TTL_MS });
+  const { work, conversation, agent, provider, model } = input;
+  const claim = input.claim === true;
+  const ttlMs = input.ttl_ms;
   if (ttlMs !== undefined && !claim) {
     throw new LedgerError("InvalidInput", "ttl_ms applies to a claim: pass claim: true with it", {
       field: "ttl_ms",
@@ -94,9 +86,7 @@ export async function sessionStart(
   return runJournaledWrite(
     ctx,
     {
-      tool: "awr_session_start",
-      input: fields,
-      write,
+      input,
       caller,
       precheck: async (db) => {
         const { bound } = await check(db);

@@ -1,40 +1,39 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { runCheckedWrite } from "./checked-write.js";
-import {
-  CHECKPOINT_FIELDS,
-  type CheckpointFields,
-  insertCheckpoint,
-  readCheckpointFields,
-} from "./checkpoint-record.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, text } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
+import { type CheckpointFields, insertCheckpoint } from "./checkpoint-record.js";
 import { pendingWait, resolveActiveSession } from "./runtime-lookup.js";
-import type { WaitTable } from "./runtime-tables.js";
 import { type CheckpointView, checkpointView, type WaitView, waitView } from "./runtime-views.js";
 
-export interface SessionWaitInput
-  extends Omit<CheckpointFields, "changed_entities" | "context_hash"> {
-  session?: string;
-  conversation?: string;
+export interface SessionWaitInput extends Omit<CheckpointFields, "changed_entities">, WriteFields {
+  session?: string | undefined;
+  conversation?: string | undefined;
   question: string;
-  expected_revision: number;
-  request_id?: string;
 }
+
+/** What the host does next: the ledger records the question and schedules nothing. */
+export const WAIT_HOST_ACTION =
+  "Ask the user, then record the answer with awr_session_reply (wait id); AWR starts no turn itself.";
+export const REPLY_HOST_ACTION =
+  "Read the session (awr_session_get) and compile fresh context before continuing; resume explicitly if a new session is needed.";
 
 export interface SessionWaitResult {
   wait: WaitView;
   checkpoint: CheckpointView;
+  /** The `mcp.wait_created` event that is the wait's receipt. */
+  event_id: string;
+  host_action: string;
 }
 
 /**
@@ -47,14 +46,12 @@ export async function sessionWait(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<SessionWaitResult & WriteReceipt> {
-  const allowed = CHECKPOINT_FIELDS.filter((f) => f !== "changed_entities" && f !== "context_hash");
-  const fields = asFields(input, [...SESSION_REF_FIELDS, "question", ...allowed, ...WRITE_FIELDS]);
-  const write = readWriteFields(fields);
-  const ref = readSessionRef(fields);
-  const question = text(fields, "question", { max: 65_536 });
-  const checkpoint = readCheckpointFields(fields);
+  const { question } = input;
+  if (question.trim() === "") {
+    throw new LedgerError("InvalidInput", "question must contain text", { field: "question" });
+  }
   const check = async (db: Kysely<LedgerSchema>) => {
-    const session = await resolveActiveSession(db, caller, ref, "a wait");
+    const session = await resolveActiveSession(db, caller, input, "a wait");
     const pending = await pendingWait(db, session.id);
     if (pending !== undefined) {
       throw new LedgerError(
@@ -68,13 +65,11 @@ export async function sessionWait(
   return runCheckedWrite(
     ctx,
     {
-      tool: "awr_session_wait",
-      input: fields,
-      write,
+      input,
       caller,
       check,
       apply: async (unit, session) => {
-        const created = await insertCheckpoint(unit, session, checkpoint);
+        const created = await insertCheckpoint(unit, session, input);
         await unit.event(created.event);
         const wait: WaitTable = {
           id: ulid(),
@@ -89,9 +84,16 @@ export async function sessionWait(
           replied_at: null,
         };
         await unit.tx.insertInto("waits").values(wait).execute();
+        const eventId = ulid();
         return {
-          result: { wait: waitView(wait), checkpoint: checkpointView(created.row) },
+          result: {
+            wait: waitView(wait),
+            checkpoint: checkpointView(created.row),
+            event_id: eventId,
+            host_action: WAIT_HOST_ACTION,
+          },
           event: {
+            id: eventId,
             type: DOMAIN_EVENT_TYPES.waitCreated,
             work: session.work,
             session: session.id,

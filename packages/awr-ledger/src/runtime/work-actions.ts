@@ -1,7 +1,8 @@
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type { WorkFieldChanges } from "../core/runtime-context.js";
 
 /**
- * The work-action state machine of AWR.md section 3. Pure data plus one planning function, so
+ * The work-action state machine. Pure data plus one planning function, so
  * the rules are testable without a database and the transition code only executes a plan.
  */
 export const WORK_ACTIONS = [
@@ -81,13 +82,6 @@ export const WORK_ACTION_RULES: { readonly [A in WorkAction]: WorkActionRule } =
 
 export function isWorkAction(value: unknown): value is WorkAction {
   return typeof value === "string" && (WORK_ACTIONS as readonly string[]).includes(value);
-}
-
-/** The source fields a transition writes back; `undefined` leaves a field as it is. */
-export interface WorkFieldChanges {
-  status: string;
-  next_action?: string | null;
-  blocker?: string | null;
 }
 
 /**

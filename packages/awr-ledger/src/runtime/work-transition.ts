@@ -1,44 +1,63 @@
 import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import type {
+  CallOptions,
+  RuntimeCaller,
+  RuntimeContext,
+  WriteFields,
+} from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
+import { ulid } from "../internal/ulid.js";
+import { type EventRecord, eventRecord } from "../journal/operation-views.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
 import { claimHolder, markReleased, settleWorkClaim } from "./claims.js";
-import { DOMAIN_EVENT_TYPES } from "./event-types.js";
-import { asFields, choice, type Fields, optText, text } from "./input/fields.js";
-import {
-  readSessionRef,
-  readWriteFields,
-  SESSION_REF_FIELDS,
-  WRITE_FIELDS,
-} from "./input/write-fields.js";
-import type { CallOptions, RuntimeCaller, RuntimeContext } from "./runtime-context.js";
 import { pendingWait, requireWork, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import type { SessionTable } from "./runtime-tables.js";
-import { type ClaimView, claimView } from "./runtime-views.js";
 import {
   plannedFieldChanges,
   transitionRefusal,
   WORK_ACTION_RULES,
-  WORK_ACTIONS,
   type WorkAction,
 } from "./work-actions.js";
-import { type CompletionEntry, checkCompletion } from "./work-completion.js";
+import { type CompletionInput, checkCompletion } from "./work-completion.js";
 
-export interface WorkTransitionInput {
+export interface WorkTransitionInput extends WriteFields {
   work: string;
   action: WorkAction;
-  session?: string;
-  conversation?: string;
-  next_action?: string;
-  blocker?: string;
-  reason?: string;
-  completion?: CompletionEntry[];
-  expected_revision: number;
-  request_id?: string;
+  session?: string | undefined;
+  conversation?: string | undefined;
+  /** Why (recorded on the event; the original requires it). */
+  reason: string;
+  next_action?: string | undefined;
+  /** A one-line account for the event (defaults to the reason). */
+  summary?: string | undefined;
+  blocker?: string | undefined;
+  completion?: CompletionInput | undefined;
+}
+
+/** The applied change, as the original's proposal receipt names it. */
+export interface AppliedProposal {
+  status: "applied";
+  action: WorkAction;
+  work: string;
+  from: string;
+  to: string;
+  /** The YAML source the change was written back into. */
+  source_path: string;
 }
 
 export interface WorkTransitionResult {
-  action: WorkAction;
+  /** Always null on success (the original's transition receipts carry these two fields). */
+  code: null;
+  error: null;
+  write_outcome: "committed";
+  source_refresh_performed: false;
+  /** The new state was written back into the item's YAML source. */
+  source_write_performed: true;
+  proposal: AppliedProposal;
+  /** The terminal `work.*` event; its payload lists `released_claim_ids`. */
+  event: EventRecord;
   work: {
     work: string;
     previous_status: string;
@@ -48,31 +67,6 @@ export interface WorkTransitionResult {
   };
   /** The completion mapping as checked (complete only). */
   completion?: { criterion: string; evidence: string[] }[];
-  /** The session's claim released by `complete`. */
-  released_claim?: ClaimView;
-}
-
-function readCompletion(fields: Fields): CompletionEntry[] | undefined {
-  const value = fields["completion"];
-  if (value === undefined || value === null) return undefined;
-  const bad = () =>
-    new LedgerError(
-      "InvalidInput",
-      "completion must be a list of { criterion: string, evidence: string[] }",
-      { field: "completion" },
-    );
-  if (!Array.isArray(value) || value.length > 200) throw bad();
-  return value.map((entry) => {
-    if (entry === null || typeof entry !== "object") throw bad();
-    const { criterion, evidence, ...rest } = entry as Record<string, unknown>;
-    if (Object.keys(rest).length > 0 || typeof criterion !== "string" || criterion === "") {
-      throw bad();
-    }
-    if (!Array.isArray(evidence) || !evidence.every((e) => typeof e === "string" && e !== "")) {
-      throw bad();
-    }
-    return { criterion, evidence: evidence as string[] };
-  });
 }
 
 function stringAttribute(work: EntityTable, name: string): string | null {
@@ -82,7 +76,8 @@ function stringAttribute(work: EntityTable, name: string): string | null {
 
 /**
  * awr_work_transition: one work action under the state machine, claim, dependency, wait and
- * evidence rules of AWR.md section 3, written back into the work item's YAML source.
+ * evidence rules, written back into the work item's YAML source. `complete`
+ * and `cancel` release the acting session's claim on the item.
  */
 export async function workTransition(
   ctx: RuntimeContext,
@@ -90,54 +85,27 @@ export async function workTransition(
   caller: RuntimeCaller,
   options?: CallOptions,
 ): Promise<WorkTransitionResult & WriteReceipt> {
-  const fields = asFields(input, [
-    "work",
-    "action",
-    ...SESSION_REF_FIELDS,
-    "next_action",
-    "blocker",
-    "reason",
-    "completion",
-    ...WRITE_FIELDS,
-  ]);
-  const write = readWriteFields(fields);
-  const workRef = text(fields, "work", { max: 256 });
-  const action = choice(fields, "action", WORK_ACTIONS);
-  const ref = readSessionRef(fields);
-  const nextAction = optText(fields, "next_action", { max: 4096 });
-  const blocker = optText(fields, "blocker", { max: 4096 });
-  const reason = optText(fields, "reason", { max: 4096 });
-  const completion = readCompletion(fields);
+  const { action } = input;
   const rule = WORK_ACTION_RULES[action];
-  if (action === "block" && blocker === undefined) {
+  if (action === "block" && input.blocker === undefined) {
     throw new LedgerError("InvalidInput", "block needs a blocker: say what the work waits on", {
       field: "blocker",
     });
   }
-  if (action !== "block" && blocker !== undefined) {
+  if (action !== "block" && input.blocker !== undefined) {
     throw new LedgerError("InvalidInput", "blocker applies to the block action only", {
       field: "blocker",
     });
   }
-  if (action !== "complete" && completion !== undefined) {
+  if (action !== "complete" && input.completion !== undefined) {
     throw new LedgerError("InvalidInput", "completion applies to the complete action only", {
       field: "completion",
     });
   }
-  const hasSession = ref.session !== undefined || ref.conversation !== undefined;
-  if (rule.needsClaim && !hasSession) {
-    throw new LedgerError(
-      "InvalidInput",
-      `${action} needs your session (session or conversation): it must hold the work's claim`,
-      { field: "session" },
-    );
-  }
 
   const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
-    const item = await requireWork(db, workRef);
-    const session: SessionTable | undefined = hasSession
-      ? await resolveSession(db, caller, ref)
-      : undefined;
+    const item = await requireWork(db, input.work);
+    const session: SessionTable = await resolveSession(db, caller, input);
     const blockingWaits = await db
       .selectFrom("waits")
       .innerJoin("sessions", "sessions.id", "waits.session")
@@ -146,8 +114,7 @@ export async function workTransition(
       .where("sessions.work", "=", item.key)
       .where("sessions.status", "=", "active")
       .execute();
-    const own = session === undefined ? undefined : await pendingWait(db, session.id);
-    const wait = own ?? blockingWaits[0];
+    const wait = (await pendingWait(db, session.id)) ?? blockingWaits[0];
     if (wait !== undefined) throw waitBlocksError(wait, `${action} of ${item.key}`);
     const refusal = transitionRefusal(action, item.status);
     if (refusal !== null) {
@@ -159,17 +126,23 @@ export async function workTransition(
     }
     if (rule.needsClaim) {
       const holder = await claimHolder(db, item.key, nowMs);
-      if (holder === undefined || holder.session !== session?.id) {
+      if (holder === undefined || holder.session !== session.id) {
         throw new LedgerError(
           "ClaimConflict",
           holder === undefined
-            ? `${action} of ${item.key} needs your session's active claim; acquire it with awr_session_claim`
-            : `${item.key} is claimed by session ${holder.session}, not by yours`,
+            ? `${action} of ${item.key} needs your session's active claim, and no session holds one: claim it first with awr_session_claim (action acquire)`
+            : `${item.key} is claimed by session ${holder.session}, not by yours (${session.id}); choose other work or wait until that claim is released or expires`,
           {
             work: item.key,
-            ...(holder === undefined
-              ? {}
-              : { holder: { session: holder.session, claim: holder.id } }),
+            session: session.id,
+            holder:
+              holder === undefined
+                ? null
+                : {
+                    session: holder.session,
+                    claim: holder.id,
+                    expires_at: holder.expires_at === null ? null : Number(holder.expires_at),
+                  },
           },
         );
       }
@@ -197,16 +170,16 @@ export async function workTransition(
       }
     }
     const mapping =
-      action === "complete" ? await checkCompletion(db, item, completion ?? []) : undefined;
+      action === "complete"
+        ? await checkCompletion(db, item, input.completion, ctx.root)
+        : undefined;
     return { item, session, mapping };
   };
 
   return runJournaledWrite(
     ctx,
     {
-      tool: "awr_work_transition",
-      input: fields,
-      write,
+      input,
       caller,
       precheck: async (db) => {
         await check(db, ctx.now());
@@ -214,15 +187,15 @@ export async function workTransition(
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          await settleWorkClaim(unit, (await requireWork(unit.tx, workRef)).key);
+          await settleWorkClaim(unit, (await requireWork(unit.tx, input.work)).key);
           const { item, session, mapping } = await check(unit.tx, unit.nowMs);
           const currentBlocker = stringAttribute(item, "blocker");
           const changes = plannedFieldChanges(
             action,
             { status: item.status, blocker: currentBlocker },
             {
-              ...(nextAction === undefined ? {} : { next_action: nextAction }),
-              ...(blocker === undefined ? {} : { blocker }),
+              ...(input.next_action === undefined ? {} : { next_action: input.next_action }),
+              ...(input.blocker === undefined ? {} : { blocker: input.blocker }),
             },
           );
           await ctx.writeBack(unit.tx, item, changes);
@@ -234,22 +207,60 @@ export async function workTransition(
             .set({ status: changes.status, attributes: JSON.stringify(attributes) })
             .where("id", "=", item.id)
             .execute();
-          let released: ClaimView | undefined;
-          if (action === "complete" && session !== undefined) {
+          const released: string[] = [];
+          if (action === "complete" || action === "cancel") {
             const held = await settleWorkClaim(unit, item.key);
             if (held !== undefined && held.session === session.id) {
-              released = claimView(await markReleased(unit, held));
+              await markReleased(unit, held);
+              released.push(held.id);
               await unit.event({
                 type: DOMAIN_EVENT_TYPES.claimReleased,
                 work: item.key,
                 session: session.id,
-                summary: `claim on ${item.key} released on completion`,
-                payload: { claim: held.id, reason: "completed" },
+                summary: `claim on ${item.key} released when it was ${changes.status}`,
+                payload: { claim: held.id, reason: action },
               });
             }
           }
+          const event = {
+            id: ulid(),
+            type: rule.event,
+            work: item.key,
+            session: session.id,
+            summary: input.summary ?? input.reason,
+            payload: {
+              action,
+              from: item.status,
+              to: changes.status,
+              reason: input.reason,
+              released_claim_ids: released,
+              ...(changes.next_action === undefined ? {} : { next_action: changes.next_action }),
+              ...(changes.blocker === undefined ? {} : { blocker: changes.blocker }),
+            },
+          };
           const result: WorkTransitionResult = {
-            action,
+            code: null,
+            error: null,
+            write_outcome: "committed",
+            source_refresh_performed: false,
+            source_write_performed: true,
+            proposal: {
+              status: "applied",
+              action,
+              work: item.key,
+              from: item.status,
+              to: changes.status,
+              source_path: item.source_path,
+            },
+            event: eventRecord({
+              ...event,
+              importance: "normal",
+              revision: unit.revision,
+              client: caller.client,
+              operation_id: op.operationId,
+              payload: JSON.stringify(event.payload),
+              time: unit.time,
+            }),
             work: {
               work: item.key,
               previous_status: item.status,
@@ -261,25 +272,8 @@ export async function workTransition(
               blocker: changes.blocker === undefined ? currentBlocker : changes.blocker,
             },
             ...(mapping === undefined ? {} : { completion: mapping }),
-            ...(released === undefined ? {} : { released_claim: released }),
           };
-          await unit.terminal(
-            {
-              type: rule.event,
-              work: item.key,
-              session: session?.id ?? null,
-              summary: reason ?? `${item.key}: ${item.status} -> ${changes.status}`,
-              payload: {
-                action,
-                from: item.status,
-                to: changes.status,
-                ...(reason === undefined ? {} : { reason }),
-                ...(changes.next_action === undefined ? {} : { next_action: changes.next_action }),
-                ...(changes.blocker === undefined ? {} : { blocker: changes.blocker }),
-              },
-            },
-            { ...result },
-          );
+          await unit.terminal(event, { ...result });
           return result;
         }),
     },

@@ -1,6 +1,6 @@
+import type { WorkWriteBack } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { writeBackWorkItem } from "../sources/yaml-write-back.js";
-import type { WorkWriteBack } from "./runtime-context.js";
 
 /**
  * The production write-back of a work transition: edits status/next_action/blocker of the item

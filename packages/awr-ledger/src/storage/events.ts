@@ -3,6 +3,8 @@ import type { LedgerTx } from "./ledger-store.js";
 import type { EventTable } from "./schema.js";
 
 export interface NewEvent {
+  /** Defaults to a fresh ULID (a caller that must name the event before it exists passes one). */
+  id?: string | undefined;
   type: string;
   /** The revision this event belongs to, usually the one just returned by spendRevision. */
   revision: number;
@@ -14,6 +16,8 @@ export interface NewEvent {
   payload?: Record<string, unknown> | undefined;
   /** Defaults to now. */
   time?: string | undefined;
+  /** Defaults to `normal`. */
+  importance?: string | undefined;
 }
 
 /**
@@ -26,7 +30,7 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
     .select((eb) => eb.fn.max("seq").as("seq"))
     .executeTakeFirst();
   const row: EventTable = {
-    id: ulid(),
+    id: event.id ?? ulid(),
     seq: Number(last?.seq ?? 0) + 1,
     revision: event.revision,
     type: event.type,
@@ -37,7 +41,13 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
     summary: event.summary ?? null,
     payload: JSON.stringify(event.payload ?? {}),
     time: event.time ?? new Date().toISOString(),
+    importance: event.importance ?? "normal",
   };
-  await tx.insertInto("events").values(row).execute();
+  // `normal` is the column's default, so an ordinary event inserts the columns every schema has.
+  const { importance, ...ordinary } = row;
+  await tx
+    .insertInto("events")
+    .values(importance === "normal" ? (ordinary as EventTable) : row)
+    .execute();
   return row;
 }

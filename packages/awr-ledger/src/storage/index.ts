@@ -1,7 +1,7 @@
 export { appendEvent, type NewEvent } from "./events.js";
 export { LedgerStore, type LedgerStoreOptions, type LedgerTx } from "./ledger-store.js";
 export type { Backend, Migration } from "./migration.js";
-export { EVENT_SEARCH_WINDOW } from "./migrations/008-projection-changes.js";
+export { EVENT_SEARCH_WINDOW } from "./migrations/009-projection-changes.js";
 export { MIGRATIONS } from "./migrations/index.js";
 export { latestSchemaVersion, type MigrationResult, migrateToLatest } from "./migrator.js";
 export {

@@ -3,7 +3,7 @@ import { sql } from "../internal/kysely.js";
 import type { LedgerSchema } from "./schema.js";
 
 /**
- * What read caches key on (migration 008, docs/design/read-caching.md), read together in one
+ * What read caches key on (migration 009, docs/design/read-caching.md), read together in one
  * statement so the values always describe the same committed state.
  */
 export interface ReadClock {

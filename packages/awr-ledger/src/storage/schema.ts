@@ -93,6 +93,8 @@ export interface EventTable {
   summary: string | null;
   payload: string;
   time: string;
+  /** low | normal | high | critical (migration 008). */
+  importance: string;
 }
 
 export interface EvidenceTable {
@@ -105,6 +107,8 @@ export interface EvidenceTable {
   /** JSON array text. */
   scope: string;
   sha256: string | null;
+  /** The source SHA the evidence was verified against (migration 008). */
+  source_sha: string | null;
   command: string | null;
   verified_at: string | null;
   work: string | null;

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { type EntityView, entitiesOfKind } from "../read/entity-view.js";
-import { choice, type Fields, optChoice, optInt } from "../runtime/input/fields.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { ResolvedScope } from "./workstream-access.js";
+import { choice, type Fields, optChoice, optInt } from "./workstream-args.js";
 import { bindCursor, openCursor, staleCursor } from "./workstream-cursor.js";
 import type { Visibility } from "./workstream-visibility.js";
 

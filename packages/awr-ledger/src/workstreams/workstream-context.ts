@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
 import { compileContext } from "../context/compile-context.js";
 import { dependenciesOf } from "../read/entity-view.js";
-import { type Fields, optInt, optText } from "../runtime/input/fields.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
+import { type Fields, optInt, optText } from "./workstream-args.js";
 import type { Visibility } from "./workstream-visibility.js";
 
 /**

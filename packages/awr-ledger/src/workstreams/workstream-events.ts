@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { type Fields, optInt } from "../runtime/input/fields.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { ResolvedScope } from "./workstream-access.js";
+import { type Fields, optInt } from "./workstream-args.js";
 import { bindCursor, openCursor } from "./workstream-cursor.js";
 import { eventItem } from "./workstream-objects.js";
 

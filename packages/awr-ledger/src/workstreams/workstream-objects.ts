@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
+import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { toView } from "../read/entity-view.js";
-import { type Fields, text } from "../runtime/input/fields.js";
-import type { CheckpointTable, SessionTable } from "../runtime/runtime-tables.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
+import { type Fields, text } from "./workstream-args.js";
 import type { Visibility } from "./workstream-visibility.js";
 
 export const OBJECT_KINDS = ["work", "session", "checkpoint", "artifact", "evidence", "event"];

@@ -1,13 +1,13 @@
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import type { Ledger } from "../ledger.js";
-import { asFields, type Fields, optObject, optText } from "../runtime/input/fields.js";
 import {
   accessDenied,
   authorize,
   resolveScope,
   type WorkstreamAccess,
 } from "./workstream-access.js";
+import { asFields, type Fields, optObject, optText } from "./workstream-args.js";
 import {
   WORKSTREAM_ACTIONS,
   WORKSTREAM_PROTOCOL_VERSION,

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import { entitiesOfKind, stringOf } from "../read/entity-view.js";
-import { type Fields, optChoice, optInt, optText } from "../runtime/input/fields.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied } from "./workstream-access.js";
+import { type Fields, optChoice, optInt, optText } from "./workstream-args.js";
 import type { Visibility } from "./workstream-visibility.js";
 
 const SEARCH_KINDS = ["work", "goal", "plan", "rule", "decision", "evidence"] as const;

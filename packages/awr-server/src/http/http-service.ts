@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallLimiter } from "../internal/call-limiter.js";
+import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
 import type { LedgerBackend } from "../ledger-backend.js";
 import type { Registry } from "../registry/registry-types.js";
 import { createAwrServer } from "../server/create-awr-server.js";
@@ -38,6 +39,14 @@ export interface HttpService {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
+/** A JSON-RPC error for a body that is not a request at all (400, id null). */
+function sendRpcError(res: ServerResponse, code: -32700 | -32600, message: string): void {
+  if (res.headersSent) return;
+  res
+    .writeHead(400, { "Content-Type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
 function sendError(
   res: ServerResponse,
   status: number,
@@ -51,7 +60,7 @@ function sendError(
 
 /**
  * Starts the shared Streamable HTTP service at `/mcp`. It is stateless: each POST gets a fresh
- * McpServer and transport (no MCP session ids), and AWR sessions live in the ledgers, so any
+ * MCP server and transport (no MCP session ids), and AWR sessions live in the ledgers, so any
  * number of processes can serve the same PostgreSQL-backed projects. What does not depend on the
  * request is built once: the tool catalog (see createAwrServer) and the projects' open ledgers. GET (standalone SSE) and
  * DELETE are 405: there is no server-initiated stream to hold open.
@@ -96,14 +105,11 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     try {
       parsed = JSON.parse(body.text);
     } catch {
-      res.writeHead(400, { "Content-Type": "application/json" }).end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          error: { code: -32700, message: "Parse error: the body is not JSON." },
-          id: null,
-        }),
-      );
-      return;
+      return sendRpcError(res, -32700, "Parse error: the body is not JSON.");
+    }
+    if (mentionsProto(body.text)) shieldPrototypeKeys(parsed);
+    if (Array.isArray(parsed) && parsed.length === 0) {
+      return sendRpcError(res, -32600, "Invalid Request: an empty batch.");
     }
     const server = createAwrServer(
       httpToolHost({ registry, client: guard.client, projects, limiter, log }),

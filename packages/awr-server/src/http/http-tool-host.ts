@@ -19,11 +19,12 @@ export function httpToolHost(input: {
   log?: (line: string) => void;
 }): ToolHost {
   const { registry, client, projects } = input;
-  const host: ToolHost = {
+  return {
     mode: "http",
     caller: { client: client.id },
     limiter: input.limiter,
-    async resolveProject(key, access, options) {
+    workstreams: registry.version === 2,
+    async resolveProject(key, access, options = {}) {
       if (key === undefined || !projects.has(key) || !client.read.has(key)) throw denied();
       if (access === "write" && !client.write.has(key)) {
         throw new AwrToolError(
@@ -32,19 +33,27 @@ export function httpToolHost(input: {
         );
       }
       const { ledger, project } = await projects.use(key, options);
-      // The ledger refuses project tools where workstreams bound the project or the caller.
-      await ledger.assertProjectToolAllowed?.(options?.tool ?? "this tool", accessOn(key), options);
-      return { ledger, root: project.root };
+      const workstreamAccess = accessOn(key);
+      // Every project tool but awr_workstream: the ledger refuses it where workstreams bound
+      // the project or the caller.
+      if (options.workstreamRead !== true) {
+        await ledger.assertProjectToolAllowed?.(
+          options.tool ?? "this tool",
+          workstreamAccess,
+          options,
+        );
+      }
+      return { ledger, root: project.root, workstreamAccess };
     },
     listProjects() {
       const list = registry.projects
         .filter((project) => client.read.has(project.key))
         .map((project) => {
+          // Never a root or a path of the server's disk: the key, identity and access.
           const entry: Record<string, unknown> = {
             key: project.key,
-            access: client.write.has(project.key) ? "write" : "read",
             project_id: project.project_id,
-            root: project.root,
+            access: client.write.has(project.key) ? "write" : "read",
           };
           const grants = accessOn(project.key)?.grants;
           if (grants !== undefined) entry["workstreams"] = grants;
@@ -54,17 +63,6 @@ export function httpToolHost(input: {
     },
     log: input.log,
   };
-  if (registry.version === 2) {
-    host.workstream = async ({ project: key, ...args }, options) => {
-      if (typeof key !== "string" || !projects.has(key) || !client.read.has(key)) throw denied();
-      const { ledger } = await projects.use(key, options);
-      if (ledger.workstream === undefined) {
-        throw new AwrToolError("Unsupported", "this ledger does not implement awr_workstream");
-      }
-      return ledger.workstream(args, accessOn(key), options);
-    };
-  }
-  return host;
 
   /** The client's workstream grants on a project, as the ledger checks them (none: undefined). */
   function accessOn(key: string): WorkstreamAccess | undefined {

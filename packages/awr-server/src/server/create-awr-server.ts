@@ -1,21 +1,27 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
-  CallToolRequestSchema,
+  argumentsProblem,
+  describeArgumentsProblem,
+  isLedgerError,
+  LIMITS,
+  PROTO_KEY_ALIAS,
+  validateInput,
+} from "@awr/awr-ledger";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import type { z } from "zod";
+import { z } from "zod";
 import { toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
-import { PROJECTS_LIST_TOOL, WORKSTREAM_TOOL } from "../tools/tool-catalog.js";
-import type { ProjectToolDefinition } from "../tools/tool-definition.js";
 import type { ToolHost } from "./tool-host.js";
 import { type ToolSetEntry, toolSet } from "./tool-set.js";
 
 /** Tool arguments larger than this (as JSON, in UTF-8 bytes) are refused with InvalidInput. */
-export const MAX_ARGUMENT_BYTES = 1024 * 1024;
+export const MAX_ARGUMENT_BYTES = LIMITS.argumentsBytes;
 /** JSON-RPC error code of a call refused because too many are in flight. */
 export const BUSY_ERROR_CODE = -32010;
 
@@ -29,31 +35,28 @@ const INSTRUCTIONS = {
 } as const;
 
 /**
- * One JSON Schema validator for every server instance. The SDK would otherwise build a fresh Ajv
- * (with its formats) per McpServer, that is per HTTP request; AWR never asks the client for
- * schema-checked input (no elicitation), so sharing it changes nothing but the cost.
+ * tools/call as the protocol layer routes it. The SDK's Server checks the params of tools/call
+ * itself (no params, a name that is not a string, arguments that are not an object: -32602)
+ * before the handler runs; a full schema here would fail earlier, as -32603.
  */
+const ToolsCall = z.looseObject({ method: z.literal("tools/call") });
+
+/** One JSON Schema validator for every server instance (AWR asks clients for no schema input). */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
-function issuesOf(error: z.ZodError) {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(arguments)",
-    message: issue.message,
-  }));
-}
-
 /**
- * Builds an McpServer exposing the AWR tools for one ToolHost. The tool catalog (schemas,
- * descriptions, annotations and the tools/list answer) is built once per process and shared, so
- * a server per HTTP request costs little more than its handlers. tools/list answers from that
- * catalog exactly as the SDK renders registered tools; tools/call is our own handler so that an
- * unknown tool is a JSON-RPC -32601 error, invalid input is an InvalidInput result with the
- * issues, domain errors become `isError` results `{code, message, details?}`, and the in-flight
- * limit holds.
+ * Builds an MCP server exposing the AWR tools for one ToolHost. The tool set (schemas,
+ * descriptions, annotations, the tools/list answer) comes from the operation catalog and is
+ * built once per process, so a server per HTTP request costs little more than its handlers.
+ * tools/call: malformed params or arguments nested too deep are -32602, an unknown tool -32601, arguments the tool's schema
+ * refuses an InvalidInput result naming every problem, domain errors `isError` results
+ * `{code, message, details?}` (or the error's partial result with the error under `error`), a
+ * write that failed unexpectedly an `isError` result with `write_outcome: "unknown"`, and the
+ * in-flight limit holds.
  */
-export function createAwrServer(host: ToolHost): McpServer {
+export function createAwrServer(host: ToolHost): Server {
   sharedValidator ??= new AjvJsonSchemaValidator();
-  const server = new McpServer(
+  const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       capabilities: { tools: { listChanged: false } },
@@ -61,44 +64,46 @@ export function createAwrServer(host: ToolHost): McpServer {
       jsonSchemaValidator: sharedValidator,
     },
   );
-  const tools = toolSet(host.mode, {
-    projectsList: host.listProjects !== undefined,
-    workstream: host.workstream !== undefined,
-  });
+  const tools = toolSet(host.mode, { workstreams: host.workstreams === true });
 
   async function runProjectTool(
-    tool: ProjectToolDefinition,
+    entry: ToolSetEntry & { target: { kind: "project" } },
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<unknown> {
     const { project, ...rest } = args;
-    const access = tool.kind === "write" ? "write" : "read";
+    const { operation } = entry.target;
+    const access = operation.kind === "write" ? "write" : "read";
     const resolved = await host.resolveProject(project as string | undefined, access, {
       signal,
-      tool: tool.name,
+      tool: entry.name,
+      workstreamRead: operation.availability === "workstreams",
     });
-    return resolved.ledger[tool.method](rest, host.caller, { signal });
+    return resolved.ledger.execute(entry.name, rest, host.caller, {
+      signal,
+      workstreamAccess: resolved.workstreamAccess,
+    });
   }
 
-  async function run(
-    entry: ToolSetEntry,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<unknown> {
+  function run(entry: ToolSetEntry, args: Record<string, unknown>, signal: AbortSignal) {
     const { target } = entry;
-    if (target.kind === "project") return runProjectTool(target.tool, args, signal);
-    // The tool set only holds these two when the host has them.
-    if (target.kind === "projects-list") return host.listProjects?.();
-    return host.workstream?.(args, { signal });
+    if (target.kind === "project") {
+      return runProjectTool(entry as ToolSetEntry & { target: typeof target }, args, signal);
+    }
+    // The one tool the service answers itself; only the shared service lists it.
+    return Promise.resolve(host.listProjects?.());
   }
 
-  // McpServer installed its own tool handlers (the tools capability is declared); ours replace
-  // them. The capability it registered ({listChanged: true}) stays as it always was.
-  server.server.removeRequestHandler("tools/list");
-  server.server.setRequestHandler(ListToolsRequestSchema, () => tools.listResult());
-  server.server.removeRequestHandler("tools/call");
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
+  server.setRequestHandler(ListToolsRequestSchema, () => tools.listResult());
+  // The SDK's Server answers tools/call params that fail its schema (no params, a name that is
+  // not a string, arguments that are not an object) with -32602 before this handler runs.
+  server.setRequestHandler(ToolsCall, async (request, extra) => {
+    const { name, arguments: given } = (request as CallToolRequest).params;
+    const args = given ?? {};
+    const problem = argumentsProblem(args);
+    if (problem?.kind === "depth") {
+      throw new McpError(ErrorCode.InvalidParams, describeArgumentsProblem(problem));
+    }
     const entry = tools.entries.get(name);
     if (!entry) {
       throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}. Call tools/list.`);
@@ -111,54 +116,61 @@ export function createAwrServer(host: ToolHost): McpServer {
       );
     }
     try {
-      return await callTool(name, entry, request.params.arguments ?? {}, extra.signal);
+      return await callTool(entry, args, extra.signal);
     } finally {
       host.limiter.release();
     }
   });
 
   async function callTool(
-    name: string,
     entry: ToolSetEntry,
-    args: Record<string, unknown>,
+    given: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    const bytes = Buffer.byteLength(JSON.stringify(args), "utf8");
-    if (bytes > MAX_ARGUMENT_BYTES) {
+    let args = given;
+    // A top-level `__proto__` key that reached here as a prototype (an in-process transport) is
+    // refused by name like any unknown argument.
+    if (Object.getPrototypeOf(args) !== Object.prototype) {
+      args = Object.assign({ [PROTO_KEY_ALIAS]: true }, args);
+    }
+    const problem = argumentsProblem(args);
+    if (problem !== undefined) {
       return toolFailure({
         code: "InvalidInput",
-        message: `The arguments are ${bytes} bytes; the limit is ${MAX_ARGUMENT_BYTES} (1 MiB). Send less (e.g. a shorter payload or summary).`,
-        details: { bytes, limit: MAX_ARGUMENT_BYTES },
+        message: describeArgumentsProblem(problem),
+        details: { ...problem },
       });
     }
-    const parsed = entry.input.safeParse(args);
-    if (!parsed.success) {
-      const issues = issuesOf(parsed.error);
-      return toolFailure({
-        code: "InvalidInput",
-        message: `Invalid arguments for ${name}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}. Fix them as the tool's input schema says.`,
-        details: { issues },
-      });
-    }
+    let input: Record<string, unknown>;
     try {
-      const value = await run(entry, parsed.data as Record<string, unknown>, signal);
-      // awr_workstream answers an incomplete context as an error result carrying its envelope.
-      const incomplete =
-        entry.target.kind === "workstream" && (value as { ok?: unknown })?.ok === false;
-      return incomplete ? { ...toolSuccess(value), isError: true } : toolSuccess(value);
+      input = validateInput(entry.name, entry.input, args);
+      return toolSuccess(await run(entry, input, signal));
     } catch (error) {
+      if (isLedgerError(error) && error.result !== undefined) {
+        return toolFailure(error.result);
+      }
       const payload = toolErrorPayload(error);
       if (payload) return toolFailure(payload);
       if (signal.aborted) throw error;
-      host.log?.(`${name} failed: ${(error as Error)?.stack ?? String(error)}`);
+      host.log?.(`${entry.name} failed: ${(error as Error)?.stack ?? String(error)}`);
+      if (entry.target.kind === "project" && entry.target.operation.kind === "write") {
+        // The write may or may not have happened: say so as a result, never a bare -32603.
+        const requestId = args["request_id"];
+        return toolFailure({
+          code: "MutationConflict",
+          message: `${entry.name} failed unexpectedly (${(error as Error)?.message ?? String(error)}); whether it took effect is unknown. Do not replay it blindly: check it with awr_operation_get${typeof requestId === "string" ? ` (request_id ${requestId})` : ""} before retrying.`,
+          details: {
+            write_outcome: "unknown",
+            ...(typeof requestId === "string" ? { request_id: requestId } : {}),
+          },
+        });
+      }
       throw new McpError(
         ErrorCode.InternalError,
-        `${name} failed unexpectedly: ${(error as Error)?.message ?? String(error)}. For a write, call awr_operation_get with its request_id before retrying.`,
+        `${entry.name} failed unexpectedly: ${(error as Error)?.message ?? String(error)}.`,
       );
     }
   }
 
   return server;
 }
-
-export { PROJECTS_LIST_TOOL, WORKSTREAM_TOOL };

@@ -1,11 +1,24 @@
+import type { ServerMode, WorkstreamAccess } from "@awr/awr-ledger";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { LedgerCaller, LedgerPort } from "../ledger-port.js";
-import type { ServerMode } from "../tools/tool-catalog.js";
 
 /** A project a call may use: its open ledger and canonical root. */
 export interface ResolvedProject {
   readonly ledger: LedgerPort;
   readonly root: string;
+  /** The caller's workstream grants on it (shared service, registry v2); none: undefined. */
+  readonly workstreamAccess?: WorkstreamAccess | undefined;
+}
+
+export interface ResolveOptions {
+  signal?: AbortSignal;
+  /** The tool about to run. */
+  tool?: string;
+  /**
+   * The call is a workstream read (awr_workstream): it needs no project grant of its own and is
+   * not refused by the workstream boundary that bounds every other project tool.
+   */
+  workstreamRead?: boolean;
 }
 
 /**
@@ -19,23 +32,19 @@ export interface ToolHost {
   readonly limiter: CallLimiter;
   /**
    * Finds the project for a call and checks access and identity. `key` is the `project`
-   * argument (undefined on stdio); `tool` is the project tool about to run (the shared service
-   * refuses it on a project that serves workstreams). Rejects with an AwrToolError
-   * (RuleViolation "project access denied", NotFound for an uninitialised stdio project, and
-   * so on) or the ledger's Unsupported.
+   * argument (undefined on stdio). Rejects with an AwrToolError (RuleViolation "project access
+   * denied", NotFound for an uninitialised stdio project, and so on) or, over the shared
+   * service, the ledger's Unsupported for a project tool where workstreams bound the project.
    */
   resolveProject(
     key: string | undefined,
     access: "read" | "write",
-    options?: { signal?: AbortSignal; tool?: string },
+    options?: ResolveOptions,
   ): Promise<ResolvedProject>;
   /** awr_projects_list (shared HTTP only). */
   listProjects?(): Record<string, unknown>;
-  /**
-   * awr_workstream (registry version 2 only): the ledger's workstream read, whose result is the
-   * original's envelope; `ok: false` (an incomplete context) is served as an error result.
-   */
-  workstream?(args: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+  /** The registry grants workstreams (version 2): awr_workstream is offered. */
+  readonly workstreams?: boolean;
   /** Diagnostics for stderr; never stdout. */
   log?(line: string): void;
 }

@@ -1,63 +1,48 @@
-import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
 import {
-  PROJECTS_LIST_DEFINITION,
-  type SharedToolDefinition,
-  WORKSTREAM_DEFINITION,
-} from "../tools/shared-tools.js";
-import {
-  ledgerOutput,
-  PROJECT_TOOLS,
-  projectToolAnnotations,
-  projectToolInput,
+  type CatalogOperation,
+  checkedSchemaFor,
+  findOperation,
+  type ObjectSchema,
+  SERVICE_TOOLS,
   type ServerMode,
-} from "../tools/tool-catalog.js";
-import type { ProjectToolDefinition } from "../tools/tool-definition.js";
+  type ServiceTool,
+  toolDefinitions,
+} from "@awr/awr-ledger";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
-/** What answers a tool call: a ledger method of the project, or one of the host's own reads. */
+/** What answers a tool call: a catalog operation of the project, or one the service answers. */
 export type ToolTarget =
-  | { readonly kind: "project"; readonly tool: ProjectToolDefinition }
-  | { readonly kind: "projects-list" }
-  | { readonly kind: "workstream" };
+  | { readonly kind: "project"; readonly operation: CatalogOperation }
+  | { readonly kind: "service"; readonly tool: ServiceTool };
 
 export interface ToolSetEntry {
   readonly name: string;
-  /** The strict input schema tools/call validates against. */
-  readonly input: z.ZodType;
+  /** The input schema tools/call checks (the catalog's, for this transport). */
+  readonly input: ObjectSchema;
   readonly target: ToolTarget;
 }
 
 /**
- * The tools one server instance offers. It depends only on the transport mode and on which
- * optional host capabilities exist, so it is built once per process and shared by every
- * request: zod schemas are immutable, and the tools/list answer (JSON Schema conversion
- * included) is computed on first use and frozen.
+ * The tools one server instance offers, built from the operation catalog for the transport and
+ * whether the registry grants workstreams. Built once per process and shared by every request;
+ * the tools/list answer is the catalog's definitions as they are (the original's shape: name,
+ * description, input schema, annotations), frozen.
  */
 export interface ToolSet {
   readonly entries: ReadonlyMap<string, ToolSetEntry>;
-  /** The tools/list result, in catalog order; shared and frozen, never mutate it. */
+  /** The tools/list result; shared and frozen, never mutate it. */
   listResult(): { tools: Tool[] };
 }
 
 export interface ToolSetFeatures {
-  readonly projectsList: boolean;
-  readonly workstream: boolean;
-}
-
-interface Described {
-  readonly entry: ToolSetEntry;
-  readonly title: string;
-  readonly description: string;
-  readonly output: z.ZodObject;
-  readonly annotations: Record<string, unknown>;
+  readonly workstreams: boolean;
 }
 
 const sets = new Map<string, ToolSet>();
 
-/** The shared ToolSet of a mode and feature combination (at most eight exist). */
+/** The shared ToolSet of a mode and feature combination (at most four exist). */
 export function toolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
-  const key = `${mode}:${features.projectsList}:${features.workstream}`;
+  const key = `${mode}:${features.workstreams}`;
   let set = sets.get(key);
   if (!set) {
     set = buildToolSet(mode, features);
@@ -67,70 +52,21 @@ export function toolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
 }
 
 function buildToolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
-  const described: Described[] = PROJECT_TOOLS.map((tool) => ({
-    entry: {
-      name: tool.name,
-      input: projectToolInput(tool, mode),
-      target: { kind: "project", tool },
-    },
-    title: tool.title,
-    description: tool.description,
-    output: ledgerOutput,
-    annotations: projectToolAnnotations(tool),
-  }));
-  if (features.projectsList) described.push(shared(PROJECTS_LIST_DEFINITION, "projects-list"));
-  if (features.workstream) described.push(shared(WORKSTREAM_DEFINITION, "workstream"));
-
-  const entries = new Map(described.map((tool) => [tool.entry.name, tool.entry]));
-  let list: { tools: Tool[] } | undefined;
-  return {
-    entries,
-    listResult() {
-      list ??= deepFreeze({ tools: listTools(described) });
-      return list;
-    },
-  };
-}
-
-function shared(definition: SharedToolDefinition, kind: "projects-list" | "workstream"): Described {
-  return {
-    entry: { name: definition.name, input: definition.input, target: { kind } },
-    title: definition.title,
-    description: definition.description,
-    output: definition.output,
-    annotations: definition.annotations,
-  };
-}
-
-/**
- * The tools/list entries exactly as the SDK's McpServer renders tools registered with
- * registerTool (same converter and options, same fields and order, `execution` included), so
- * clients see no difference; only the work is done once instead of on every request.
- */
-function listTools(described: readonly Described[]): Tool[] {
-  const outputs = new Map<z.ZodObject, Tool["outputSchema"]>();
-  return described.map((tool) => {
-    let outputSchema = outputs.get(tool.output);
-    if (!outputSchema) {
-      outputSchema = toJsonSchemaCompat(tool.output, {
-        strictUnions: true,
-        pipeStrategy: "output",
-      }) as Tool["outputSchema"];
-      outputs.set(tool.output, outputSchema);
+  const tools = toolDefinitions(mode, features);
+  const entries = new Map<string, ToolSetEntry>();
+  for (const definition of tools) {
+    const { name } = definition;
+    const operation = findOperation(name) as CatalogOperation | undefined;
+    const service = SERVICE_TOOLS.find((tool) => tool.tool === name);
+    if (operation !== undefined) {
+      const input = checkedSchemaFor(operation, mode);
+      entries.set(name, { name, input, target: { kind: "project", operation } });
+    } else if (service !== undefined) {
+      entries.set(name, { name, input: service.input, target: { kind: "service", tool: service } });
     }
-    return {
-      name: tool.entry.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: toJsonSchemaCompat(tool.entry.input as z.ZodObject, {
-        strictUnions: true,
-        pipeStrategy: "input",
-      }) as Tool["inputSchema"],
-      annotations: tool.annotations,
-      execution: { taskSupport: "forbidden" },
-      outputSchema,
-    };
-  });
+  }
+  const list = deepFreeze({ tools: tools as Tool[] });
+  return { entries, listResult: () => list };
 }
 
 function deepFreeze<T>(value: T): T {

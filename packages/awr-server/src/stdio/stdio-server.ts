@@ -1,5 +1,4 @@
 import type { Readable, Writable } from "node:stream";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { DEFAULT_MAX_CONCURRENT_CALLS } from "../http/http-service.js";
 import { CallLimiter } from "../internal/call-limiter.js";
 import type { LedgerBackend } from "../ledger-backend.js";
@@ -7,6 +6,7 @@ import type { LedgerPort } from "../ledger-port.js";
 import { createAwrServer } from "../server/create-awr-server.js";
 import type { ToolHost } from "../server/tool-host.js";
 import { AwrToolError } from "../tool-result.js";
+import { StdioLineTransport } from "./stdio-line-transport.js";
 
 /** The ledger client id of every stdio caller (TOOLS.md). */
 export const STDIO_CLIENT = "stdio";
@@ -62,12 +62,12 @@ export async function startStdioServer(options: StdioServerOptions): Promise<Std
   };
 
   const server = createAwrServer(host);
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const transport = new StdioLineTransport(options.stdin, options.stdout);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  server.server.onclose = () => resolveClosed();
+  server.onclose = () => resolveClosed();
   (options.stdin ?? process.stdin).once("end", () => resolveClosed());
   await server.connect(transport);
 

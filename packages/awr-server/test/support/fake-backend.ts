@@ -1,17 +1,17 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { LedgerBackend, LedgerMethod, LedgerPort } from "@awr/awr-server";
-import { PROJECT_TOOLS } from "@awr/awr-server";
+import type { LedgerBackend, LedgerCallOptions, LedgerPort } from "@awr/awr-server";
 
 /**
  * A stand-in ledger for tests of the server layer alone: identity lives in
- * `<root>/.awr/fake-identity`, and every method answers from `respond` (default: echo).
+ * `<root>/.awr/fake-identity`, and every tool answers from `respond` (default: echo).
  */
 export type FakeResponder = (
-  method: LedgerMethod,
+  tool: string,
   input: Record<string, unknown>,
   caller: { client: string },
   root: string,
+  options: LedgerCallOptions,
 ) => unknown;
 
 export async function initFakeProject(root: string, projectId: string): Promise<void> {
@@ -19,14 +19,12 @@ export async function initFakeProject(root: string, projectId: string): Promise<
   await writeFile(join(root, ".awr", "fake-identity"), projectId);
 }
 
-/** The workstream part of a port (absent by default, as for a ledger without workstreams). */
-export type FakeWorkstreams = (
-  root: string,
-) => Pick<LedgerPort, "workstream" | "assertProjectToolAllowed">;
+/** The workstream boundary of a port (absent by default, as for a ledger without workstreams). */
+export type FakeBoundary = (root: string) => Pick<LedgerPort, "assertProjectToolAllowed">;
 
 export function fakeBackend(
   respond?: FakeResponder,
-  workstreams?: FakeWorkstreams,
+  boundary?: FakeBoundary,
 ): LedgerBackend & { opened: string[]; closed: string[] } {
   const opened: string[] = [];
   const closed: string[] = [];
@@ -40,21 +38,21 @@ export function fakeBackend(
         return null;
       }
     },
-    async open(root) {
+    async open(root): Promise<LedgerPort> {
       opened.push(root);
-      const port: Record<string, unknown> = {
-        ...workstreams?.(root),
+      return {
+        ...boundary?.(root),
         close: async () => {
           closed.push(root);
         },
+        execute: async (tool, input, caller, options = {}) =>
+          (respond
+            ? await respond(tool, input, caller, root, options)
+            : { project_revision: 1, tool, input, client: caller.client }) as Record<
+            string,
+            unknown
+          >,
       };
-      for (const tool of PROJECT_TOOLS) {
-        port[tool.method] = async (input: Record<string, unknown>, caller: { client: string }) =>
-          respond
-            ? respond(tool.method, input, caller, root)
-            : { project_revision: 1, method: tool.method, input, client: caller.client };
-      }
-      return port as unknown as LedgerPort;
     },
   };
 }

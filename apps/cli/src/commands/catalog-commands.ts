@@ -1,0 +1,139 @@
+import {
+  type CatalogOperation,
+  type CliCommand,
+  OPERATION_LIST,
+  takesRequestId,
+} from "@awr/awr-ledger/catalog";
+import type { Command } from "commander";
+import type { CommandContext } from "../context.js";
+import { Option } from "../internal/commander.js";
+import { readView, writeLines } from "../render/views.js";
+import { type CommandFlag, commandFlags } from "./command-flags.js";
+import { lineInput, type ParsedCommand, withFiles } from "./command-input.js";
+import { fieldHelp } from "./field-help.js";
+import { collect, integer } from "./option-parsers.js";
+
+/** One line per command group, for `awr --help`. */
+const GROUPS: Readonly<Record<string, string>> = {
+  work: "show work items and move them through their states",
+  session: "sessions bind a host conversation to one unit of work: claims, checkpoints, waits",
+  event: "the project's append-only event log",
+  evidence: "evidence that work meets its acceptance criteria",
+  context: "compile context packets for agents",
+  operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
+  source: "the project's planning sources (Markdown/YAML) and their index",
+};
+
+export const WRITE_HELP = `
+Writes check --expected-revision against the project's revision and change nothing on a
+mismatch (RevisionConflict). Without the flag, awr reads the current revision just before the
+write. --request-id journals the write, so a retry with the same id and arguments replays the
+recorded result (it spends three revisions instead of one; see docs/troubleshooting.md).`;
+
+/** The command group `name` of `program`, created on first use. */
+export function group(program: Command, name: string): Command {
+  const existing = program.commands.find((c) => c.name() === name);
+  return existing ?? program.command(name).description(GROUPS[name] ?? name);
+}
+
+function placeholder(flag: CommandFlag): string {
+  if (flag.kind === "file") return "<file>";
+  if (flag.kind === "integer") return "<n>";
+  return `<${flag.flag.slice(2)}>`;
+}
+
+function optionFor(flag: CommandFlag): Option {
+  const help = fieldHelp(flag.field, flag.choices);
+  const option =
+    flag.kind === "switch"
+      ? new Option(flag.flag, help)
+      : new Option(`${flag.flag} ${placeholder(flag)}`, help);
+  if (flag.alias === true) option.hideHelp();
+  if (flag.kind === "switch") return option;
+  if (flag.kind === "list") return option.argParser(collect);
+  // Only the shape is checked here (a usage error); the range is the tool's to refuse.
+  if (flag.kind === "integer") return option.argParser(integer());
+  return option;
+}
+
+/** Adds one catalog command: its operands, its flags from the tool's schema, its action. */
+function addCommand(
+  program: Command,
+  context: CommandContext,
+  operation: CatalogOperation,
+  spec: CliCommand,
+): void {
+  const parent = spec.path.slice(0, -1).reduce<Command>((at, name) => group(at, name), program);
+  const command = parent.command(spec.path.at(-1) as string).description(spec.summary);
+  for (const operand of spec.operands ?? []) {
+    // Every operand is optional to commander: missing ones are reported together below.
+    command.argument(`[${operand.name.toLowerCase()}]`, fieldHelp(operand.field));
+  }
+  const flags = commandFlags(operation, spec);
+  const options = new Map<string, Option>();
+  for (const flag of flags) {
+    const option = optionFor(flag);
+    options.set(flag.flag, option);
+    command.addOption(option);
+  }
+  if (spec.inputFile !== undefined) {
+    const option = new Option(
+      `${spec.inputFile.flag} <file>`,
+      "a JSON file holding the arguments (the flags given win)",
+    );
+    options.set(spec.inputFile.flag, option);
+    command.addOption(option);
+  }
+  if (operation.kind === "write") {
+    command.addOption(
+      new Option(
+        "--expected-revision <n>",
+        "the project revision you last saw (default: the current one)",
+      ).argParser(integer()),
+    );
+    if (takesRequestId(operation)) {
+      command.option(
+        "--request-id <id>",
+        "journal the write under this id (1..256 bytes); a retry with it replays",
+      );
+    }
+    command.addHelpText("after", WRITE_HELP);
+  }
+  command.action(async (...args: unknown[]) => {
+    const operands = args.slice(0, spec.operands?.length ?? 0) as (string | undefined)[];
+    const given = command.opts<Record<string, unknown>>();
+    const values = new Map<string, unknown>();
+    for (const [flag, option] of options) {
+      const value = given[option.attributeName()];
+      // `--claim` and `--no-claim` share one attribute: each counts only when it set it.
+      const set = option.isBoolean() ? value === !option.negate : value !== undefined;
+      if (set) values.set(flag, value);
+    }
+    const parsed: ParsedCommand = { operands, values };
+    const fromLine = lineInput(operation, spec, flags, parsed);
+    const headline = [...spec.path, ...operands.filter((o) => o !== undefined)].join(" ");
+    if (operation.kind === "read") {
+      const input = await withFiles(context, spec, flags, parsed, fromLine);
+      const result = await context.read(operation.tool, input);
+      context.print(result, () => readView(spec.view, result, context.colors));
+      return;
+    }
+    const expected = given["expectedRevision"] as number | undefined;
+    // A stale revision is refused before any file is read, as the tool would refuse it.
+    await context.checkRevision(expected);
+    const input = await withFiles(context, spec, flags, parsed, fromLine);
+    const requestId = given["requestId"] as string | undefined;
+    const { result, expectedRevision } = await context.write(operation.tool, input, {
+      ...(expected === undefined ? {} : { expectedRevision: expected }),
+      ...(requestId === undefined ? {} : { requestId }),
+    });
+    context.print(result, () => writeLines(result, context.colors, headline, expectedRevision));
+  });
+}
+
+/** Every command of the operation catalog, under the words its CLI spec names. */
+export function registerCatalogCommands(program: Command, context: CommandContext): void {
+  for (const operation of OPERATION_LIST) {
+    for (const spec of operation.cli) addCommand(program, context, operation, spec);
+  }
+}

@@ -1,0 +1,184 @@
+import {
+  operationGetOperation,
+  operationRecoverOperation,
+  sessionResumeOperation,
+  sourceReindexOperation,
+} from "./continuity-operations.js";
+import type { JsonSchema, ObjectSchema } from "./json-schema.js";
+import type { Operation } from "./operation.js";
+import {
+  contextCompileOperation,
+  projectStatusOperation,
+  searchOperation,
+  workGetOperation,
+  workReadyOperation,
+} from "./read-operations.js";
+import { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
+import {
+  sessionCheckpointOperation,
+  sessionClaimOperation,
+  sessionEndOperation,
+  sessionGetOperation,
+  sessionListOperation,
+  sessionReplyOperation,
+  sessionStartOperation,
+  sessionWaitOperation,
+} from "./session-operations.js";
+import { projectKey, requestId } from "./shared-fields.js";
+import { workstreamOperation } from "./workstream-operations.js";
+import {
+  eventAppendOperation,
+  evidenceRecordOperation,
+  workTransitionOperation,
+} from "./write-operations.js";
+
+/**
+ * The operation catalog: every AWR operation, in the order tools/list presents them (the
+ * original's). The MCP tool list, the CLI's commands and the ledger's dispatch are all built from
+ * this list and SERVICE_TOOLS; nothing else names the tools (docs/design/operation-catalog.md).
+ */
+export const OPERATION_LIST = [
+  projectStatusOperation,
+  workReadyOperation,
+  workGetOperation,
+  contextCompileOperation,
+  workTransitionOperation,
+  eventAppendOperation,
+  evidenceRecordOperation,
+  searchOperation,
+  sessionStartOperation,
+  sessionGetOperation,
+  sessionListOperation,
+  sessionCheckpointOperation,
+  sessionEndOperation,
+  sessionResumeOperation,
+  sessionClaimOperation,
+  sessionWaitOperation,
+  sessionReplyOperation,
+  operationGetOperation,
+  operationRecoverOperation,
+  sourceReindexOperation,
+  workstreamOperation,
+] as const;
+
+export type CatalogOperation = (typeof OPERATION_LIST)[number];
+export type ToolName = CatalogOperation["tool"];
+type ByTool<T extends ToolName> = Extract<CatalogOperation, { tool: T }>;
+/** The checked input of a tool, as its implementation takes it. */
+export type ToolInput<T extends ToolName> = Parameters<ByTool<T>["run"]>[1];
+/** What the implementation of a tool answers (the dispatch adds `ok` and the read policy). */
+export type ToolOutput<T extends ToolName> = Awaited<ReturnType<ByTool<T>["run"]>>;
+
+// biome-ignore lint/suspicious/noExplicitAny: entries differ in their input and result types.
+type AnyOperation = Operation<any, unknown>;
+
+const BY_TOOL: ReadonlyMap<string, AnyOperation> = new Map(
+  OPERATION_LIST.map((entry): [string, AnyOperation] => [entry.tool, entry]),
+);
+
+export function findOperation(tool: string): AnyOperation | undefined {
+  return BY_TOOL.get(tool);
+}
+
+export function isToolName(tool: string): tool is ToolName {
+  return BY_TOOL.has(tool);
+}
+
+/** `stdio` serves one project to one local client; `http` is the shared service. */
+export type ServerMode = "stdio" | "http";
+
+/** What a transport offers beyond the 20 project tools. */
+export interface ToolFeatures {
+  /** The shared service's registry grants workstreams (version 2): awr_workstream is listed. */
+  readonly workstreams?: boolean | undefined;
+}
+
+/** Whether an entry is offered on `mode` with `features`. */
+export function offeredOn(entry: AnyOperation, mode: ServerMode, features: ToolFeatures): boolean {
+  return entry.availability !== "workstreams" || (mode === "http" && features.workstreams === true);
+}
+
+/** Writes journaled under a request_id: every write but recovery (whose request_id it names). */
+export function takesRequestId(entry: AnyOperation): boolean {
+  return entry.kind === "write" && !("request_id" in entry.input.properties);
+}
+
+/**
+ * A tool's input schema for one transport: every write (but recovery) takes `request_id`,
+ * optional on stdio and required on the shared service, where every tool also requires
+ * `project`.
+ */
+export function inputSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSchema {
+  const properties: Record<string, JsonSchema> = { ...entry.input.properties };
+  const required = [...(entry.input.required ?? [])];
+  if (takesRequestId(entry)) {
+    properties["request_id"] = requestId();
+    if (mode === "http") required.push("request_id");
+  }
+  if (mode === "http") {
+    properties["project"] = projectKey();
+    required.unshift("project");
+  }
+  return {
+    ...entry.input,
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+  };
+}
+
+/**
+ * The schema a call is checked against: the listed one, but the `lenient` arguments keep only
+ * their type, so the implementation answers another value as the original does.
+ */
+export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSchema {
+  const listed = inputSchemaFor(entry, mode);
+  if (entry.lenient === undefined) return listed;
+  const properties: Record<string, JsonSchema> = { ...listed.properties };
+  for (const name of entry.lenient) {
+    const { const: _const, enum: _enum, ...rest } = properties[name] ?? {};
+    properties[name] = rest;
+  }
+  return { ...listed, properties };
+}
+
+/** A tools/list entry as the original sends it: name, description, input schema, annotations. */
+export type ToolDefinition = {
+  name: ToolName | ServiceTool["tool"];
+  description: string;
+  inputSchema: ObjectSchema;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: false;
+  };
+};
+
+/** The catalog's tools for one transport, in catalog order (the service's own first). */
+export function toolDefinitions(mode: ServerMode, features: ToolFeatures = {}): ToolDefinition[] {
+  const service = mode === "http" ? SERVICE_TOOLS : [];
+  return [
+    ...service.map((tool) => ({
+      name: tool.tool,
+      description: tool.description,
+      inputSchema: tool.input,
+      annotations: {
+        readOnlyHint: true,
+        destructiveHint: false,
+        idempotentHint: true,
+        openWorldHint: false as const,
+      },
+    })),
+    ...OPERATION_LIST.filter((entry) => offeredOn(entry, mode, features)).map((entry) => ({
+      name: entry.tool,
+      description: entry.description,
+      inputSchema: inputSchemaFor(entry, mode),
+      annotations: {
+        readOnlyHint: entry.kind === "read",
+        destructiveHint: "destructive" in entry && entry.destructive === true,
+        idempotentHint: entry.kind === "read",
+        openWorldHint: false as const,
+      },
+    })),
+  ];
+}

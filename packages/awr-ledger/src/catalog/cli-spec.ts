@@ -1,0 +1,58 @@
+/**
+ * How a catalog operation appears on the `awr` command line. The CLI builds its commands from
+ * these: every input argument becomes `--its-name-with-dashes` unless a spec entry says
+ * otherwise, so the flags and the tool's arguments cannot drift apart. Data only: the CLI owns
+ * parsing, help text and rendering.
+ */
+export interface CliCommand {
+  /** The words after `awr`, e.g. `["work", "progress"]`. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  /** Positional operands in order; each also keeps its flag unless `flags` hides it. */
+  readonly operands?: readonly CliOperand[];
+  /** A flag name per argument where it is not `--name-with-dashes`; null: no flag. */
+  readonly flags?: Readonly<Record<string, string | null>>;
+  /** Further flag names accepted for an argument (the original's alternatives), by flag. */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** Arguments whose flag names a JSON file holding the value. */
+  readonly files?: Readonly<Record<string, CliFile>>;
+  /** A flag naming a JSON file that holds the arguments themselves (flags override it). */
+  readonly inputFile?: CliInputFile;
+  /** Arguments this command fixes (e.g. `action: "progress"`): no flag, always sent. */
+  readonly fixed?: Readonly<Record<string, unknown>>;
+  /** Values the command line sends when a flag is not given (the original CLI's defaults). */
+  readonly defaults?: Readonly<Record<string, unknown>>;
+  /** Flags without a value that set an argument (resume: `--claim` acquires). */
+  readonly switches?: readonly CliSwitch[];
+  /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */
+  readonly generated?: readonly string[];
+  /** The CLI's human rendering of the result (its own views); a generic one when absent. */
+  readonly view?: "status" | "ready" | "work" | "search" | "context";
+}
+
+export interface CliOperand {
+  readonly field: string;
+  /** As shown in usage, e.g. `WORK`. */
+  readonly name: string;
+  /** Optional operands may be given as their flag instead. */
+  readonly optional?: boolean;
+}
+
+export interface CliFile {
+  /** Relative paths resolve against the project root or the working directory. */
+  readonly base: "project" | "cwd";
+  readonly maxBytes: number;
+}
+
+export interface CliInputFile extends CliFile {
+  readonly flag: string;
+  /** File field name to argument name (the CLI's EvidenceDraft names). */
+  readonly rename: Readonly<Record<string, string>>;
+}
+
+export interface CliSwitch {
+  readonly flag: string;
+  readonly field: string;
+  readonly value: unknown;
+  readonly description: string;
+}

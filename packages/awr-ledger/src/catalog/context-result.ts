@@ -1,0 +1,36 @@
+import type { CompileContextScope } from "../context/compile-context.js";
+import type { ContextCompileResult } from "../context/context-types.js";
+import type { RuntimeCaller } from "../core/runtime-context.js";
+import { LedgerError } from "../errors.js";
+import type { LedgerContext } from "./operation.js";
+
+/** What the context compiler needs to know about the project and the call. */
+export function contextScope(
+  project: LedgerContext,
+  caller: RuntimeCaller,
+  revision: number,
+): CompileContextScope {
+  return {
+    client: caller.client,
+    revision,
+    projectId: project.projectId,
+    projectKey: project.manifest().manifest.project.external_key ?? project.projectName,
+    projectName: project.projectName,
+  };
+}
+
+/**
+ * awr_context_compile answers the compiler's L1 result as it is (the packet under
+ * `work_context`). A packet with required gaps (an unknown work item, missing acceptance or
+ * rules, an unresolved dependency) is, as the original answers it, ContextIncomplete carrying the
+ * whole result, whose `completeness` says what is missing; the error's details carry it too.
+ */
+export function completeContext(compiled: ContextCompileResult): ContextCompileResult {
+  if (compiled.completeness.complete) return compiled;
+  throw new LedgerError(
+    "ContextIncomplete",
+    "The context has required gaps; inspect completeness before execution.",
+    { completeness: compiled.completeness },
+    { result: { ...compiled } },
+  );
+}

@@ -1,0 +1,122 @@
+import type { RuntimeCaller } from "../core/runtime-context.js";
+import { isLedgerError, LedgerError } from "../errors.js";
+import { checkExpectedRevision } from "../storage/revision.js";
+import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
+import { checkedSchemaFor, findOperation } from "./catalog.js";
+import type { Operation, OperationHost, OperationOptions } from "./operation.js";
+import { validateInput } from "./validate-input.js";
+
+/**
+ * The fields where a CLI read and a tool read may differ (the original's read-policy table):
+ * the CLI reindexes changed sources first, a tool call reads what is indexed and never writes.
+ */
+export function readPolicy(
+  // biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
+  entry: Operation<any, unknown>,
+  host: OperationHost,
+  options: OperationOptions,
+): Record<string, unknown> {
+  if (entry.freshness === "scoped") return {};
+  if (entry.kind === "write") {
+    return entry.freshness === "refresh" && host.project !== undefined
+      ? { freshness_basis: "source_refresh", source_refresh_performed: true }
+      : {};
+  }
+  if (entry.freshness === "runtime") {
+    return {
+      freshness_basis: "runtime_database",
+      source_refresh_performed: false,
+      read_only: true,
+    };
+  }
+  return options.refresh === true
+    ? { freshness_basis: "source_refresh", source_refresh_performed: true, read_only: false }
+    : {
+        freshness_basis: "source_verified_readonly",
+        source_refresh_performed: false,
+        read_only: true,
+      };
+}
+
+function checkBranch(input: Record<string, unknown>): void {
+  const branch = input["branch"];
+  if (branch === undefined || branch === "main") return;
+  throw new LedgerError(
+    "Unsupported",
+    `work branch "${String(branch)}" is not available: this ledger serves only the baseline until work branches are supported; omit branch or pass "main"`,
+    { branch, supported: ["main"] },
+  );
+}
+
+/**
+ * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
+ * the ledger's own API): the arguments are checked against the tool's schema (InvalidInput
+ * naming every problem), a branch other than the baseline is Unsupported, the sources are
+ * checked or refreshed as the entry's freshness says, and the answer gets `ok` and the read
+ * policy. An error with a partial result gets the same, with the error under `error`.
+ */
+export async function runOperation(
+  host: OperationHost,
+  tool: string,
+  args: unknown,
+  caller: RuntimeCaller,
+  options: OperationOptions = {},
+): Promise<Record<string, unknown>> {
+  const entry = findOperation(tool);
+  if (entry === undefined) {
+    throw new LedgerError("Unsupported", `unknown tool ${tool}`, { tool });
+  }
+  const problem = argumentsProblem(args);
+  if (problem !== undefined) {
+    throw new LedgerError("InvalidInput", describeArgumentsProblem(problem), { ...problem });
+  }
+  const input = validateInput(tool, checkedSchemaFor(entry, "stdio"), args);
+  checkBranch(input);
+  const policy = readPolicy(entry, host, options);
+  try {
+    if (entry.kind === "read" && entry.freshness === "sources") {
+      await host.project?.ensureFresh({
+        refresh: options.refresh === true,
+        client: caller.client,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+    }
+    const runOptions = {
+      ...options,
+      tool,
+      ...(entry.freshness === "refresh"
+        ? { beforeWrite: () => refreshBeforeWrite(host, input, caller, options) }
+        : {}),
+    };
+    const result = (await entry.run(host, input, caller, runOptions)) as Record<string, unknown>;
+    return { ok: true, ...result, ...policy };
+  } catch (error) {
+    if (isLedgerError(error) && error.result !== undefined) {
+      error.result = { ok: false, ...error.result, ...policy, error: error.toJSON() };
+    }
+    throw error;
+  }
+}
+
+/**
+ * A `refresh` write: its expected_revision is checked first (so a stale request reindexes
+ * nothing), then changed sources are reindexed; the write itself checks again under the lock,
+ * so a refresh that advanced the revision makes it RevisionConflict.
+ */
+async function refreshBeforeWrite(
+  host: OperationHost,
+  input: Record<string, unknown>,
+  caller: RuntimeCaller,
+  options: OperationOptions,
+): Promise<void> {
+  if (host.project === undefined) return;
+  checkExpectedRevision(
+    input["expected_revision"] as number,
+    await host.runtime.store.currentRevision(),
+  );
+  await host.project.ensureFresh({
+    refresh: true,
+    client: caller.client,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}

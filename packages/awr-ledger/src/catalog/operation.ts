@@ -1,0 +1,106 @@
+import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { ReindexResult } from "../projection/index-sources.js";
+import type { LoadedManifest } from "../sources/read-sources.js";
+import type { WorkstreamAccess } from "../workstreams/workstream-access.js";
+import type { CliCommand } from "./cli-spec.js";
+import type { ObjectSchema } from "./json-schema.js";
+
+/**
+ * One entry of the operation catalog: everything the MCP server, the CLI and the ledger's own
+ * dispatch need to know about an operation, in one place (docs/design/operation-catalog.md).
+ */
+export interface Operation<I = never, R = unknown, T extends string = string> {
+  readonly tool: T;
+  readonly kind: "read" | "write";
+  readonly freshness: Freshness;
+  /** Only a work transition may discard state (cancel, reopen). */
+  readonly destructive?: true;
+  /** What tools/list says; short (the whole list stays under 24 KiB). */
+  readonly description: string;
+  /** The arguments, as on stdio; the shared service adds `project` and requires `request_id`. */
+  readonly input: ObjectSchema;
+  /** The implementation, called with the checked input. */
+  readonly run: (
+    host: OperationHost,
+    input: I,
+    caller: RuntimeCaller,
+    options: OperationOptions,
+  ) => Promise<R>;
+  /** The CLI commands that run it (several when a fixed argument picks the variant). */
+  readonly cli: readonly CliCommand[];
+  /**
+   * `workstreams`: offered only by the shared service, and only for a registry that grants
+   * workstreams (version 2); stdio and the CLI never list it.
+   */
+  readonly availability?: "workstreams";
+  /**
+   * Arguments whose `const` or `enum` the listed schema shows but the implementation checks
+   * itself, so another value gets the implementation's answer (awr_workstream: another
+   * protocol_version or action is Unsupported, as the original answers it, not InvalidInput).
+   */
+  readonly lenient?: readonly string[];
+}
+
+/**
+ * How an operation relates to the planning sources:
+ * - `sources`: a read of the projection; answers SourceStale when a source changed, unless the
+ *   caller asks for a refresh (the CLI's reads: they reindex first);
+ * - `refresh`: a write that reindexes changed sources first (expected_revision is checked before
+ *   and after, so a write never lands on facts its caller did not see);
+ * - `runtime`: runtime state only (sessions, waits, the journal): never looks at the sources,
+ *   so it works while they are stale or unreadable;
+ * - `scoped`: the operation checks the sources itself and answers in its own envelope, with no
+ *   read-policy fields (awr_workstream: `capabilities` answers while the sources are stale).
+ */
+export type Freshness = "sources" | "refresh" | "runtime" | "scoped";
+
+export interface OperationOptions extends CallOptions {
+  /** Reads: reindex changed sources first instead of answering SourceStale (the CLI's reads). */
+  refresh?: boolean | undefined;
+  /** The caller's workstream grants on this project (the shared service's registry, v2). */
+  workstreamAccess?: WorkstreamAccess | undefined;
+}
+
+/** The project behind a ledger: its root, manifest and source freshness. */
+export interface LedgerContext {
+  readonly root: string;
+  readonly projectId: string;
+  readonly projectName: string;
+  /** The manifest as last loaded; `reload` reads `.awr/project.toml` again first. */
+  manifest(reload?: boolean): LoadedManifest;
+  /**
+   * Aborted when the ledger is closed: a reindex in progress (a large source being parsed)
+   * stops then, so closing, and a process's shutdown, never wait for a parse to finish.
+   */
+  readonly closing?: AbortSignal | undefined;
+  /**
+   * Throws SourceStale (with the current project_revision and the fix) unless `refresh`, in which
+   * case it reindexes changed sources first (unjournaled, see `reindex`).
+   */
+  ensureFresh(options?: {
+    refresh?: boolean;
+    client?: string;
+    signal?: AbortSignal;
+  }): Promise<void>;
+  /** Reindexes changed sources without the request journal (the CLI's refresh, init). */
+  reindex(options?: {
+    force?: boolean;
+    expected_revision?: number;
+    client?: string;
+    signal?: AbortSignal;
+  }): Promise<ReindexResult>;
+}
+
+/** What an operation runs against. */
+export interface OperationHost {
+  readonly runtime: RuntimeContext;
+  /** The project's sources; absent for a runtime opened straight on a store (tests). */
+  readonly project?: LedgerContext | undefined;
+}
+
+/** Declares one catalog entry with its tool name, input and result types. */
+export function operation<const T extends string, I, R>(
+  entry: Operation<I, R, T>,
+): Operation<I, R, T> {
+  return entry;
+}

@@ -1,0 +1,202 @@
+import type { Kysely } from "kysely";
+import type { ContextCompileInput } from "../context/compile-context.js";
+import { LedgerError } from "../errors.js";
+import { loadInOrder } from "../internal/ordered-import.js";
+import type { StatusFilters } from "../read/read-extras.js";
+import type { SearchInput } from "../read/search.js";
+import { SEARCH_KINDS } from "../read/search-kinds.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { completeContext, contextScope } from "./context-result.js";
+import { branch, choice, id, limit, nullable, object, strings, text } from "./json-schema.js";
+import { LIMITS } from "./limits.js";
+import { type OperationHost, type OperationOptions, operation } from "./operation.js";
+import { sourceSha } from "./shared-fields.js";
+
+/** Runs a read of the projection at one consistent revision. */
+function readAt<T>(
+  host: OperationHost,
+  options: OperationOptions,
+  fn: (db: Kysely<LedgerSchema>, revision: number) => Promise<T>,
+): Promise<T> {
+  const { store } = host.runtime;
+  return store.read(async (db) => fn(db, await store.currentRevision(db)), options);
+}
+
+function project(host: OperationHost) {
+  if (host.project === undefined) {
+    throw new LedgerError("Unsupported", "this runtime has no project sources to read");
+  }
+  return host.project;
+}
+
+export interface ProjectStatusInput extends StatusFilters {
+  branch?: string | undefined;
+}
+
+export const projectStatusOperation = operation({
+  tool: "awr_project_status",
+  kind: "read",
+  freshness: "sources",
+  description:
+    "Project overview: counts by status, current and ready work, the next action, organisation gaps, project_revision. Call first. view=summary is shorter; work/goal/milestone add scoped_work; source_sha lists stale evidence.",
+  input: object({
+    branch: branch(),
+    source_sha: sourceSha(),
+    view: { ...choice(["full", "summary"]), default: "full" },
+    work: strings(),
+    goal: nullable(id()),
+    milestone: nullable(id()),
+  }),
+  run: (host, input: ProjectStatusInput, _caller, options) =>
+    readAt(host, options, async (db, revision) => {
+      const ledger = project(host);
+      const { projectStatus } = await import("../read/project-status.js");
+      const { projectStatusView } = await import("../read/read-extras.js");
+      const status = await projectStatus(
+        db,
+        { id: ledger.projectId, name: ledger.projectName },
+        revision,
+      );
+      return projectStatusView(db, status, input);
+    }),
+  cli: [
+    {
+      path: ["status"],
+      summary: "project summary: revision, counts, current and ready work, next action, gaps",
+      view: "status",
+    },
+  ],
+});
+
+export const workReadyOperation = operation({
+  tool: "awr_work_ready",
+  kind: "read",
+  freshness: "sources",
+  description:
+    "Work you could start now (status ready, unclaimed, required dependencies completed) with diagnostics and active_claims. Pick one, then awr_session_start with claim: true.",
+  input: object({ branch: branch(), limit: limit() }),
+  run: async (host, input: { limit?: number; branch?: string }, _caller, options) => {
+    const { workReady } = await loadInOrder(() => import("../read/work-ready.js"));
+    const { workReadyView } = await import("../read/read-extras.js");
+    return readAt(host, options, async (db, revision) =>
+      workReadyView(db, await workReady(db, input, revision)),
+    );
+  },
+  cli: [
+    {
+      path: ["ready"],
+      summary: "work that can start now: ready, unclaimed, dependencies completed",
+      view: "ready",
+    },
+  ],
+});
+
+export interface WorkGetToolInput {
+  work: string;
+  branch?: string | undefined;
+  source_sha?: string | undefined;
+}
+
+export const workGetOperation = operation({
+  tool: "awr_work_get",
+  kind: "read",
+  freshness: "sources",
+  description:
+    "One work item in full: acceptance, dependencies with their states, decisions, evidence (with currency against source_sha), active and expired claims. NotFound: find the key with awr_search.",
+  input: object({ work: id(), branch: branch(), source_sha: sourceSha() }, ["work"]),
+  run: async (host, input: WorkGetToolInput, _caller, options) => {
+    const { workGet } = await loadInOrder(() => import("../read/work-get.js"));
+    const { workGetView } = await import("../read/read-extras.js");
+    return readAt(host, options, async (db, revision) =>
+      workGetView(db, await workGet(db, { work: input.work }, revision), input.source_sha),
+    );
+  },
+  cli: [
+    {
+      path: ["work", "show"],
+      summary: "one work item: status, acceptance, dependencies, decisions, evidence, claims",
+      operands: [{ field: "work", name: "WORK" }],
+      view: "work",
+    },
+  ],
+});
+
+export interface ContextCompileToolInput extends ContextCompileInput {
+  branch?: string | undefined;
+  source_sha?: string | undefined;
+}
+
+export const contextCompileOperation = operation({
+  tool: "awr_context_compile",
+  kind: "read",
+  freshness: "sources",
+  description:
+    "The bounded, deterministic context packet for a work item or session, under work_context (rendered_context, context_hash, token_estimate), with completeness and the continuity of waits and replies. checkpoint or after_revision (not both) limit it to changes. BudgetExceeded {required, budget}: retry with more. ContextIncomplete: required facts are missing.",
+  input: object({
+    work: nullable(id()),
+    session: nullable(id()),
+    conversation: nullable(id()),
+    detached: { type: "boolean", default: false },
+    agent: nullable(id()),
+    branch: branch(),
+    goals: strings(),
+    paths: nullable(strings()),
+    tags: nullable(strings()),
+    source_sha: sourceSha(),
+    intent: nullable(text()),
+    budget: {
+      type: ["integer", "null"],
+      minimum: LIMITS.budget.min,
+      maximum: LIMITS.budget.max,
+      default: LIMITS.budget.default,
+    },
+    checkpoint: nullable(id()),
+    after_revision: nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+  }),
+  run: async (host, input: ContextCompileToolInput, caller, options) => {
+    const { compileContext } = await loadInOrder(() => import("../context/compile-context.js"));
+    const ledger = project(host);
+    return readAt(host, options, async (db, revision) =>
+      completeContext(await compileContext(db, input, contextScope(ledger, caller, revision))),
+    );
+  },
+  cli: [
+    {
+      path: ["context", "compile"],
+      summary: "compile the bounded context packet for a work item or a session",
+      operands: [{ field: "work", name: "WORK", optional: true }],
+      flags: { goals: "--goal", paths: "--path", tags: "--tag" },
+      view: "context",
+    },
+  ],
+});
+
+export const searchOperation = operation({
+  tool: "awr_search",
+  kind: "read",
+  freshness: "sources",
+  description:
+    "Full-text search over work, goals, plans, rules, decisions, evidence and events (never payloads), filtered by kind, status or work. Finds a key you do not know.",
+  input: object({
+    text: { type: ["string", "null"], maxLength: LIMITS.searchTextBytes },
+    kind: { type: ["string", "null"], enum: [...SEARCH_KINDS, null] },
+    status: nullable(id()),
+    work: nullable(id()),
+    limit: limit(),
+  }),
+  run: async (host, input: SearchInput, _caller, options) => {
+    const { search } = await loadInOrder(() => import("../read/search.js"));
+    return readAt(host, options, (db, revision) =>
+      search(db, host.runtime.store.backend, input, revision),
+    );
+  },
+  cli: [
+    {
+      path: ["search"],
+      summary: "full-text search over work, goals, plans, rules, decisions, evidence and events",
+      operands: [{ field: "text", name: "TEXT", optional: true }],
+      flags: { kind: "--type" },
+      view: "search",
+    },
+  ],
+});

@@ -1,0 +1,217 @@
+import { LedgerError } from "../errors.js";
+import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
+
+/**
+ * Checks tool arguments against the catalog's JSON Schema subset (json-schema.ts) and returns a
+ * clean copy: only the declared arguments, `null` treated as omitted, defaults filled in. Every
+ * problem is collected, so one answer names them all. Two deliberate readings of the keywords:
+ * `maxLength` counts UTF-8 bytes (what storage and the original's own checks count), and an
+ * unknown argument is never copied, so `__proto__` or `constructor` as a key is just refused.
+ *
+ * A hand-written validator rather than Ajv or zod: loading either costs more than half of a cold
+ * `awr status` (measured in docs/design/operation-catalog.md), and this subset is small. It walks
+ * the schema, never the data, so its recursion is bounded by the schema's depth.
+ */
+/**
+ * What a transport renames an own `__proto__` key of the raw JSON to before a parser that would
+ * turn it into a prototype sees it (see awr-server's shieldPrototypeKeys): refused and reported
+ * as `__proto__`, like any unknown argument.
+ */
+export const PROTO_KEY_ALIAS = "__proto__:own";
+
+export interface InputIssue {
+  /** Dotted path of the argument, e.g. `completion.acceptance.0.criterion`. */
+  path: string;
+  message: string;
+}
+
+export function validateInput(
+  tool: string,
+  schema: ObjectSchema,
+  input: unknown,
+): Record<string, unknown> {
+  const issues: InputIssue[] = [];
+  const value = check(schema, input ?? {}, "", issues);
+  if (issues.length > 0) throw invalidArguments(tool, issues);
+  return value as Record<string, unknown>;
+}
+
+export function invalidArguments(tool: string, issues: readonly InputIssue[]): LedgerError {
+  const list = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`));
+  return new LedgerError(
+    "InvalidInput",
+    `Invalid arguments for ${tool}: ${list.join("; ")}. Fix them as the tool's input schema says.`,
+    { issues: [...issues] },
+  );
+}
+
+function jsonType(value: unknown): JsonType | "undefined" {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  if (typeof value === "string" || typeof value === "boolean" || typeof value === "object") {
+    return typeof value as JsonType;
+  }
+  return "undefined";
+}
+
+function typeMatches(allowed: readonly JsonType[], actual: JsonType | "undefined"): boolean {
+  return (
+    allowed.includes(actual as JsonType) || (actual === "integer" && allowed.includes("number"))
+  );
+}
+
+function describeType(types: readonly JsonType[]): string {
+  const shown = types.filter((t) => t !== "null");
+  return shown.length === 1 ? `a ${shown[0]}` : `one of ${shown.join(", ")}`;
+}
+
+function check(schema: JsonSchema, value: unknown, path: string, issues: InputIssue[]): unknown {
+  const issue = (message: string) => issues.push({ path, message });
+  const types = schema.type === undefined ? undefined : [schema.type].flat();
+  const actual = jsonType(value);
+  if (types !== undefined && !typeMatches(types, actual)) {
+    issue(`must be ${describeType(types)}`);
+    return value;
+  }
+  if (schema.enum !== undefined && !schema.enum.includes(value as string | null)) {
+    issue(`must be one of ${schema.enum.filter((e) => e !== null).join(", ")}`);
+    return value;
+  }
+  if (schema.const !== undefined && value !== schema.const) {
+    issue(`must be ${JSON.stringify(schema.const)}`);
+    return value;
+  }
+  switch (actual) {
+    case "string":
+      checkString(schema, value as string, issue);
+      return value;
+    case "integer":
+    case "number":
+      checkNumber(schema, value as number, issue);
+      return value;
+    case "array":
+      return checkArray(schema, value as unknown[], path, issues);
+    case "object":
+      return checkObject(schema, value as Record<string, unknown>, path, issues);
+    default:
+      return value;
+  }
+}
+
+function checkString(schema: JsonSchema, value: string, issue: (m: string) => void): void {
+  if (schema.minLength !== undefined && [...value].length < schema.minLength) {
+    issue(
+      schema.minLength === 1
+        ? "must not be empty"
+        : `needs at least ${schema.minLength} characters`,
+    );
+  }
+  if (schema.maxLength !== undefined && Buffer.byteLength(value, "utf8") > schema.maxLength) {
+    issue(`must be at most ${schema.maxLength} bytes of UTF-8`);
+  }
+  if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
+    issue(`must match ${schema.pattern}`);
+  }
+}
+
+function checkNumber(schema: JsonSchema, value: number, issue: (m: string) => void): void {
+  if (!Number.isFinite(value) || (schema.type === "integer" && !Number.isSafeInteger(value))) {
+    issue("must be a safe integer");
+  } else if (
+    (schema.minimum !== undefined && value < schema.minimum) ||
+    (schema.maximum !== undefined && value > schema.maximum)
+  ) {
+    issue(`must be from ${schema.minimum ?? "-∞"} to ${schema.maximum ?? "∞"}`);
+  }
+}
+
+function checkArray(
+  schema: JsonSchema,
+  value: readonly unknown[],
+  path: string,
+  issues: InputIssue[],
+): unknown[] {
+  if (schema.minItems !== undefined && value.length < schema.minItems) {
+    issues.push({ path, message: `needs at least ${schema.minItems} item(s)` });
+  }
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+    issues.push({ path, message: `may hold at most ${schema.maxItems} items` });
+    return [...value];
+  }
+  const items = schema.items;
+  return items === undefined
+    ? [...value]
+    : value.map((item, index) => check(items, item, join(path, String(index)), issues));
+}
+
+function checkObject(
+  schema: JsonSchema,
+  value: Readonly<Record<string, unknown>>,
+  path: string,
+  issues: InputIssue[],
+): Record<string, unknown> {
+  const properties = schema.properties ?? {};
+  const out: Record<string, unknown> = {};
+  const keys = Object.keys(value);
+  if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
+    issues.push({ path, message: `may hold at most ${schema.maxProperties} entries` });
+    return out;
+  }
+  const unknown: string[] = [];
+  for (const key of keys) {
+    const field = value[key];
+    const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (declared === undefined) {
+      const extra = schema.additionalProperties;
+      if (extra === false || extra === undefined) {
+        unknown.push(key);
+      } else {
+        if (schema.propertyNames !== undefined)
+          check(schema.propertyNames, key, join(path, key), issues);
+        // `true`: any value, passed on as it came, for the implementation to read.
+        Object.defineProperty(out, key, {
+          value: extra === true ? field : check(extra, field, join(path, key), issues),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      continue;
+    }
+    if (field === null && !acceptsNull(declared)) {
+      check(declared, field, join(path, key), issues);
+      continue;
+    }
+    if (field === null || field === undefined) continue;
+    out[key] = check(declared, field, join(path, key), issues);
+  }
+  if (unknown.length > 0) {
+    const allowed = Object.keys(properties);
+    issues.push({
+      path,
+      message: `unknown argument(s) ${unknown.map((k) => JSON.stringify(k === PROTO_KEY_ALIAS ? "__proto__" : k)).join(", ")} (allowed: ${allowed.join(", ") || "none"})`,
+    });
+  }
+  const missing = (schema.required ?? []).filter((name) => out[name] === undefined);
+  for (const name of missing) issues.push({ path: join(path, name), message: "is required" });
+  for (const alternatives of schema.anyOf === undefined ? [] : [schema.anyOf]) {
+    const met = alternatives.some((alt) => (alt.required ?? []).every((n) => out[n] !== undefined));
+    if (!met) {
+      const names = alternatives.map((alt) => (alt.required ?? []).join(" and "));
+      issues.push({ path, message: `give ${names.join(" or ")}` });
+    }
+  }
+  for (const [name, declared] of Object.entries(properties)) {
+    if (out[name] === undefined && declared.default !== undefined) out[name] = declared.default;
+  }
+  return out;
+}
+
+function acceptsNull(schema: JsonSchema): boolean {
+  return schema.type === undefined || [schema.type].flat().includes("null");
+}
+
+function join(path: string, key: string): string {
+  return path === "" ? key : `${path}.${key}`;
+}

@@ -1,0 +1,205 @@
+import { loadInOrder } from "../internal/ordered-import.js";
+import type { EventAppendInput } from "../runtime/event-append.js";
+import type { EvidenceRecordInput } from "../runtime/evidence-record.js";
+import type { WorkTransitionInput } from "../runtime/work-transition.js";
+import type { CliCommand } from "./cli-spec.js";
+import { eventPayloadSchema } from "./event-payload.js";
+import {
+  branch,
+  choice,
+  id,
+  nullable,
+  object,
+  revision,
+  SESSION_SELECTOR,
+  strings,
+  text,
+} from "./json-schema.js";
+import { LIMITS } from "./limits.js";
+import { operation } from "./operation.js";
+import { sha, sourceSha } from "./shared-fields.js";
+
+export const WORK_ACTION_NAMES = [
+  "progress",
+  "block",
+  "unblock",
+  "cancel",
+  "reopen",
+  "complete",
+] as const;
+
+export const EVIDENCE_LEVEL_NAMES = [
+  "designed",
+  "implemented",
+  "locally_verified",
+  "real_environment_validated",
+  "release_candidate",
+  "released",
+  "unknown",
+] as const;
+
+const levels = () => choice(EVIDENCE_LEVEL_NAMES);
+
+const completion = () =>
+  nullable(
+    object(
+      {
+        version: { type: "integer", const: 1 },
+        source_sha: sha(),
+        minimum_level: levels(),
+        acceptance: {
+          type: "array",
+          maxItems: LIMITS.listItems,
+          items: object({ criterion: text(), evidence: strings() }, ["criterion", "evidence"]),
+        },
+        required_evidence: strings(),
+      },
+      ["version", "source_sha", "acceptance"],
+    ),
+  );
+
+const ACTION_SUMMARY: Record<(typeof WORK_ACTION_NAMES)[number], string> = {
+  progress: "start or continue a work item (needs the session's claim and its dependencies)",
+  block: "mark a work item blocked; needs --blocker",
+  unblock: "lift a block (needs the dependencies completed)",
+  cancel: "cancel a work item (releases the session's claim)",
+  reopen: "reopen a completed or cancelled work item as planned",
+  complete:
+    "complete a work item with --input FILE mapping every acceptance criterion to evidence (releases the claim)",
+};
+
+const transitionCommands: CliCommand[] = WORK_ACTION_NAMES.map((action) => ({
+  path: ["work", action],
+  summary: ACTION_SUMMARY[action],
+  operands: [{ field: "work", name: "WORK" }],
+  fixed: { action },
+  flags: {
+    ...(action === "complete" ? { blocker: null, completion: "--input" } : { completion: null }),
+  },
+  ...(action === "complete"
+    ? { files: { completion: { base: "cwd", maxBytes: LIMITS.completionFileBytes } } }
+    : {}),
+}));
+
+export const workTransitionOperation = operation({
+  tool: "awr_work_transition",
+  kind: "write",
+  freshness: "runtime",
+  destructive: true,
+  description:
+    "Moves a work item: progress, block (blocker), unblock, cancel, reopen, or complete (completion maps every acceptance criterion to recorded evidence at source_sha). Writes the YAML source. progress/block/complete need your session's claim. Errors: ClaimConflict, DependencyBlocked, EvidenceMissing, InvalidTransition (wrong state or a pending wait), SourceConflict (the file changed: reindex), RevisionConflict.",
+  input: object(
+    {
+      work: id(),
+      action: choice(WORK_ACTION_NAMES),
+      session: id(),
+      conversation: nullable(id()),
+      expected_revision: revision(),
+      reason: { ...text(), minLength: 1 },
+      next_action: nullable(text()),
+      summary: nullable(text()),
+      blocker: nullable(text()),
+      completion: completion(),
+    },
+    ["work", "action", "expected_revision", "reason"],
+    SESSION_SELECTOR,
+  ),
+  run: async (host, input: WorkTransitionInput, caller, options) =>
+    (await loadInOrder(() => import("../runtime/work-transition.js"))).workTransition(
+      host.runtime,
+      input,
+      caller,
+      options,
+    ),
+  cli: transitionCommands,
+});
+
+export const eventAppendOperation = operation({
+  tool: "awr_event_append",
+  kind: "write",
+  freshness: "refresh",
+  description:
+    "Appends a free-form event (an observation, a note) to the project's history. Lifecycle types (work.completed, session.started, claim.*, checkpoint.*, ...) are InvalidInput: use their tools. The payload is data, never executed.",
+  input: object(
+    {
+      expected_revision: revision(),
+      work: nullable(id()),
+      session: nullable(id()),
+      conversation: nullable(id()),
+      branch: branch(),
+      event_type: {
+        type: "string",
+        minLength: 1,
+        maxLength: LIMITS.eventTypeBytes,
+        pattern: "^[A-Za-z0-9_.:-]+$",
+      },
+      importance: { type: ["string", "null"], enum: ["low", "normal", "high", "critical", null] },
+      summary: { type: "string", minLength: 1, maxLength: LIMITS.eventSummaryBytes },
+      payload: eventPayloadSchema(),
+    },
+    ["expected_revision", "event_type", "summary"],
+  ),
+  run: async (host, input: EventAppendInput, caller, options) =>
+    (await loadInOrder(() => import("../runtime/event-append.js"))).eventAppend(
+      host.runtime,
+      input,
+      caller,
+      options,
+    ),
+  cli: [
+    {
+      path: ["event", "append"],
+      summary: "append a free-form event (lifecycle types such as work.completed are refused)",
+      operands: [{ field: "event_type", name: "TYPE", optional: true }],
+      flags: { event_type: "--type" },
+      files: { payload: { base: "project", maxBytes: LIMITS.inputFileBytes } },
+    },
+  ],
+});
+
+export const evidenceRecordOperation = operation({
+  tool: "awr_evidence_record",
+  kind: "write",
+  freshness: "refresh",
+  description:
+    "Records evidence (a test run, a review, a report) with its level and scope, for completing work. The bindings are your assertions; command is recorded, never run. An external_key already recorded is SourceConflict.",
+  input: object(
+    {
+      expected_revision: revision(),
+      external_key: id(),
+      work: nullable(id()),
+      evidence_type: id(),
+      level: levels(),
+      summary: text(),
+      locator: text(),
+      sha256: nullable({ type: "string", pattern: "^[0-9a-fA-F]{64}$" }),
+      source_sha: sourceSha(),
+      command: nullable(text()),
+      scope: { ...strings(), minItems: 1 },
+      branch: branch(),
+      verified_at: { type: ["integer", "null"], minimum: 0, maximum: 8_640_000_000_000_000 },
+    },
+    ["expected_revision", "external_key", "evidence_type", "level", "summary", "locator", "scope"],
+  ),
+  run: async (host, input: EvidenceRecordInput, caller, options) =>
+    (await loadInOrder(() => import("../runtime/evidence-record.js"))).evidenceRecord(
+      host.runtime,
+      input,
+      caller,
+      options,
+    ),
+  cli: [
+    {
+      path: ["evidence", "add"],
+      summary: "record evidence from --input FILE (or flags); the command is recorded, never run",
+      operands: [{ field: "external_key", name: "KEY", optional: true }],
+      flags: { evidence_type: "--type" },
+      inputFile: {
+        flag: "--input",
+        rename: { work_item_key: "work", branch_id: "branch" },
+        base: "project",
+        maxBytes: LIMITS.inputFileBytes,
+      },
+    },
+  ],
+});

@@ -1,0 +1,58 @@
+/** The event types the ledger itself writes; every one is reserved. */
+export const DOMAIN_EVENT_TYPES = {
+  sessionStarted: "session.started",
+  sessionResumed: "session.resumed",
+  sessionEnded: "session.ended",
+  checkpointCreated: "checkpoint.created",
+  workClaimed: "work.claimed",
+  workProgressed: "work.progressed",
+  workBlocked: "work.blocked",
+  workUnblocked: "work.unblocked",
+  workCancelled: "work.cancelled",
+  workReopened: "work.reopened",
+  workCompleted: "work.completed",
+  claimReleased: "claim.released",
+  claimExpired: "claim.expired",
+  evidenceRecorded: "evidence.recorded",
+  /** The sources were reindexed (terminal event of awr_source_reindex; the refresh path too). */
+  sourceReindexed: "source.reindexed",
+  waitCreated: "mcp.wait_created",
+  waitReplied: "mcp.wait_replied",
+  operationStarted: "mcp.operation_started",
+  operationFinished: "mcp.operation_finished",
+  operationRecovered: "mcp.operation_recovered",
+} as const;
+
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];
+
+/**
+ * Event types only domain operations may write, so a free-form event can never pass for one (a
+ * recovery, a context packet or a person reading the history trusts them): everything under the
+ * original's domain prefixes, the lifecycle types, and the ledger's own journal and wait types.
+ * Other names under `work.` or `session.` are free (`work.observed` is an ordinary event).
+ */
+export const RESERVED_EVENT_PREFIXES = [
+  "source.",
+  "checkpoint.",
+  "proposal.",
+  "branch.",
+  "client.",
+  "execution.",
+] as const;
+
+export const RESERVED_EVENT_TYPES: ReadonlySet<string> = new Set<string>([
+  ...Object.values(DOMAIN_EVENT_TYPES),
+  "session.resumed_from",
+  "session.handoff_received",
+  "session.interrupted",
+  "work.handoff",
+  "artifact.recorded",
+]);
+
+/** True when `type` is written only by the ledger's domain operations (case-insensitive). */
+export function isReservedEventType(type: string): boolean {
+  const lower = type.toLowerCase();
+  return (
+    RESERVED_EVENT_TYPES.has(lower) || RESERVED_EVENT_PREFIXES.some((p) => lower.startsWith(p))
+  );
+}

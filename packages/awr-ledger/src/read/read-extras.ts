@@ -1,0 +1,182 @@
+import type { Kysely } from "kysely";
+import type { LedgerSchema } from "../storage/schema.js";
+import { type ActiveClaim, activeClaims, expiredClaims } from "./entity-view.js";
+import type { ProjectStatusResult } from "./project-status.js";
+import type { WorkGetResult } from "./work-get.js";
+import type { WorkReadyResult } from "./work-ready.js";
+
+// What the tools add to the read models: claims in the original's shape (expired ones shown as
+// expired), evidence currency against a source_sha, and the status views and filters.
+
+/** How many lapsed claims a work item shows. */
+const EXPIRED_SHOWN = 5;
+
+/** Whether recorded evidence was verified at the `source_sha` the caller asks about. */
+export type EvidenceCurrency = "current" | "stale" | "unknown";
+
+export function evidenceCurrency(
+  evidenceSha: string | null,
+  requested: string | undefined,
+): EvidenceCurrency {
+  if (requested === undefined || evidenceSha === null) return "unknown";
+  return evidenceSha.toLowerCase() === requested.toLowerCase() ? "current" : "stale";
+}
+
+export type WorkGetView = Omit<WorkGetResult, "work" | "evidence"> & {
+  work: WorkGetResult["work"] & { active_claims: ActiveClaim[]; expired_claims: ActiveClaim[] };
+  evidence: {
+    source: unknown[];
+    recorded: (WorkGetResult["evidence"]["recorded"][number] & { currency: EvidenceCurrency })[];
+  };
+  evidence_currency_basis: { requested_source_sha: string | null };
+};
+
+/** awr_work_get's answer: the item's claims in force and lapsed, and evidence currency. */
+export async function workGetView(
+  db: Kysely<LedgerSchema>,
+  result: WorkGetResult,
+  sourceSha: string | undefined,
+): Promise<WorkGetView> {
+  const key = result.work.work;
+  const [active, expired] = await Promise.all([
+    activeClaims(db),
+    expiredClaims(db, { work: key, limit: EXPIRED_SHOWN }),
+  ]);
+  return {
+    ...result,
+    work: {
+      ...result.work,
+      active_claims: active.filter((c) => c.work === key),
+      expired_claims: expired,
+    },
+    evidence: {
+      source: result.evidence.source,
+      recorded: result.evidence.recorded.map((e) => ({
+        ...e,
+        currency: evidenceCurrency(e.source_sha, sourceSha),
+      })),
+    },
+    evidence_currency_basis: { requested_source_sha: sourceSha ?? null },
+  };
+}
+
+/** awr_work_ready's answer: a ready item whose last claim lapsed says so in its diagnostics. */
+export async function workReadyView(
+  db: Kysely<LedgerSchema>,
+  result: WorkReadyResult,
+): Promise<WorkReadyResult> {
+  if (result.ready.length === 0) return result;
+  const expired = await expiredClaims(db, { limit: 100 });
+  const latest = new Map<string, ActiveClaim>();
+  for (const claim of expired) if (!latest.has(claim.work)) latest.set(claim.work, claim);
+  return {
+    ...result,
+    ready: result.ready.map((item) => {
+      const claim = latest.get(item.external_key);
+      if (claim === undefined) return item;
+      const at = claim.expires_at === null ? "" : ` at ${new Date(claim.expires_at).toISOString()}`;
+      const detail = `claim ${claim.id} of session ${claim.session_id} (${claim.agent_id}) expired${at}; the item is free to claim`;
+      const note = { code: "claim_expired" as const, work_item_key: item.external_key, detail };
+      return { ...item, diagnostics: [...item.diagnostics, note] };
+    }),
+  };
+}
+
+export interface StatusFilters {
+  view?: "full" | "summary" | undefined;
+  work?: string[] | undefined;
+  goal?: string | undefined;
+  milestone?: string | undefined;
+  source_sha?: string | undefined;
+}
+
+export interface ScopedWork {
+  work: string;
+  title: string;
+  status: string;
+  goal: string | null;
+  milestone: string | null;
+  next_action: string | null;
+}
+
+/**
+ * awr_project_status's views and filters. `summary` keeps the counts, the next action and the
+ * suggested work and reduces the lists to their lengths (`current_total` is always there); `work`, `goal` and `milestone` add the matching items as
+ * `scoped_work` (the counts stay project-wide); `source_sha` reports recorded evidence verified
+ * at another revision as `stale_evidence`.
+ */
+/** What `summary` leaves out of the full status. */
+type Detail = "current" | "organisation_gaps" | "entity_counts";
+
+export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
+  Partial<Pick<ProjectStatusResult, Detail>> & {
+    view: "full" | "summary";
+    organisation_gap_count?: number;
+    scope?: { work: string[] | null; goal: string | null; milestone: string | null };
+    scoped_work?: ScopedWork[];
+    source_sha?: string;
+    stale_evidence?: { external_key: string; work: string | null; source_sha: string | null }[];
+  };
+
+export async function projectStatusView(
+  db: Kysely<LedgerSchema>,
+  result: ProjectStatusResult,
+  filters: StatusFilters,
+): Promise<ProjectStatusView> {
+  const view: ProjectStatusView & Record<string, unknown> = {
+    ...result,
+    view: filters.view ?? "full",
+  };
+  if (filters.view === "summary") {
+    view["organisation_gap_count"] = result.organisation_gaps.length;
+    for (const key of ["current", "organisation_gaps", "entity_counts"]) delete view[key];
+  }
+  const scoped =
+    filters.work !== undefined || filters.goal !== undefined || filters.milestone !== undefined;
+  if (scoped) {
+    const rows = await db.selectFrom("entities").selectAll().where("kind", "=", "work").execute();
+    const attr = (row: { attributes: string }, name: string) => {
+      const value = (JSON.parse(row.attributes) as Record<string, unknown>)[name];
+      return typeof value === "string" ? value : null;
+    };
+    view["scope"] = {
+      work: filters.work ?? null,
+      goal: filters.goal ?? null,
+      milestone: filters.milestone ?? null,
+    };
+    view["scoped_work"] = rows
+      .filter((row) => filters.work === undefined || filters.work.includes(row.key))
+      .filter((row) => filters.goal === undefined || attr(row, "goal") === filters.goal)
+      .filter(
+        (row) => filters.milestone === undefined || attr(row, "milestone") === filters.milestone,
+      )
+      .sort(
+        (a, b) =>
+          (a.source_path < b.source_path ? -1 : a.source_path > b.source_path ? 1 : 0) ||
+          Number(a.ordinal) - Number(b.ordinal),
+      )
+      .map(
+        (row): ScopedWork => ({
+          work: row.key,
+          title: row.title,
+          status: row.status,
+          goal: attr(row, "goal"),
+          milestone: attr(row, "milestone"),
+          next_action: attr(row, "next_action"),
+        }),
+      );
+  }
+  if (filters.source_sha !== undefined) {
+    const sha = filters.source_sha;
+    const evidence = await db
+      .selectFrom("evidence")
+      .select(["external_key", "work", "source_sha"])
+      .orderBy("revision")
+      .execute();
+    view["source_sha"] = sha;
+    view["stale_evidence"] = evidence
+      .filter((e) => evidenceCurrency(e.source_sha ?? null, sha) === "stale")
+      .map((e) => ({ external_key: e.external_key, work: e.work, source_sha: e.source_sha }));
+  }
+  return view;
+}

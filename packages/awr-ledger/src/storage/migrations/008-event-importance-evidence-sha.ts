@@ -1,0 +1,18 @@
+import { sql } from "../../internal/kysely.js";
+import type { Migration } from "../migration.js";
+
+// The original's event and evidence fields the tools take: an event's `importance`
+// (low|normal|high|critical; every existing event was `normal`) and the `source_sha` an evidence
+// record was verified against (unknown for existing records). Same statements on both backends.
+const statements = [
+  "ALTER TABLE events ADD COLUMN importance TEXT NOT NULL DEFAULT 'normal'",
+  "ALTER TABLE evidence ADD COLUMN source_sha TEXT",
+];
+
+export const migration008EventImportanceEvidenceSha: Migration = {
+  version: 8,
+  name: "event importance and evidence source_sha",
+  async up(db) {
+    for (const statement of statements) await sql.raw(statement).execute(db);
+  },
+};
