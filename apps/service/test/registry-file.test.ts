@@ -107,18 +107,16 @@ describe("awr-mcp's registry file checks", () => {
     );
   });
 
-  it("refuses a token with a line break or a space in it", async () => {
-    for (const [name, token] of [
-      ["newline", `${TOKEN}\n`],
-      ["space", `${TOKEN.slice(0, 20)} ${TOKEN.slice(20)}`],
-      ["tab", `\t${TOKEN}`],
-    ] as const) {
-      const { file, env } = await registryIn(name, token);
-      await refuses(
-        file,
-        env,
-        `clients[0].token_env: the token in AWR_TEST_TOKEN_ENG contains a space, line break or other character outside visible ASCII; ${tokenRule}`,
-      );
-    }
+  it.each([
+    ["newline", `${TOKEN}\n`],
+    ["space", `${TOKEN.slice(0, 20)} ${TOKEN.slice(20)}`],
+    ["tab", `\t${TOKEN}`],
+  ] as const)("refuses a token with a %s in it", async (name, token) => {
+    const { file, env } = await registryIn(name, token);
+    await refuses(
+      file,
+      env,
+      `clients[0].token_env: the token in AWR_TEST_TOKEN_ENG contains a space, line break or other character outside visible ASCII; ${tokenRule}`,
+    );
   });
 });

@@ -18,10 +18,10 @@ describe("awr init on the default SQLite ledger", () => {
       // init maps them.
       expect(preview.sources.map((s) => [s.domain, s.role, s.path, s.entity_count])).toEqual([
         ["ledger", "primary", "work-ledger.yaml", 6],
-        ["goal", "primary", "GOALS.md", 4],
-        ["plan", "primary", "PLAN.md", 2],
-        ["rules", "primary", "RULES.md", 4],
-        ["decisions", "supporting", "DECISIONS.md", 2],
+        ["goal", "primary", "GOALS.md", 5],
+        ["plan", "primary", "PLAN.md", 3],
+        ["rules", "primary", "RULES.md", 5],
+        ["decisions", "supporting", "DECISIONS.md", 3],
       ]);
       expect(preview.issues.map((i) => i.severity)).toEqual(["warning"]);
       expect(preview.preview_fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);

@@ -34,9 +34,10 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     const { ledger } = await open();
     const status = await ledger.call("awr_project_status", {}, caller);
     expect(status.entity_counts).toEqual({
-      goal: 5,
-      plan: 2,
-      rule: 3,
+      // Every heading is an entity, each file's lone first heading included, as in the original.
+      goal: 6,
+      plan: 3,
+      rule: 4,
       work: 3,
       milestone: 2,
       decision: 3,
@@ -62,6 +63,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
         .execute()
     ).map((r) => r.key);
     expect(keys).toEqual([
+      "goal#茶园巡检目标",
       "goal#地块巡检",
       "goal#采摘安排",
       "goal#注意事项",
@@ -211,6 +213,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     expect(listed.hits.map((h) => h.external_key).sort()).toEqual([
       "TG-M0",
       "TG-M1",
+      "plan#实施计划",
       "plan#第一阶段",
       "plan#第二阶段",
     ]);

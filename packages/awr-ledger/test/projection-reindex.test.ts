@@ -93,7 +93,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       .select("key")
       .where("kind", "=", "rule")
       .execute();
-    expect(rules).toHaveLength(4);
+    expect(rules).toHaveLength(5);
   });
 
   it("treats a touched but identical file as fresh", async () => {
@@ -110,7 +110,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     appendFileSync(join(p.root, "PLAN.md"), "\n## Phase 3 {#phase-3}\n");
     const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
     expect(status.project_revision).toBe(2);
-    expect(status.entity_counts?.["plan"]).toBe(3);
+    expect(status.entity_counts?.["plan"]).toBe(4);
   });
 
   it("never half-indexes: a failure in the middle of indexing leaves the previous projection intact", async () => {

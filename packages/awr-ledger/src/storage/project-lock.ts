@@ -204,16 +204,27 @@ async function holdLease<T>(
     clearInterval(renew);
     // Released by expiring the row in place rather than deleting it: the next take then updates
     // the same row (one page) instead of inserting it and its key again (two more), every write.
+    // A released row is always the same row (no holder, expired), so a write that was refused
+    // leaves the database exactly as it found it.
     await leaseStatements(db, relaxed, (conn) =>
       conn
         .updateTable("project_locks")
-        .set({ expires_at: 0 })
+        .set(RELEASED_LEASE)
         .where("project_id", "=", projectId)
         .where("holder", "=", holder)
         .execute(),
     );
   }
 }
+
+/** What a released lease row holds: nobody, expired. */
+const RELEASED_LEASE = {
+  holder: "",
+  expires_at: 0,
+  holder_pid: null,
+  holder_host: null,
+  holder_start: null,
+} as const;
 
 /** A lease is live while unexpired, unless its holder is provably dead (see lock-holder.ts). */
 async function leaseIsLive(lease: ProjectLockTable): Promise<boolean> {

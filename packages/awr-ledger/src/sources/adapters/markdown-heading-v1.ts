@@ -26,8 +26,9 @@ function option(context: AdapterContext, name: string): string | undefined {
 
 /**
  * markdown-heading-v1 (goals, plan, decisions) and markdown-rules-v1 (rules): one entity per
- * heading. A lone first `#` heading without an explicit `{#key}` is the document title, not an
- * entity (option `title_heading = false` turns that off). Key: `<key_prefix>#<anchor>`;
+ * heading, a lone first `#` heading included, as in the original AWR (option `title_heading =
+ * true` makes a lone first `#` heading without an explicit `{#key}` the document's title instead
+ * of an entity). Key: `<key_prefix>#<anchor>`;
  * `key_prefix` defaults to the entity kind; the anchor is `{#key}` or, as in the original AWR,
  * a Unicode slug of the heading text, with `-2`, `-3`, ... for a repeat within the file. A
  * repeated explicit key is an error naming both lines. `{name=value}` attributes override the
@@ -43,7 +44,7 @@ export function parseMarkdownHeadings(
   const sections = splitSections(text);
   const issues: SourceIssue[] = [];
   const entities: ParsedEntity[] = [];
-  const titleHeading = context.options["title_heading"] !== false;
+  const titleHeading = context.options["title_heading"] === true;
   const h1s = sections.filter((s) => s.level === 1).length;
   const first = sections[0];
   const skipFirst =
