@@ -38,9 +38,7 @@ type EventText = Pick<EventTable, "type" | "client" | "summary" | "payload">;
 
 /** Whether `client` may read this event's summary and payload. */
 export function eventTextVisible(event: Pick<EventTable, "type" | "client">, client: string) {
-  return (
-    event.client === null || event.client === client || !(event.type in NEUTRAL_SUMMARY)
-  );
+  return event.client === null || event.client === client || !(event.type in NEUTRAL_SUMMARY);
 }
 
 /** The event as `client` may see it: another client's conversation text replaced. */
