@@ -4,6 +4,7 @@ import {
   eventTextVisible,
   type Ledger,
   type LedgerError,
+  type ToolName,
 } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -164,7 +165,7 @@ describe.each(BACKENDS)("conversation privacy in the ledger on %s", (backend) =>
 
   it("every session call with another client's session or wait is RuleViolation", async () => {
     const rev = await revision();
-    const calls: [string, Record<string, unknown>][] = [
+    const calls: [ToolName, Record<string, unknown>][] = [
       ["awr_session_get", { session }],
       [
         "awr_session_checkpoint",
