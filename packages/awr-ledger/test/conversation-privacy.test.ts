@@ -123,6 +123,43 @@ describe.each(BACKENDS)("conversation privacy in the ledger on %s", (backend) =>
     expect(JSON.stringify(own)).toContain("questionSecretA?");
   });
 
+  it("search neither matches nor lists another client's conversation events", async () => {
+    type Hits = { hits: { kind: string; summary: string }[] };
+    const search = async (input: Record<string, unknown>, caller: { client: string }) =>
+      ((await ledger.call("awr_search", { limit: 100, ...input }, caller)) as Hits).hits;
+    for (const text of ["digestSecretA", "questionSecretA", "waitDigestSecretA"]) {
+      expect(await search({ text }, OTHER)).toEqual([]);
+      expect((await search({ text }, WRITER)).length).toBeGreaterThan(0);
+    }
+    // CJK text is matched by substring (LIKE / ILIKE), under the same rule.
+    await ledger.call(
+      "awr_session_reply",
+      { wait: waitId, reply: "好", expected_revision: await revision() },
+      WRITER,
+    );
+    await ledger.call(
+      "awr_session_wait",
+      {
+        session,
+        question: "机密问题",
+        context_hash: "sha256:ctx",
+        digest: "机密摘要",
+        next_action: "n",
+        expected_revision: await revision(),
+      },
+      WRITER,
+    );
+    expect(await search({ text: "机密" }, OTHER)).toEqual([]);
+    expect((await search({ text: "机密" }, WRITER)).length).toBe(2);
+    for (const input of [{ kind: "event" }, { work: "PAY-2" }]) {
+      const theirs = await search(input, OTHER);
+      expect(JSON.stringify(theirs)).not.toMatch(SECRETS);
+      // The project's events (the claim, the reindex) are shared; only session text is not.
+      expect(theirs.some((h) => h.kind === "event")).toBe(true);
+      expect(JSON.stringify(await search(input, WRITER))).toContain("questionSecretA");
+    }
+  });
+
   it("refuses another client's session, conversation-bound session and checkpoint in context", async () => {
     for (const input of [
       { session },

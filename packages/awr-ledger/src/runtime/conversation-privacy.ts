@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder } from "kysely";
+import type { Kysely, RawBuilder, SqlBool } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import type { CheckpointTable } from "../core/runtime-tables.js";
@@ -51,10 +51,10 @@ export function eventSeenBy<T extends EventText>(event: T, client: string): T {
  * SQL condition (for a search over event text): the events whose text `client` may match. The
  * columns are those of `events`, under `alias` when one is given.
  */
-export function eventTextVisibleSql(client: string, alias?: string): RawBuilder<unknown> {
+export function eventTextVisibleSql(client: string, alias?: string): RawBuilder<SqlBool> {
   const column = (name: string) => sql.ref(alias === undefined ? name : `${alias}.${name}`);
   const types = sql.join(CONVERSATION_EVENT_TYPES.map((type) => sql`${type}`));
-  return sql`(${column("type")} NOT IN (${types}) OR ${column("client")} IS NULL OR ${column("client")} = ${client})`;
+  return sql<SqlBool>`(${column("type")} NOT IN (${types}) OR ${column("client")} IS NULL OR ${column("client")} = ${client})`;
 }
 
 /**
