@@ -84,6 +84,11 @@ export {
 export { StaleChecker } from "./projection/stale-check.js";
 export { SEARCH_KINDS, type SearchKind } from "./read/search-kinds.js";
 export {
+  CONVERSATION_EVENT_TYPES,
+  eventSeenBy,
+  eventTextVisible,
+} from "./runtime/conversation-privacy.js";
+export {
   assertNoSecret,
   findSecret,
   findSecretInValue,

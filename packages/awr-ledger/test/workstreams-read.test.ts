@@ -248,22 +248,52 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
       });
       sessions.push(started.session.id);
     }
+    const saved = await project.ledger.call("awr_session_checkpoint", {
+      session: sessions[0],
+      context_hash: "sha256:ctx",
+      digest: "digest-of-stdio",
+      next_action: "carry on",
+      expected_revision: await project.ledger.store.currentRevision(),
+    });
+    const checkpointRef = { kind: "checkpoint", reference: saved.checkpoint.id };
+    expect(await code(read({ action: "object", args: checkpointRef }))).toBe("RuleViolation");
+    expect(await code(read({ action: "object", args: checkpointRef }, [SHOP], "stdio"))).toBe("ok");
+    expect(
+      await code(
+        read({ action: "context", work: "SHOP-1", args: { checkpoint: saved.checkpoint.id } }),
+      ),
+    ).toBe("RuleViolation");
     const events = await read({ action: "events" });
+    expect(JSON.stringify(events)).not.toContain("digest-of-stdio");
     const listed = (
       events.result["page"] as { events: { session_id: string | null; work: string }[] }
     ).events;
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((e) => e.work === "SHOP-1" || e.session_id === sessions[0])).toBe(true);
     expect(JSON.stringify(events)).not.toContain("PAY-1");
-    const recovery = await read({ action: "recovery" });
+    // Sessions are their client's (docs/design/conversation-privacy.md): the writer, `stdio`,
+    // recovers its own; another reader of the same workstream gets no candidates and
+    // RuleViolation for the session, and sees the session's events without their text.
+    const recovery = await read({ action: "recovery" }, [SHOP], "stdio");
     expect((recovery.result["candidates"] as { id: string }[]).map((c) => c.id)).toEqual([
       sessions[0],
     ]);
-    const own = await read({ action: "recovery", session: sessions[0] });
+    const own = await read({ action: "recovery", session: sessions[0] }, [SHOP], "stdio");
     expect(own.result).toMatchObject({
       session: { id: sessions[0], work: "SHOP-1" },
-      checkpoint: null,
+      checkpoint: { id: saved.checkpoint.id, digest: "digest-of-stdio" },
     });
+    expect((await read({ action: "recovery" })).result["candidates"]).toEqual([]);
+    expect(await code(read({ action: "recovery", session: sessions[0] }))).toBe("RuleViolation");
+    expect(
+      await code(read({ action: "object", args: { kind: "session", reference: sessions[0] } })),
+    ).toBe("RuleViolation");
+    expect(JSON.stringify(events)).not.toContain("conv-SHOP-1");
+    expect(listed.find((e) => e.session_id === sessions[0])).toMatchObject({
+      summary: "session started",
+    });
+    const ownEvents = await read({ action: "events" }, [SHOP], "stdio");
+    expect(JSON.stringify(ownEvents)).toContain("session started by agent on SHOP-1");
     expect(await code(read({ action: "recovery", session: sessions[1] }))).toBe(
       "WorkstreamAccessDenied",
     );

@@ -184,10 +184,10 @@ export const searchOperation = operation({
     work: nullable(id()),
     limit: limit(),
   }),
-  run: async (host, input: SearchInput, _caller, options) => {
+  run: async (host, input: SearchInput, caller, options) => {
     const { search } = await loadInOrder(() => import("../read/search.js"));
     return readAt(host, options, (db, revision) =>
-      search(db, host.runtime.store.backend, input, revision),
+      search(db, host.runtime.store.backend, input, revision, caller.client),
     );
   },
   cli: [

@@ -117,7 +117,7 @@ export async function bootstrapContext(
     if (checkpoint !== null) checkpoint_origin = "handoff";
   }
   if (checkpoint === null && work !== null) {
-    checkpoint = await latestWorkCheckpoint(db, work.external_key);
+    checkpoint = await latestWorkCheckpoint(db, work.external_key, scope.client);
     if (checkpoint !== null) checkpoint_origin = "previous_closed_session";
   }
 
@@ -188,14 +188,18 @@ export async function bootstrapContext(
   };
 }
 
-/** The newest checkpoint of any session on this work item (a previous, closed session's). */
-async function latestWorkCheckpoint(db: Kysely<LedgerSchema>, work: string) {
+/**
+ * The newest checkpoint of any of the caller's sessions on this work item (a previous, closed
+ * session's); another client's checkpoints are its own (docs/design/conversation-privacy.md).
+ */
+async function latestWorkCheckpoint(db: Kysely<LedgerSchema>, work: string, client: string) {
   if (!(await tableExists(db, "checkpoints"))) return null;
   const row = await db
     .selectFrom("checkpoints as c")
     .innerJoin("sessions as s", "s.id", "c.session")
     .selectAll("c")
     .where("s.work", "=", work)
+    .where("s.client", "=", client)
     .orderBy("c.revision", "desc")
     .limit(1)
     .executeTakeFirst();

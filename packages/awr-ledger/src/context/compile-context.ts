@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { tableExists } from "../read/entity-view.js";
+import { ownCheckpoint } from "../runtime/conversation-privacy.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { budgetChunks } from "./budget-chunks.js";
 import {
@@ -162,6 +164,10 @@ export async function compileContext(
     selection.session === null
       ? []
       : [selection.session.id, ...(await predecessorChain(db, selection.session)).map((s) => s.id)];
+  // An explicit baseline must be one of the caller's own checkpoints (RuleViolation otherwise).
+  if (input.checkpoint !== undefined && (await tableExists(db, "checkpoints"))) {
+    await ownCheckpoint(db, { client: scope.client }, input.checkpoint);
+  }
   const checkpoint = await loadCheckpoint(db, input.checkpoint, sessions);
   if (input.checkpoint !== undefined && checkpoint === null) {
     throw new LedgerError(
@@ -192,6 +198,7 @@ export async function compileContext(
     checkpoint,
     after_revision: afterRevision,
     sources: sourceRows,
+    client: scope.client,
     visible: scope.visible,
   });
   const completeness = assessCompleteness(base, facts);

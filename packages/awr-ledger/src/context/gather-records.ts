@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { type EntityView, tableExists } from "../read/entity-view.js";
 import { projectionAt } from "../read/projection-cache.js";
+import { eventSeenBy } from "../runtime/conversation-privacy.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
 import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
 import type { SourceVersion } from "./context-types.js";
@@ -25,6 +26,8 @@ export interface GatherInput {
   /** Events after this revision are the recent delta. */
   after_revision: number;
   sources: readonly SourceTable[];
+  /** The caller: another client's conversation text in events is replaced (conversation-privacy). */
+  client: string;
   /**
    * Which entities the reader may see (a workstream reader sees its own scope only); facts
    * about any other entity are left out. Undefined: everything.
@@ -175,8 +178,8 @@ export async function gatherFacts(
     ),
     evidence,
     source_evidence: (input.work.attributes["evidence"] as unknown[] | undefined) ?? [],
-    work_events: workEvents,
-    project_events: projectEvents,
+    work_events: workEvents.map((e) => eventSeenBy(e, input.client)),
+    project_events: projectEvents.map((e) => eventSeenBy(e, input.client)),
     dependents,
     siblings: neighbours.siblings,
     milestone_done: neighbours.done,

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { Projection } from "./projection.js";
 import type { SearchHit } from "./search.js";
@@ -94,6 +95,7 @@ export async function structuredCandidates(
           ? db.selectFrom("events").select("id")
           : db.selectFrom("events").select("id").where("work", "=", filter.work)
         )
+          .where(eventTextVisibleSql(filter.reader))
           .orderBy("seq", "desc")
           .limit(SEARCH_CANDIDATES)
           .execute()

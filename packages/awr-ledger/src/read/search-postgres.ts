@@ -1,5 +1,6 @@
 import type { Kysely, RawBuilder } from "kysely";
 import { sql } from "../internal/kysely.js";
+import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
@@ -186,6 +187,7 @@ export const POSTGRES_SEARCH: SearchEngine = {
             )
           : sql`${vector} @@ to_tsquery('english', ${q.words ?? ""})`,
         filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
+        eventTextVisibleSql(filter.reader, "ev"),
         windowed ? sql`ev.seq > (SELECT max(seq) FROM events) - ${EVENT_SEARCH_WINDOW}` : TRUE,
       ]);
       return sql<Omit<Found, "doc_kind">>`

@@ -33,6 +33,11 @@ export interface CandidateFilter {
   docKinds: readonly string[] | null;
   /** Only records of this work item: the item, its evidence and its events (null: any). */
   work: string | null;
+  /**
+   * The reading client: another client's conversation events are neither matched nor listed
+   * (docs/design/conversation-privacy.md). Records (entities, evidence) do not depend on it.
+   */
+  reader: string;
 }
 
 /** The score of a substring match: a term in the title counts 4, each in the body 1 (at most 5). */

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { sql } from "../internal/kysely.js";
+import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
@@ -43,9 +44,9 @@ export const SQLITE_SEARCH: SearchEngine = {
     // unless the window and the records already overfill the page (so `truncated` stays exact).
     const windowed = filter.work === null;
     // One event more than the page tells whether there are more; the page keeps the newest.
-    let events = await find(db, terms, filter.work, limit + 1, windowed);
+    let events = await find(db, terms, filter, limit + 1, windowed);
     if (windowed && events.length <= limit && records + events.length <= limit) {
-      events = await find(db, terms, filter.work, limit + 1, false);
+      events = await find(db, terms, filter, limit + 1, false);
     }
     return { candidates: events.slice(0, limit), more: events.length > limit };
   },
@@ -142,18 +143,21 @@ async function trigramRecords(
 async function wordEvents(
   db: Kysely<LedgerSchema>,
   terms: SearchTerms,
-  work: string | null,
+  filter: CandidateFilter,
   limit: number,
   recent: boolean,
 ): Promise<Candidate[]> {
+  const { work } = filter;
   const match = terms.all.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
   const t = sql.table(recent ? "event_search_recent" : "event_search_fts");
   const byWork =
     work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
+  // The reader's own and project events only (one lookup by seq, the unique index, per match).
+  const visible = sql`EXISTS (SELECT 1 FROM events ev WHERE ev.seq = ${t}.rowid AND ${eventTextVisibleSql(filter.reader, "ev")})`;
   const { rows } = await sql<{ ref: string; snippet: string; score: number }>`
     SELECT id AS ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet,
            -bm25(${t}, 0, 4.0, 1.0) AS score
-      FROM ${t} WHERE ${t} MATCH ${match} AND ${byWork}
+      FROM ${t} WHERE ${t} MATCH ${match} AND ${byWork} AND ${visible}
      ORDER BY rowid DESC LIMIT ${limit}`.execute(db);
   return rows.map((r) => ({
     doc_kind: "event",
@@ -166,11 +170,13 @@ async function wordEvents(
 async function likeEvents(
   db: Kysely<LedgerSchema>,
   terms: SearchTerms,
-  work: string | null,
+  filter: CandidateFilter,
   limit: number,
   recent: boolean,
 ): Promise<Candidate[]> {
+  const { work } = filter;
   const conditions = [
+    eventTextVisibleSql(filter.reader),
     ...terms.all.map(
       (t) => sql`(coalesce(summary, '') || ' ' || type) LIKE ${containsPattern(t)} ESCAPE '\\'`,
     ),

@@ -111,6 +111,7 @@ export async function search(
   backend: Backend,
   input: SearchInput,
   revision: number,
+  reader: string,
 ): Promise<SearchResult> {
   const raw = input.text ?? input.query;
   if (
@@ -145,11 +146,12 @@ export async function search(
       'give text to search for, or a kind, status or work filter, e.g. { text: "checkout" }.',
     );
   }
-  const filter = { docKinds: kind === null ? null : DOC_KINDS[kind], work };
+  const filter = { docKinds: kind === null ? null : DOC_KINDS[kind], work, reader };
   const query = { text: raw ?? null, kind, status, work, limit };
   const memoKey = `search:${JSON.stringify(query)}`;
-  // Memoised per revision like the other reads (read-cache.ts); callers get their own copies.
-  const found = await memoAt(db, revision, memoKey, async () => {
+  // Memoised per revision like the other reads (read-cache.ts), per reader since the events a
+  // reader sees are its own (the record memos below are shared); callers get their own copies.
+  const found = await memoAt(db, revision, `${memoKey}:${JSON.stringify(reader)}`, async () => {
     // One more than the page tells whether it was truncated; with a status filter, more
     // candidates are ranked so the filter still fills the page.
     const want = status === null ? limit + 1 : Math.max(limit + 1, 100);

@@ -12,11 +12,11 @@ export interface SessionRef {
   conversation?: string | undefined;
 }
 
-/** RuleViolation for a session, wait or claim of another client (never its content). */
+/** RuleViolation for a session, checkpoint, wait or claim of another client (never its content). */
 export function otherClientError(what: string, id: string): LedgerError {
   return new LedgerError(
     "RuleViolation",
-    `${what} ${id} belongs to another client; a client may act only on its own sessions, waits and claims`,
+    `${what} ${id} belongs to another client; a client may act only on its own sessions, checkpoints, waits and claims`,
     { [what]: id },
   );
 }

@@ -5,15 +5,18 @@ import type { ResolvedScope } from "./workstream-access.js";
 import { type Fields, optInt } from "./workstream-args.js";
 import { bindCursor, openCursor } from "./workstream-cursor.js";
 import { eventItem } from "./workstream-objects.js";
+import type { Visibility } from "./workstream-visibility.js";
 
 /**
  * awr_workstream events `{after_revision?, cursor?, limit?}`: the workstream's events in order
  * (those of its work items and of their sessions; unattributed project events are withheld),
- * after `after_revision`, a page at a time (limit 1..100, default 10), metadata only.
+ * after `after_revision`, a page at a time (limit 1..100, default 10), metadata only; another
+ * client's conversation text is replaced (docs/design/conversation-privacy.md).
  */
 export async function readEvents(
   db: Kysely<LedgerSchema>,
   scope: ResolvedScope,
+  visible: Visibility,
   args: Fields,
 ): Promise<Record<string, unknown>> {
   const afterRevision = optInt(args, "after_revision", { min: 0 }) ?? 0;
@@ -56,7 +59,7 @@ export async function readEvents(
     .orderBy("e.seq")
     .limit(limit + 1)
     .execute();
-  const events = rows.slice(0, limit).map(eventItem);
+  const events = rows.slice(0, limit).map((row) => eventItem(row, visible.client));
   const hasMore = rows.length > limit;
   const last = events.at(-1);
   return {

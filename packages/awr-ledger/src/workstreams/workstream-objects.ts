@@ -2,6 +2,8 @@ import type { Kysely } from "kysely";
 import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { toView } from "../read/entity-view.js";
+import { eventSeenBy } from "../runtime/conversation-privacy.js";
+import { otherClientError } from "../runtime/runtime-lookup.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
 import { type Fields, text } from "./workstream-args.js";
@@ -9,8 +11,12 @@ import type { Visibility } from "./workstream-visibility.js";
 
 export const OBJECT_KINDS = ["work", "session", "checkpoint", "artifact", "evidence", "event"];
 
-/** An event as workstream readers see it: metadata and summary, never the payload. */
-export function eventItem(row: EventTable) {
+/**
+ * An event as workstream readers see it: metadata and summary, never the payload; another
+ * client's conversation text replaced.
+ */
+export function eventItem(event: EventTable, client: string) {
+  const row = eventSeenBy(event, client);
   return {
     id: row.id,
     seq: Number(row.seq),
@@ -41,9 +47,24 @@ function sessionItem(row: SessionTable) {
   };
 }
 
-async function visibleSession(db: Kysely<LedgerSchema>, visible: Visibility, id: string) {
+/**
+ * A session in the workstream's scope and the reader's own: another client's is RuleViolation
+ * naming `via` (the session, or the checkpoint asked for).
+ */
+async function visibleSession(
+  db: Kysely<LedgerSchema>,
+  visible: Visibility,
+  id: string,
+  via: [what: string, reference: string] = ["session", id],
+) {
   if (!(await visible.sessions()).has(id)) throw accessDenied();
-  return db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+  if (row.client !== visible.client) throw otherClientError(...via);
+  return row;
 }
 
 async function latestCheckpoint(db: Kysely<LedgerSchema>, session: string) {
@@ -88,7 +109,7 @@ export async function readObject(
         .where("id", "=", reference)
         .executeTakeFirst();
       if (row === undefined) throw accessDenied();
-      await visibleSession(db, visible, row.session);
+      await visibleSession(db, visible, row.session, ["checkpoint", reference]);
       return checkpointItem(row);
     }
     case "evidence": {
@@ -114,7 +135,7 @@ export async function readObject(
         ((row.work !== null && visible.work.has(row.work)) ||
           (row.session !== null && sessions.has(row.session)));
       if (!seen) throw accessDenied();
-      return eventItem(row as EventTable);
+      return eventItem(row as EventTable, visible.client);
     }
     case "artifact":
       throw accessDenied();
@@ -129,7 +150,7 @@ export async function readObject(
 
 /**
  * awr_workstream recovery (selectors only): for a session, that session and its latest
- * checkpoint; otherwise up to two resume candidates, the newest visible sessions without a
+ * checkpoint; otherwise up to two resume candidates, the reader's newest visible sessions without a
  * successor (of the selected work item, when one is bound), each with its latest checkpoint.
  */
 export async function readRecovery(
@@ -146,6 +167,7 @@ export async function readRecovery(
     .innerJoin("workstream_ownership as o", "o.work", "s.work")
     .selectAll("s")
     .where("o.workstream_id", "=", visible.stream.id)
+    .where("s.client", "=", visible.client)
     .where("s.successor", "is", null);
   if (scope.work !== null) query = query.where("s.work", "=", scope.work);
   const rows = await query

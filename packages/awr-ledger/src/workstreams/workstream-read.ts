@@ -104,7 +104,7 @@ export async function workstreamRead(
         return { ok: true, read_only: true, workstreams };
       }
       const scope = await resolveScope(db, catalog, access, selection);
-      const visible = await workstreamVisibility(db, revision, scope.stream);
+      const visible = await workstreamVisibility(db, revision, scope.stream, access.client);
       const name = action as Exclude<WorkstreamAction, "capabilities" | "list">;
       let result: Record<string, unknown>;
       switch (name) {
@@ -149,6 +149,7 @@ export async function workstreamRead(
           result = await readEvents(
             db,
             scope,
+            visible,
             asFields(args, ["after_revision", "cursor", "limit"]),
           );
           break;

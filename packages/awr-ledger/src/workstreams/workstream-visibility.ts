@@ -12,10 +12,15 @@ import type { Workstream } from "./workstream-catalog.js";
  *   item); plan entries and anything else of unknown scope are withheld;
  * - every rule: rules are the project's shared policy;
  * - sessions of visible work, their checkpoints, and evidence and events of visible work or
- *   sessions (unattributed project events are withheld).
+ *   sessions (unattributed project events are withheld);
+ * - and within that, the per-client privacy rule (docs/design/conversation-privacy.md): only the
+ *   reading client's own sessions and checkpoints are readable, and another client's
+ *   conversation text in events is replaced.
  */
 export interface Visibility {
   readonly stream: Workstream;
+  /** The reading client. */
+  readonly client: string;
   readonly work: ReadonlySet<string>;
   /** Visible work items in source order. */
   readonly workItems: readonly EntityView[];
@@ -28,6 +33,7 @@ export async function workstreamVisibility(
   db: Kysely<LedgerSchema>,
   revision: number,
   stream: Workstream,
+  client: string,
 ): Promise<Visibility> {
   const owned = await db
     .selectFrom("workstream_ownership")
@@ -53,6 +59,7 @@ export async function workstreamVisibility(
   let sessions: Promise<ReadonlySet<string>> | undefined;
   return {
     stream,
+    client,
     work,
     workItems,
     entity(kind, key) {
