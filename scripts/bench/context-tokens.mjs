@@ -33,9 +33,11 @@ export async function run() {
         packet = result.work_context;
       } catch (error) {
         failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
-        continue;
+        // An incomplete packet is ContextIncomplete carrying the whole result: measure it too.
+        if (error.code !== "ContextIncomplete" || error.result === undefined) continue;
+        packet = error.result.work_context;
       }
-      const text = packet.work_context?.rendered_context ?? "";
+      const text = packet.rendered_context ?? "";
       rendered.push(countTokens(text));
       const found = item.required_facts.filter((fact) => text.includes(fact)).length;
       factsTotal += item.required_facts.length;

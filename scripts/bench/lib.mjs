@@ -1,7 +1,14 @@
 // Shared helpers of the benchmark modules: paths to the built packages, fixture projects,
 // statistics, child processes, RSS. Everything here runs against dist/ (see ensureBuilt).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -42,6 +49,11 @@ export function betterSqlite3() {
   return createRequire(join(ROOT, "packages/awr-ledger/package.json"))("better-sqlite3");
 }
 
+/** kysely's `sql` tag as the ledger resolves it. */
+export function kyselySql() {
+  return createRequire(join(ROOT, "packages/awr-ledger/package.json"))("kysely").sql;
+}
+
 const temps = [];
 export function tempDir(prefix) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `awr-bench-${prefix}-`)));
@@ -52,20 +64,56 @@ export function removeTemps() {
   for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** A synthetic project (the ledger's fixture generator), initialised; returns its facts too. */
-export async function fixtureProject(items, { seed = 1, dir } = {}) {
+/**
+ * A synthetic project (the ledger's fixture generator), initialised; returns its facts too. With
+ * `postgres` (from benchPostgres) the ledger lives in a fresh schema of that server.
+ */
+export async function fixtureProject(items, { seed = 1, dir, postgres } = {}) {
   const { generateFixtureProject } = await load(DIST.fixtures);
   const { initProject } = await load(DIST.ledger);
   const fixture = generateFixtureProject(join(dir ?? tempDir(`p${items}`), "project"), {
     items,
     seed,
   });
+  if (postgres !== undefined) {
+    const schema = `awr_bench_${items}_${process.pid}_${Date.now().toString(36)}`;
+    appendFileSync(
+      fixture.manifest_path,
+      `\n[storage]\nbackend = "postgres"\nurl_env = "${PG_URL_ENV}"\nschema = "${schema}"\n`,
+    );
+  }
   const init = await initProject({
     root: fixture.root,
     manifest: fixture.manifest_path,
     accept: true,
   });
   return { ...fixture, project_id: init.project_id };
+}
+
+/** The environment variable the benchmark's PostgreSQL projects name for their database URL. */
+export const PG_URL_ENV = "AWR_BENCH_DATABASE_URL";
+
+/**
+ * A PostgreSQL server for the PostgreSQL rows: AWR_BENCH_DATABASE_URL when set, else a throwaway
+ * PostgreSQL 15 on loopback (scripts/pg-start.sh, run as root, stopped by `stop`). Undefined
+ * when neither is possible; the rows that need it then say so.
+ */
+export function benchPostgres() {
+  if (process.env[PG_URL_ENV]) return { url: process.env[PG_URL_ENV], stop() {} };
+  const pgCtl = "/usr/lib/postgresql/15/bin/pg_ctl";
+  if (!existsSync(pgCtl) || process.getuid?.() !== 0) return undefined;
+  const data = tempDir("pg");
+  const port = String(57000 + (process.pid % 1000));
+  const result = spawnSync(join(ROOT, "scripts/pg-start.sh"), [port, data], { encoding: "utf8" });
+  if (result.status !== 0) return undefined;
+  process.env[PG_URL_ENV] = result.stdout.trim();
+  return {
+    url: process.env[PG_URL_ENV],
+    stop() {
+      spawnSync("runuser", ["-u", "postgres", "--", pgCtl, "-D", data, "stop", "-m", "fast"]);
+      delete process.env[PG_URL_ENV];
+    },
+  };
 }
 
 export function percentile(values, p) {
@@ -90,6 +138,30 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
     samples.push(performance.now() - started);
   }
   return samples;
+}
+
+/**
+ * An untimed write that changes one work item in place, as a work transition's domain commit
+ * does (its status, in the entities table, with a revision spent), written directly: at 10,000
+ * items a real transition spends seconds rewriting the YAML source, which is not what is timed.
+ * Rotates through `works`, flipping each between blocked and ready.
+ */
+export function workItemUpdate(ledger, works) {
+  let i = 0;
+  return async () => {
+    const { spendRevision } = await load(DIST.ledger);
+    const work = works[i++ % works.length];
+    await ledger.store.write(async (tx) => {
+      await spendRevision(tx);
+      const row = await tx
+        .selectFrom("entities")
+        .select("status")
+        .where("key", "=", work)
+        .executeTakeFirst();
+      const next = row?.status === "blocked" ? "ready" : "blocked";
+      await tx.updateTable("entities").set({ status: next }).where("key", "=", work).execute();
+    });
+  };
 }
 
 /** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
@@ -245,7 +317,9 @@ export const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz";
 
 /**
  * Wraps every better-sqlite3 statement execution (run/get/all/iterate, whoever prepared the
- * statement and whether or not it is cached) with `onStatement(sql, ms)`. Returns an undo.
+ * statement and whether or not it is cached) with `onStatement(sql, ms, { autocommit })`
+ * (autocommit: it changes something outside a transaction, so it is a commit of its own).
+ * Returns an undo.
  * better-sqlite3 is synchronous, so `ms` is the time spent inside SQLite for that call.
  */
 export function observeStatements(onStatement) {
@@ -259,10 +333,13 @@ export function observeStatements(onStatement) {
     originals[method] = original;
     proto[method] = function (...args) {
       const started = performance.now();
+      // A statement that changes something outside a transaction commits on its own.
+      const autocommit =
+        !this.database.inTransaction && !this.reader && !/^\s*(begin|pragma)/i.test(this.source);
       try {
         return original.apply(this, args);
       } finally {
-        onStatement(this.source, performance.now() - started);
+        onStatement(this.source, performance.now() - started, { autocommit });
       }
     };
   }

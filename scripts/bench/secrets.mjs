@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 // The secret detector's cost where it will run: over every indexed source (against parsing the
 // same source), on hostile input (against clean input of the same size), and on every write
 // (against the request fingerprint every write already computes).
@@ -45,8 +46,9 @@ function timeMs(fn, runs) {
 
 export async function run({ quick }) {
   const { generateFixtureProject } = await load(DIST.fixtures);
-  const { findSecret, findSecretsInSource, assertNoSecret, SOURCE_ADAPTERS, requestFingerprint } =
-    await load(DIST.ledger);
+  const { findSecret, findSecretsInSource, assertNoSecret, SOURCE_ADAPTERS } = await load(
+    DIST.ledger,
+  );
   const items = quick ? 150 : 1000;
   const fixture = generateFixtureProject(join(tempDir("secrets"), "project"), { items, seed: 1 });
   const files = SOURCES.map(([name, adapter, domain]) => ({
@@ -93,7 +95,11 @@ export async function run({ quick }) {
   };
   const perCall = (fn) => (timeMs(loop(fn), 3) * 1000) / calls;
   const check = perCall(() => assertNoSecret(input));
-  const fingerprint = perCall(() => requestFingerprint("awr_event_append", input));
+  // What every journaled write already spends on its input: SHA-256 of its JSON (the request
+  // fingerprint's work).
+  const fingerprint = perCall(() =>
+    createHash("sha256").update(JSON.stringify(input)).digest("hex"),
+  );
 
   const cmd = "pnpm bench --only secrets";
   return {
@@ -119,7 +125,7 @@ export async function run({ quick }) {
       {
         figure: "assertNoSecret on an awr_event_append input",
         value: `${check.toFixed(1)} µs`,
-        baseline: `request fingerprint ${fingerprint.toFixed(1)} µs`,
+        baseline: `SHA-256 of the input's JSON ${fingerprint.toFixed(1)} µs`,
         ratio: fmtRatio(check / fingerprint),
         goal: "≤ 100 µs per write",
         met: check <= 100,

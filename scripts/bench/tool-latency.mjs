@@ -38,10 +38,9 @@ export async function run({ quick }) {
   const { openLedger } = await load(DIST.ledger);
   const ledger = await openLedger({ root: fixture.root });
   const caller = { client: "stdio" };
-  // The ledger memoises projection-derived read results per project revision, so reads at an
-  // unchanged revision are cache hits. Both are measured: repeated reads at one revision, and
-  // the first read after a write (the bump runs through this ledger; the stdio server sees the
-  // new revision in the database on its next call).
+  // Both are measured: repeated reads at one revision, and the first read after a write (the
+  // bump runs through this ledger; the stdio server sees the new revision in the database on its
+  // next call).
   const bump = revisionBump(ledger);
   const viaApi = (tool, args) => ledger.execute(tool, args, caller);
   const api = await measureReads(viaApi, works, n);
@@ -80,13 +79,16 @@ export async function run({ quick }) {
       ["stdio MCP, first read after a write", mcpFresh, "pnpm bench --only latency", true],
     ]) {
       const { p50, p95 } = figures[read.name];
-      const met = p95 <= read.targetMs;
+      // Warm reads over stdio have the tighter stdio goal; the rest AWR's targets.
+      const [target, whose] =
+        via === "stdio MCP" ? [read.stdioMs, "stdio goal"] : [read.targetMs, "AWR target"];
+      const met = p95 <= target;
       rows.push({
         figure: `${read.name} (${via}) p50 / p95`,
         value: `${fmtMs(p50)} / ${fmtMs(p95)}`,
-        baseline: `AWR target ${read.targetMs} ms`,
-        ratio: `${(p95 / read.targetMs).toFixed(2)}x of target`,
-        goal: `p95 ≤ ${read.targetMs} ms`,
+        baseline: `${whose} ${target} ms`,
+        ratio: `${(p95 / target).toFixed(2)}x of target`,
+        goal: `p95 ≤ ${target} ms`,
         met,
         command,
       });
@@ -94,12 +96,13 @@ export async function run({ quick }) {
     }
   }
   const notes = [
-    `${n} timed calls per read after ${Math.min(50, n)} warm-up calls at one revision (the ledger memoises projection-derived results per revision, so these are mostly cache hits), ` +
-      `and ${nFresh} calls each preceded by an untimed journaled write (\`first read after a write\`: the memo is dropped, as on a busy project); ` +
+    `${n} timed calls per read after ${Math.min(50, n)} warm-up calls at one revision, ` +
+      `and ${nFresh} calls each preceded by an untimed journaled write (\`first read after a write\`, as on a busy project: the ledger's projection cache survives it, search ranks the events again); ` +
       `\`work\` rotates through the ${works.length} active items. ` +
       "The stdio figures include JSON-RPC framing, the MCP SDK server and our MCPClient, over a pipe to a separate process.",
     "The public Rust AWR's own published latency figures are not available offline, so no Rust baseline is shown; " +
-      "the targets above are AWR's stated goals (status and work get ≤ 5 ms p95, ready and search ≤ 10 ms, context compile ≤ 25 ms).",
+      "the targets above are AWR's stated goals (status and work get ≤ 5 ms p95, ready and search ≤ 10 ms, context compile ≤ 25 ms), " +
+      "and for warm reads over stdio the tighter goals of issue 19 (status and work get ≤ 3 ms, ready and search ≤ 5 ms, context compile ≤ 10 ms).",
   ];
   const calls = String(quick ? 200 : 1000);
   const profiles = misses.map(([read, via, fresh]) => {

@@ -166,6 +166,30 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     expect(status.ledger_notes[0]?.label).toMatch(/does not compute/);
   });
 
+  it("shows a current: block edited and reindexed in the next status", async () => {
+    const { root, ledger } = await open();
+    expect(
+      (await ledger.call("awr_project_status", {}, caller)).ledger_notes[0]?.current,
+    ).toMatchObject({
+      work_item: "TG-2",
+    });
+    const path = join(root, "ledger", "work-ledger.yaml");
+    writeFileSync(
+      path,
+      readFileSync(path, "utf8").replace("  work_item: TG-2", "  work_item: TG-3"),
+    );
+    await ledger.call(
+      "awr_source_reindex",
+      { expected_revision: await ledger.store.currentRevision() },
+      caller,
+    );
+    const status = await ledger.call("awr_project_status", {}, caller);
+    expect(status.ledger_notes[0]?.current).toMatchObject({
+      work_item: "TG-3",
+      milestone: "TG-M1",
+    });
+  });
+
   it("finds a CJK word from the middle of a title, next actions, and ids first", async () => {
     const { ledger } = await open();
     const middle = await ledger.call("awr_search", { text: "上线" }, caller);

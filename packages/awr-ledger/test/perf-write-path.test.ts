@@ -110,7 +110,12 @@ describe("a journaled write on the ledger's own SQLite database", () => {
     const relaxed = recorder.executed.filter((e) => e.synchronous < FULL);
     expect(relaxed.length).toBeGreaterThan(0);
     expect(relaxed.filter((e) => !touchesLease(e))).toEqual([]);
-    expect(recorder.executed.some((e) => /^delete from "project_locks"/.test(e.sql))).toBe(true);
+    // The lease is released by expiring its row in place (taken again by updating it), never
+    // by deleting and re-inserting the row and its key.
+    expect(
+      recorder.executed.some((e) => /^update "project_locks" set "expires_at"/.test(e.sql)),
+    ).toBe(true);
+    expect(recorder.executed.some((e) => /^delete from "project_locks"/.test(e.sql))).toBe(false);
     const level = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ledger.store.db);
     expect(Number(level.rows[0]?.synchronous)).toBe(FULL);
   });

@@ -122,7 +122,7 @@ describe("the event search migration on SQLite", () => {
       }),
     );
     const events = await sql<{ ref: string }>`
-      SELECT ref FROM event_search_fts WHERE event_search_fts MATCH 'webhook'
+      SELECT id AS ref FROM event_search_fts WHERE event_search_fts MATCH 'webhook'
       ORDER BY rowid DESC`.execute(t.db);
     expect(events.rows.map((r) => r.ref)).toEqual([after.id, before.id]);
     await t.db.insertInto("entities").values(entity("W-2", "Webhook signing")).execute();
@@ -145,7 +145,7 @@ describe("the event search migration on SQLite", () => {
         }),
       );
       // As if newer events had pushed it out of the window.
-      await sql`DELETE FROM event_search_recent WHERE ref = ${old.id}`.execute(p.db.db);
+      await sql`DELETE FROM event_search_recent WHERE id = ${old.id}`.execute(p.db.db);
       const hits = await p.ledger.call("awr_search", { text: "quokka" }, caller);
       expect(hits.hits.map((h) => [h.kind, h.external_key])).toEqual([["event", old.id]]);
     } finally {

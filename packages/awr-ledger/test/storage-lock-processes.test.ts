@@ -120,8 +120,11 @@ describe("the SQLite lease", () => {
       const store = new LedgerStore(t.db, "sqlite", "P");
       const value = await store.withProjectLock(async () => "acquired");
       expect(value).toBe("acquired");
+      // Released: the row stays, expired, with the taker as its last holder.
       const leases = await t.db.selectFrom("project_locks").selectAll().execute();
-      expect(leases).toEqual([]);
+      expect(leases).toHaveLength(1);
+      expect(leases[0]?.holder).not.toBe("crashed");
+      expect(Number(leases[0]?.expires_at)).toBeLessThanOrEqual(Date.now());
     } finally {
       await t.close();
     }

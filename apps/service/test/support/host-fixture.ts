@@ -76,12 +76,18 @@ export async function hostProject(parent: string, name: string, title?: string):
   return root;
 }
 
-/** Every row of every table of the project's database, sorted: equal means nothing changed. */
+/**
+ * Every row of every table of the project's database, sorted: equal means nothing changed. The
+ * write lock's lease row (`project_locks`) is left out: it names the last process that took the
+ * lock, which a refused write does too, and is coordination, not project state.
+ */
 export function logicalState(root: string): Record<string, string[]> {
   const db = new Database(join(root, ".awr", "state.db"), { readonly: true, fileMustExist: true });
   try {
     const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'project_locks' ORDER BY name",
+      )
       .all() as { name: string }[];
     return Object.fromEntries(
       tables.map(({ name }) => [

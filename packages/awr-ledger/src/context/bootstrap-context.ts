@@ -49,7 +49,7 @@ export async function bootstrapContext(
   scope: CompileContextScope,
 ): Promise<ContextBootstrapResult> {
   const budget = checkBudget(input.budget, DEFAULT_BOOTSTRAP_BUDGET);
-  const selection = await selectContext(db, input, scope.client);
+  const selection = await selectContext(db, scope.revision, input, scope.client);
   const gaps: BootstrapGap[] = [];
   const gap = (code: string, reference: string, reason: string) =>
     gaps.push({ code, reference, reason });

@@ -108,7 +108,7 @@ export async function compileContext(
 ): Promise<ContextCompileResult> {
   const budget = validate(input);
   const intent = input.intent?.trim() ?? "work";
-  const selection = await selectContext(db, input, scope.client);
+  const selection = await selectContext(db, scope.revision, input, scope.client);
   const continuity = await continuityOf(db, selection.session);
   const goalBasis =
     (input.goals ?? []).length > 0 ? "explicit_goal_keys" : "project_primary_goal_sources";

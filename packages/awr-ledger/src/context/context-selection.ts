@@ -1,7 +1,10 @@
 import type { Kysely } from "kysely";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import { type EntityView, tableExists, toView } from "../read/entity-view.js";
+import { type EntityView, tableExists } from "../read/entity-view.js";
+import type { Projection } from "../read/projection.js";
+import { projectionAt } from "../read/projection-cache.js";
+import { STATUS_SUMMARY } from "../read/status-summary.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SelectionBasis } from "./context-types.js";
@@ -22,26 +25,21 @@ export interface Selection {
   basis: SelectionBasis;
 }
 
-const CURRENT_STATUSES = ["claimed", "in_progress"];
-
-async function findWork(db: Kysely<LedgerSchema>, key: string): Promise<EntityView | null> {
-  const row = await db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", "work")
-    .where("key", "=", key)
-    .executeTakeFirst();
-  return row === undefined ? null : toView(row);
+function findWork(projection: Projection, key: string): EntityView | null {
+  const entity = projection.entity(key);
+  return entity?.kind === "work" ? entity : null;
 }
 
 /**
  * Which work item and session a context request is about. An explicit work key is never
  * replaced by another item: when it is not in the ledger the basis is explicit_work_missing.
  * Without one, the session's work is used; without a session, the one current (claimed or
- * in-progress) item, and an InvalidInput naming them when there are several.
+ * in-progress) item, and an InvalidInput naming them when there are several. Work items are
+ * read from the projection as of `revision` (read/projection-cache.ts).
  */
 export async function selectContext(
   db: Kysely<LedgerSchema>,
+  revision: number,
   input: SelectionInput,
   client: string,
 ): Promise<Selection> {
@@ -58,8 +56,9 @@ export async function selectContext(
       throw new LedgerError("InvalidInput", `${field} must not be blank.`, { field });
     }
   }
+  const projection = await projectionAt(db, revision);
   if (input.work !== undefined) {
-    const work = await findWork(db, input.work);
+    const work = findWork(projection, input.work);
     if (work === null) {
       return { work: null, work_key: input.work, session: null, basis: "explicit_work_missing" };
     }
@@ -80,7 +79,7 @@ export async function selectContext(
   }
   if (bySession) {
     const session = await sessionOf(db, input, client);
-    const work = session.work === null ? null : await findWork(db, session.work);
+    const work = session.work === null ? null : findWork(projection, session.work);
     return {
       work,
       work_key: session.work ?? "(unresolved work)",
@@ -88,13 +87,11 @@ export async function selectContext(
       basis: work !== null ? "session" : "session_work_retired",
     };
   }
-  const current = await db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", "work")
-    .where("status", "in", CURRENT_STATUSES)
-    .orderBy("key")
-    .execute();
+  // Claimed or in progress by status: the status summary keeps that list (status-summary.ts).
+  const current = projection
+    .derive(STATUS_SUMMARY)
+    .current.map((entry) => entry.work)
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (current.length > 1) {
     throw new LedgerError(
       "InvalidInput",
@@ -105,7 +102,7 @@ export async function selectContext(
   const only = current[0];
   return only === undefined
     ? { work: null, work_key: "(unresolved work)", session: null, basis: "none" }
-    : { work: toView(only), work_key: only.key, session: null, basis: "source_current" };
+    : { work: only, work_key: only.key, session: null, basis: "source_current" };
 }
 
 async function sessionOf(

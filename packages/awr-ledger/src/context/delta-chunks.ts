@@ -3,10 +3,8 @@ import { oneLine, optional, required, stateLines, workEntity } from "./chunk-tex
 import { type ContextChunk, chunk } from "./context-records.js";
 import type { ContextCompleteness } from "./context-types.js";
 import type { ContextFacts } from "./gather-records.js";
+import { DONE_LIMIT } from "./milestone-neighbours.js";
 import type { PacketMeta } from "./packet-chunks.js";
-
-const SIBLING_LIMIT = 12;
-const DONE_LIMIT = 25;
 
 /**
  * The packet's delta, evidence, related-work and metadata chunks: the baseline and the
@@ -18,7 +16,7 @@ export function deltaChunks(
   completeness: ContextCompleteness,
   meta: PacketMeta,
 ): ContextChunk[] {
-  const { work, closure } = facts;
+  const { work } = facts;
   const chunks: ContextChunk[] = [];
   const cp = facts.checkpoint;
   chunks.push(
@@ -113,17 +111,7 @@ export function deltaChunks(
       ),
     );
   }
-  const covered = new Set(
-    [...facts.dependents, ...closure.unresolved, ...closure.resolved, ...closure.optional].map(
-      (w) => w.external_key,
-    ),
-  );
-  // Neighbours are context, not facts: a few, those working toward the same goal first.
-  const siblings = facts.siblings
-    .filter((w) => !covered.has(w.external_key))
-    .sort((a, b) => Number(b.goal === work.goal) - Number(a.goal === work.goal))
-    .slice(0, SIBLING_LIMIT);
-  for (const s of siblings) {
+  for (const s of facts.siblings) {
     chunks.push(
       chunk(
         `sibling:${s.external_key}`,
@@ -136,14 +124,14 @@ export function deltaChunks(
   }
 
   const done = facts.milestone_done;
-  if (done.length > 0) {
-    const listed = done.slice(0, DONE_LIMIT).map((d) => `${d.key} ${d.title}`);
-    if (done.length > DONE_LIMIT) listed.push(`${done.length - DONE_LIMIT} more`);
+  if (done.count > 0) {
+    const listed = done.listed.map((d) => `${d.key} ${d.title}`);
+    if (done.count > DONE_LIMIT) listed.push(`${done.count - DONE_LIMIT} more`);
     chunks.push(
       chunk(
         `milestone-progress:${work.milestone}`,
         "related",
-        `Completed in ${work.milestone} (${done.length}): ${listed.join("; ")}`,
+        `Completed in ${work.milestone} (${done.count}): ${listed.join("; ")}`,
         [],
         optional(82, work.revision),
       ),

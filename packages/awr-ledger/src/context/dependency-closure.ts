@@ -1,7 +1,5 @@
-import type { Kysely } from "kysely";
-import { dependenciesOf } from "../read/entity-view.js";
-import type { LedgerSchema } from "../storage/schema.js";
-import { type WorkFact, workEntities, workFact } from "./work-facts.js";
+import type { Projection } from "../read/projection.js";
+import { type WorkFact, workFact } from "./work-facts.js";
 
 /**
  * The required-dependency closure of a work item: every item reachable through required
@@ -22,29 +20,32 @@ export interface DependencyClosure {
 /** Bound on the closure, so a pathological graph cannot make a packet unbounded. */
 const MAX_CLOSURE = 5000;
 
-export async function dependencyClosure(
-  db: Kysely<LedgerSchema>,
+/**
+ * The closure of `root` in `projection` (read/projection-cache.ts): the same snapshot the rest
+ * of the packet is read from, walked in memory.
+ */
+export function dependencyClosure(
+  projection: Projection,
   root: string,
   revisionOf: (key: string) => number,
-): Promise<DependencyClosure> {
+): DependencyClosure {
   const edges = new Map<string, string[]>();
   const seen = new Set<string>([root]);
   const optionalKeys: string[] = [];
   let frontier = [root];
   while (frontier.length > 0 && seen.size < MAX_CLOSURE) {
-    const deps = await dependenciesOf(db, frontier);
     const next: string[] = [];
     for (const from of frontier) {
       const required: string[] = [];
-      for (const dep of deps.get(from) ?? []) {
+      for (const dep of projection.dependencies.get(from) ?? []) {
         if (!dep.required) {
-          if (from === root) optionalKeys.push(dep.work);
+          if (from === root) optionalKeys.push(dep.target);
           continue;
         }
-        required.push(dep.work);
-        if (!seen.has(dep.work)) {
-          seen.add(dep.work);
-          next.push(dep.work);
+        required.push(dep.target);
+        if (!seen.has(dep.target)) {
+          seen.add(dep.target);
+          next.push(dep.target);
         }
       }
       edges.set(from, required);
@@ -53,10 +54,9 @@ export async function dependencyClosure(
   }
   seen.delete(root);
   const members = [...seen].sort();
-  const entities = await workEntities(db, [...members, ...optionalKeys]);
   const fact = (key: string) => {
-    const entity = entities.get(key);
-    return entity === undefined ? undefined : workFact(entity, revisionOf(key));
+    const entity = projection.entity(key);
+    return entity?.kind === "work" ? workFact(entity, revisionOf(key)) : undefined;
   };
   const closure: DependencyClosure = {
     unresolved: [],

@@ -1,18 +1,14 @@
 import type { Kysely } from "kysely";
-import {
-  type EntityView,
-  entitiesOfKind,
-  entityRevisions,
-  tableExists,
-} from "../read/entity-view.js";
-import { memoAt } from "../read/read-cache.js";
+import { type EntityView, tableExists } from "../read/entity-view.js";
+import { projectionAt } from "../read/projection-cache.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
 import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
 import type { SourceVersion } from "./context-types.js";
 import { type DependencyClosure, dependencyClosure } from "./dependency-closure.js";
+import { type MilestoneNeighbours, milestoneNeighbours } from "./milestone-neighbours.js";
 import { concretePaths, type RuleContext } from "./rule-scope.js";
 import { type RuleFact, type RuleSelection, ruleFact, selectRules } from "./select-rules.js";
-import { type WorkFact, workEntities, workFact, workInMilestone } from "./work-facts.js";
+import { type WorkFact, workFact } from "./work-facts.js";
 
 /** Goal statuses that end a goal: such goals are not selected without an explicit key. */
 const TERMINAL_GOALS = ["completed", "done", "cancelled", "canceled", "archived", "retired"];
@@ -55,10 +51,13 @@ export interface ContextFacts {
   work_events: EventTable[];
   project_events: EventTable[];
   dependents: WorkFact[];
-  /** Active items of the same milestone. */
+  /**
+   * A few active items of the same milestone that the packet names nowhere else, those toward
+   * the same goal first (milestone-neighbours.ts).
+   */
   siblings: WorkFact[];
   /** Completed items of the same milestone: what this phase has already delivered. */
-  milestone_done: { key: string; title: string }[];
+  milestone_done: MilestoneNeighbours["done"];
   checkpoint: CheckpointView | null;
   sources: SourceVersion[];
   revision_of: (key: string) => number;
@@ -71,26 +70,18 @@ export async function gatherFacts(
   revision: number,
   input: GatherInput,
 ): Promise<ContextFacts> {
-  const revisions = await entityRevisions(db, revision);
-  const revisionOf = (key: string) => revisions.get(key) ?? 0;
+  // Every fact about entities comes from one projection (read/projection-cache.ts), which
+  // survives writes that do not change it: a packet after an event costs no entity query.
+  const projection = await projectionAt(db, revision);
+  const revisionOf = (key: string) => projection.revisions.get(key) ?? 0;
   const work = workFact(input.work, revisionOf(input.work.key));
   const { sources } = input;
-  const [closure, ruleEntities, goals, milestones, plans, decisions, sameMilestone] =
-    await Promise.all([
-      memoAt(db, revision, `closure:${work.external_key}`, () =>
-        dependencyClosure(db, work.external_key, revisionOf),
-      ),
-      entitiesOfKind(db, revision, "rule"),
-      entitiesOfKind(db, revision, "goal"),
-      entitiesOfKind(db, revision, "milestone"),
-      entitiesOfKind(db, revision, "plan"),
-      entitiesOfKind(db, revision, "decision"),
-      work.milestone === null
-        ? []
-        : memoAt(db, revision, `milestone-work:${work.milestone}`, () =>
-            workInMilestone(db, work.milestone as string),
-          ).then((ws) => ws.filter((w) => w.key !== work.external_key)),
-    ]);
+  const closure = dependencyClosure(projection, work.external_key, revisionOf);
+  const ruleEntities = projection.ofKind("rule");
+  const goals = projection.ofKind("goal");
+  const milestones = projection.ofKind("milestone");
+  const plans = projection.ofKind("plan");
+  const decisions = projection.ofKind("decision");
 
   const { context, origin } = ruleContext(work, input);
   const rules = selectRules(
@@ -111,7 +102,7 @@ export async function gatherFacts(
         );
   const related = (entity: EntityView) => mentions(entity, work);
 
-  const [evidence, workEvents, projectEvents, dependents] = await Promise.all([
+  const [evidence, workEvents, projectEvents] = await Promise.all([
     db
       .selectFrom("evidence")
       .selectAll()
@@ -134,21 +125,30 @@ export async function gatherFacts(
       .orderBy("seq", "desc")
       .limit(EVENT_LIMIT)
       .execute(),
-    db
-      .selectFrom("dependencies")
-      .select("work_key")
-      .where("depends_on", "=", work.external_key)
-      .orderBy("work_key")
-      .execute(),
   ]);
-  const dependentEntities = await workEntities(
-    db,
-    dependents.map((d) => d.work_key),
-  );
-  const active = (w: EntityView) => w.status !== "completed" && w.status !== "cancelled";
   const visible = input.visible ?? (() => true);
   const seen = (kind: string) => (entity: { key: string }) => visible(kind, entity.key);
   const seenWork = (fact: WorkFact) => visible("work", fact.external_key);
+  const dependents = (projection.dependents.get(work.external_key) ?? []).flatMap(
+    ({ work: key }) => {
+      const entity = projection.entity(key);
+      return entity?.kind !== "work" || !visible("work", key)
+        ? []
+        : [workFact(entity, revisionOf(key))];
+    },
+  );
+  const covered = new Set(
+    [...dependents, ...closure.unresolved, ...closure.resolved, ...closure.optional].map(
+      (w) => w.external_key,
+    ),
+  );
+  const neighbours = milestoneNeighbours(
+    projection,
+    work,
+    covered,
+    input.visible === undefined ? undefined : (key) => visible("work", key),
+    revisionOf,
+  );
   return {
     work,
     closure: {
@@ -177,18 +177,9 @@ export async function gatherFacts(
     source_evidence: (input.work.attributes["evidence"] as unknown[] | undefined) ?? [],
     work_events: workEvents,
     project_events: projectEvents,
-    dependents: dependents.flatMap(({ work_key }) => {
-      const entity = dependentEntities.get(work_key);
-      return entity === undefined || !visible("work", work_key)
-        ? []
-        : [workFact(entity, revisionOf(work_key))];
-    }),
-    siblings: sameMilestone
-      .filter((w) => active(w) && visible("work", w.key))
-      .map((w) => workFact(w, revisionOf(w.key))),
-    milestone_done: sameMilestone
-      .filter((w) => w.status === "completed" && visible("work", w.key))
-      .map((w) => ({ key: w.key, title: w.title })),
+    dependents,
+    siblings: neighbours.siblings,
+    milestone_done: neighbours.done,
     checkpoint: input.checkpoint,
     sources: sources.map(sourceVersion),
     revision_of: revisionOf,

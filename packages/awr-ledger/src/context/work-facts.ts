@@ -1,8 +1,5 @@
-import type { Kysely } from "kysely";
-import { sql } from "../internal/kysely.js";
-import { acceptanceOf, type EntityView, stringOf, stringsOf, toView } from "../read/entity-view.js";
+import { acceptanceOf, type EntityView, stringOf, stringsOf } from "../read/entity-view.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
-import type { LedgerSchema } from "../storage/schema.js";
 
 /** Where a fact comes from, in the shape of the original AWR's `source_ref`. */
 export interface SourceRefView {
@@ -71,41 +68,4 @@ export function workFact(entity: EntityView, revision: number): WorkFact {
     revision,
     source_ref: sourceRefOf(entity, revision),
   };
-}
-
-/** Work items by key (those that exist), read in one query. */
-export async function workEntities(
-  db: Kysely<LedgerSchema>,
-  keys: readonly string[],
-): Promise<Map<string, EntityView>> {
-  if (keys.length === 0) return new Map();
-  const rows = await db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", "work")
-    .where("key", "in", [...keys])
-    .execute();
-  return new Map(rows.map((row) => [row.key, toView(row)]));
-}
-
-/**
- * Work items of a milestone. The attributes column holds JSON.stringify output, so a LIKE on
- * the serialised pair narrows the scan in SQL without parsing every item; the parsed value then
- * decides exactly.
- */
-export async function workInMilestone(
-  db: Kysely<LedgerSchema>,
-  milestone: string,
-): Promise<EntityView[]> {
-  const pair = JSON.stringify({ milestone })
-    .slice(1, -1)
-    .replace(/[\\%_]/g, "\\$&");
-  const rows = await db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", "work")
-    .where(sql<boolean>`attributes LIKE ${`%${pair}%`} ESCAPE '\\'`)
-    .orderBy("key")
-    .execute();
-  return rows.map(toView).filter((w) => stringOf(w, "milestone") === milestone);
 }

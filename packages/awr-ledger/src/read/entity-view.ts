@@ -2,96 +2,51 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { sql } from "../internal/kysely.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
-import type { EntityTable, LedgerSchema } from "../storage/schema.js";
-import { memoAt } from "./read-cache.js";
+import type { LedgerSchema } from "../storage/schema.js";
+import { ENTITY_COLUMNS, type EntityView, toView } from "./entity-row.js";
+import type { Projection } from "./projection.js";
+import { projectionAt } from "./projection-cache.js";
 
-export interface SourceRef {
-  path: string;
-  line_start: number;
-  line_end: number;
-}
-
-/** An entity row with its attributes parsed, as read models use it. */
-export interface EntityView {
-  id: string;
-  kind: string;
-  key: string;
-  title: string;
-  status: string;
-  raw_status: string | null;
-  summary: string | null;
-  body: string;
-  attributes: Record<string, unknown>;
-  source: SourceRef;
-}
-
-export function toView(row: EntityTable): EntityView {
-  return {
-    id: row.id,
-    kind: row.kind,
-    key: row.key,
-    title: row.title,
-    status: row.status,
-    raw_status: row.raw_status,
-    summary: row.summary,
-    body: row.body,
-    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
-    source: {
-      path: row.source_path,
-      line_start: Number(row.line_start),
-      line_end: Number(row.line_end),
-    },
-  };
-}
+export { type EntityView, type SourceRef, toView } from "./entity-row.js";
 
 /**
- * Entities of one kind in source order (source path, then position), memoised per project
- * revision (see read-cache.ts): the returned array and its views are shared, read-only.
+ * Entities of one kind in source order (source path, then position), from the projection as of
+ * `revision` (projection-cache.ts): the returned array and its views are shared, read-only.
  */
-export function entitiesOfKind(
+export async function entitiesOfKind(
   db: Kysely<LedgerSchema>,
   revision: number,
   kind: string,
 ): Promise<readonly EntityView[]> {
-  return memoAt(db, revision, `entities:${kind}`, async () => {
-    const rows = await db
-      .selectFrom("entities")
-      .selectAll()
-      .where("kind", "=", kind)
-      .orderBy("source_path")
-      .orderBy("ordinal")
-      .execute();
-    return rows.map(toView);
-  });
+  return (await projectionAt(db, revision)).ofKind(kind);
 }
 
-/** Every entity's key and the revision that last indexed it, memoised per project revision. */
-export function entityRevisions(
+/** Every entity's key and the revision that last indexed it, as of `revision` (shared, read-only). */
+export async function entityRevisions(
   db: Kysely<LedgerSchema>,
   revision: number,
 ): Promise<ReadonlyMap<string, number>> {
-  return memoAt(db, revision, "entity-revisions", async () => {
-    const rows = await db.selectFrom("entities").select(["key", "indexed_revision"]).execute();
-    return new Map(rows.map((r) => [r.key, Number(r.indexed_revision)]));
-  });
+  return (await projectionAt(db, revision)).revisions;
 }
 
 export async function requireWork(db: Kysely<LedgerSchema>, key: string): Promise<EntityView> {
   const row = await db
     .selectFrom("entities")
-    .selectAll()
+    .select(ENTITY_COLUMNS)
     .where("kind", "=", "work")
     .where("key", "=", key)
     .executeTakeFirst();
-  if (row === undefined) {
-    throw new LedgerError(
-      "NotFound",
-      `Work item "${key}" is not in the ledger. Check the id (awr status / awr ready list work), ` +
-        "or reindex if it was just added.",
-      { work: key },
-    );
-  }
+  if (row === undefined) throw workNotFound(key);
   return toView(row);
+}
+
+export function workNotFound(key: string): LedgerError {
+  return new LedgerError(
+    "NotFound",
+    `Work item "${key}" is not in the ledger. Check the id (awr status / awr ready list work), ` +
+      "or reindex if it was just added.",
+    { work: key },
+  );
 }
 
 export const acceptanceOf = (work: EntityView): AcceptanceCriterion[] =>
@@ -225,27 +180,6 @@ export async function dependenciesOf(
   return groupDependencies(rows);
 }
 
-/**
- * Every dependency of every work item, with the state of each target (`e.key` null when the
- * target is not defined), memoised per project revision: one join instead of an IN list of
- * thousands of keys.
- */
-export function allDependencies(
-  db: Kysely<LedgerSchema>,
-  revision: number,
-): Promise<ReadonlyMap<string, DependencyView[]>> {
-  return memoAt(db, revision, "dependencies", async () => {
-    const rows = await db
-      .selectFrom("dependencies as d")
-      .leftJoin("entities as e", "e.key", "d.depends_on")
-      .select(["d.work_key", "d.depends_on", "d.required", "e.title", "e.status"])
-      .orderBy("d.work_key")
-      .orderBy("d.depends_on")
-      .execute();
-    return groupDependencies(rows);
-  });
-}
-
 function groupDependencies(
   rows: readonly {
     work_key: string;
@@ -271,22 +205,17 @@ function groupDependencies(
   return result;
 }
 
-const PRIORITY_NAMES: Record<string, number> = {
-  critical: 0,
-  urgent: 0,
-  p0: 0,
-  high: 1,
-  p1: 1,
-  medium: 2,
-  normal: 2,
-  p2: 2,
-  low: 3,
-  p3: 3,
-};
-
-/** Sort rank of a priority value: numbers as given, common names mapped, anything else last. */
-export function priorityRank(priority: unknown): number {
-  if (typeof priority === "number") return priority;
-  if (typeof priority === "string") return PRIORITY_NAMES[priority.toLowerCase()] ?? 50;
-  return 100;
+/** A work item's dependencies with the state of each target, from the projection. */
+export function dependencyViews(projection: Projection, work: string): DependencyView[] {
+  return (projection.dependencies.get(work) ?? []).map((dep) => {
+    const target = projection.entity(dep.target);
+    const status = target?.status ?? "missing";
+    return {
+      work: dep.target,
+      title: target?.title ?? null,
+      status,
+      required: dep.required,
+      satisfied: status === "completed",
+    };
+  });
 }

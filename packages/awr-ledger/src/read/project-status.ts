@@ -1,27 +1,13 @@
 import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
-import {
-  type ActiveClaim,
-  type EntityView,
-  entitiesOfKind,
-  priorityRank,
-  stringOf,
-} from "./entity-view.js";
-import { memoAt } from "./read-cache.js";
+import { type ActiveClaim, type EntityView, stringOf } from "./entity-view.js";
+import type { Projection } from "./projection.js";
+import { priorityRank } from "./readiness.js";
+import { type OrganisationGap, STATUS_SUMMARY, type StatusSummary } from "./status-summary.js";
 import { briefRevisions, type WorkBrief, workBrief } from "./work-brief.js";
-import { analyseReady, notReadyCount } from "./work-ready.js";
+import { analyseReady } from "./work-ready.js";
 
-export interface OrganisationGap {
-  gap:
-    | "work_without_goal"
-    | "goal_without_work"
-    | "unknown_goal"
-    | "unknown_dependency"
-    | "unknown_milestone"
-    | "unknown_status";
-  key: string;
-  message: string;
-}
+export type { OrganisationGap } from "./status-summary.js";
 
 /** awr_project_status's answer, in the original's field names plus the organisation gaps. */
 export interface ProjectStatusResult {
@@ -68,176 +54,85 @@ export interface LedgerNote {
   current: unknown;
 }
 
-/** The revision-bound part of the status: everything but the claims. */
-interface StatusBase {
-  counts: Record<string, number>;
-  total: number;
-  entity_counts: Record<string, number>;
-  organisation_gaps: readonly OrganisationGap[];
-  /** Items in progress or claimed by status, and each work item's source position. */
-  current: readonly EntityView[];
-  position: ReadonlyMap<string, number>;
-  work: readonly EntityView[];
-  notes: readonly LedgerNote[];
-}
-
-function statusBase(db: Kysely<LedgerSchema>, revision: number): Promise<StatusBase> {
-  return memoAt(db, revision, "status-base", async () => {
-    const [work, goals, milestones, kinds, deps, notes] = await Promise.all([
-      entitiesOfKind(db, revision, "work"),
-      entitiesOfKind(db, revision, "goal"),
-      entitiesOfKind(db, revision, "milestone"),
-      db
-        .selectFrom("entities")
-        .select(["kind"])
-        .select((eb) => eb.fn.countAll().as("n"))
-        .groupBy("kind")
-        .execute(),
-      db
-        .selectFrom("dependencies as d")
-        .leftJoin("entities as e", "e.key", "d.depends_on")
-        .select(["d.work_key", "d.depends_on", "e.key"])
-        .where("e.key", "is", null)
-        .execute(),
-      db
-        .selectFrom("sources")
-        .select(["path", "note"])
-        .where("note", "is not", null)
-        .orderBy("path")
-        .execute(),
-    ]);
-    // Statuses in code-point order (a collator would cost milliseconds on a cold start).
-    const tally = new Map<string, number>();
-    for (const item of work) tally.set(item.status, (tally.get(item.status) ?? 0) + 1);
-    const counts = Object.fromEntries([...tally].sort(([a], [b]) => (a < b ? -1 : 1)));
-    return {
-      counts,
-      total: work.length,
-      entity_counts: Object.fromEntries(kinds.map((k) => [k.kind, Number(k.n)])),
-      organisation_gaps: organisationGaps(work, goals, milestones, deps),
-      current: work.filter((w) => w.status === "in_progress" || w.status === "claimed"),
-      position: new Map(work.map((w, i) => [w.key, i])),
-      work,
-      notes: notes.map((n) => ({
-        source: n.path,
-        origin: "ledger_note" as const,
-        label: `the current: block written in ${n.path}, shown as written (AWR does not compute or check it)`,
-        current: (JSON.parse(n.note as string) as { current?: unknown }).current ?? null,
-      })),
-    };
-  });
-}
-
-function organisationGaps(
-  work: readonly EntityView[],
-  goals: readonly EntityView[],
-  milestones: readonly EntityView[],
-  unknownDeps: readonly { work_key: string; depends_on: string }[],
-): OrganisationGap[] {
-  const goalKeys = new Set(goals.map((g) => g.key));
-  const milestoneKeys = new Set(milestones.map((m) => m.key));
-  const gaps: OrganisationGap[] = [];
-  const open = work.filter((w) => w.status !== "completed" && w.status !== "cancelled");
-  for (const item of open) {
-    const goal = stringOf(item, "goal");
-    if (goal === null) {
-      gaps.push({ gap: "work_without_goal", key: item.key, message: `${item.key} names no goal` });
-    } else if (!goalKeys.has(goal)) {
-      gaps.push({
-        gap: "unknown_goal",
-        key: item.key,
-        message: `${item.key} names goal ${goal}, which no source defines`,
-      });
-    }
-    const milestone = stringOf(item, "milestone");
-    if (milestone !== null && !milestoneKeys.has(milestone)) {
-      gaps.push({
-        gap: "unknown_milestone",
-        key: item.key,
-        message: `${item.key} names milestone ${milestone}, which is not defined`,
-      });
-    }
-    if (item.status === "unknown") {
-      gaps.push({
-        gap: "unknown_status",
-        key: item.key,
-        message: `${item.key} has status "${item.raw_status}", which AWR does not know`,
-      });
-    }
-  }
-  for (const dep of unknownDeps) {
-    gaps.push({
-      gap: "unknown_dependency",
-      key: dep.work_key,
-      message: `${dep.work_key} depends on ${dep.depends_on}, which is not defined`,
-    });
-  }
-  const goalsWithWork = new Set(work.map((w) => stringOf(w, "goal")));
-  for (const goal of goals) {
-    if (goal.status === "active" && !goalsWithWork.has(goal.key)) {
-      gaps.push({
-        gap: "goal_without_work",
-        key: goal.key,
-        message: `active goal ${goal.key} has no work item`,
-      });
-    }
-  }
-  return gaps;
+/** The sources' notes as status reports them: labelled as the ledger's own words. */
+function ledgerNotes(projection: Projection): LedgerNote[] {
+  return projection.notes.map(({ source, note }) => ({
+    source,
+    origin: "ledger_note",
+    label: `the current: block written in ${source}, shown as written (AWR does not compute or check it)`,
+    current: (note as { current?: unknown } | null)?.current ?? null,
+  }));
 }
 
 /**
  * Items in progress or claimed by status, plus items an active claim holds: highest priority
  * first, then in source order.
  */
-function currentWork(base: StatusBase, claims: readonly ActiveClaim[]): readonly EntityView[] {
-  const inCurrent = new Set(base.current.map((w) => w.key));
-  const extra = claims
-    .filter((c) => !inCurrent.has(c.work) && base.position.has(c.work))
-    .map((c) => base.work[base.position.get(c.work) as number] as EntityView);
-  return [...base.current, ...new Set(extra)].sort(
-    (a, b) =>
-      priorityRank(a.attributes["priority"]) - priorityRank(b.attributes["priority"]) ||
-      (base.position.get(a.key) ?? 0) - (base.position.get(b.key) ?? 0),
-  );
+function currentWork(
+  projection: Projection,
+  summary: StatusSummary,
+  claims: readonly ActiveClaim[],
+): EntityView[] {
+  const entries = summary.current.map(({ position, work }) => ({ position, work }));
+  const inCurrent = new Set(entries.map((e) => e.work.key));
+  for (const claim of claims) {
+    const slot = projection.slot(claim.work);
+    if (inCurrent.has(claim.work) || slot?.kind !== "work") continue;
+    inCurrent.add(claim.work);
+    entries.push({
+      position: slot.index,
+      work: projection.ofKind("work")[slot.index] as EntityView,
+    });
+  }
+  return entries
+    .sort(
+      (a, b) =>
+        priorityRank(a.work.attributes["priority"]) - priorityRank(b.work.attributes["priority"]) ||
+        a.position - b.position,
+    )
+    .map((e) => e.work);
 }
 
 const CURRENT_SHOWN = 5;
 
 /**
- * The project overview. Counts, entity totals and organisation gaps depend only on the
- * projection and are memoised per project revision; claims are read on every call.
+ * The project overview. Counts, current work and organisation gaps are kept with the projection
+ * and updated by in-place changes (status-summary.ts); the ledger notes are the projection's
+ * (a reindex changes them, and the read clock with them); claims are read on every call.
  */
 export async function projectStatus(
   db: Kysely<LedgerSchema>,
   project: { id: string; name: string },
   revision: number,
 ): Promise<ProjectStatusResult> {
-  const [base, analysis, revisions, blocked] = await Promise.all([
-    statusBase(db, revision),
+  const [analysis, revisions] = await Promise.all([
     analyseReady(db, revision),
     briefRevisions(db, revision),
-    notReadyCount(db, revision),
   ]);
-  // The current-work list depends on the revision and on which claims are in force.
-  const claimsKey = analysis.claims.map((c) => `${c.work}\u0000${c.session_id}`).join("\u0001");
-  const current = await memoAt(db, revision, `status-current:${claimsKey}`, async () =>
-    currentWork(base, analysis.claims),
-  );
-  const focus = current[0] ?? analysis.ready[0]?.work;
+  const { projection } = analysis;
+  const summary = projection.derive(STATUS_SUMMARY);
+  const current = currentWork(projection, summary, analysis.claims);
+  const focus = current[0] ?? analysis.firstReady(1)[0]?.work;
   const next = focus === undefined ? null : stringOf(focus, "next_action");
+  const blocked = analysis.notReadyCount;
+  // Statuses that occur, in code-point order (a collator would cost milliseconds on a cold start).
+  const counts = Object.entries(summary.counts)
+    .filter(([, n]) => n > 0)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const entityCounts = [...projection.kindCounts()].sort(([a], [b]) => (a < b ? -1 : 1));
   return {
     project_id: project.id,
     project: project.name,
     project_revision: revision,
     branch_id: null,
-    counts: { ...base.counts },
-    total: base.total,
-    entity_counts: { ...base.entity_counts },
+    counts: Object.fromEntries(counts),
+    total: projection.ofKind("work").length,
+    entity_counts: Object.fromEntries(entityCounts),
     current: current.slice(0, CURRENT_SHOWN).map((w) => workBrief(w, revisions)),
     current_total: current.length,
-    ready_count: analysis.ready.length,
+    ready_count: analysis.readyCount,
     blocked_count: blocked,
-    dependency_blocked_count: analysis.dependency_blocked.length,
+    dependency_blocked_count: analysis.dependencyBlockedCount,
     next_action:
       next !== null && next.trim() !== ""
         ? next
@@ -247,9 +142,9 @@ export async function projectStatus(
             ? "No open work remains: every work item is completed or cancelled."
             : "Nothing is ready: read the ready diagnostics and clear the prerequisite that blocks the work.",
     suggested_work: focus === undefined ? null : workBrief(focus, revisions),
-    organisation_gaps: [...base.organisation_gaps],
+    organisation_gaps: [...summary.gaps],
     source_issues: [],
     source_warnings: 0,
-    ledger_notes: base.notes.map((n) => ({ ...n })),
+    ledger_notes: ledgerNotes(projection),
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
+import type { Projection } from "./projection.js";
 import type { SearchHit } from "./search.js";
 import { type Candidate, type CandidateFilter, SEARCH_CANDIDATES } from "./search-rank.js";
 import { containsPattern } from "./search-terms.js";
@@ -117,23 +118,21 @@ function eventStatus(type: string, payload: string): string {
 
 /**
  * The hits of `candidates`, in their order: each with its record's details (status, work item,
- * source position, revision), only those with `status` when it is given.
+ * source position, revision), only those with `status` when it is given. Entities' details come
+ * from `projection` (read/projection-cache.ts), evidence and events from the database.
  */
 export async function searchDetails(
   db: Kysely<LedgerSchema>,
+  projection: Projection,
   candidates: readonly Candidate[],
   status: string | null,
 ): Promise<SearchHit[]> {
   const keys = (kind: (k: string) => boolean) => [
     ...new Set(candidates.filter((c) => kind(c.doc_kind)).map((c) => c.ref)),
   ];
-  const entityKeys = keys((k) => k !== "evidence" && k !== "event");
   const evidenceKeys = keys((k) => k === "evidence");
   const eventIds = keys((k) => k === "event");
-  const [entities, evidence, events] = await Promise.all([
-    entityKeys.length === 0
-      ? []
-      : db.selectFrom("entities").selectAll().where("key", "in", entityKeys).execute(),
+  const [evidence, events] = await Promise.all([
     evidenceKeys.length === 0
       ? []
       : db.selectFrom("evidence").selectAll().where("external_key", "in", evidenceKeys).execute(),
@@ -145,7 +144,6 @@ export async function searchDetails(
           .where("id", "in", eventIds)
           .execute(),
   ]);
-  const byEntity = new Map(entities.map((r) => [`${r.kind}\u0000${r.key}`, r]));
   const byEvidence = new Map(evidence.map((r) => [r.external_key, r]));
   const byEvent = new Map(events.map((r) => [r.id, r]));
   const hits: SearchHit[] = [];
@@ -192,14 +190,10 @@ export async function searchDetails(
         };
       }
     } else {
-      const r = byEntity.get(`${c.doc_kind}\u0000${c.ref}`);
-      if (r !== undefined) {
-        const attributes = JSON.parse(r.attributes) as Record<string, unknown>;
+      const r = projection.entity(c.ref);
+      if (r !== undefined && r.kind === c.doc_kind) {
         const summary = line(r.summary ?? r.title);
-        const status =
-          r.kind === "rule" && typeof attributes["severity"] === "string"
-            ? attributes["severity"]
-            : r.status;
+        const severity = r.attributes["severity"];
         hit = {
           id: r.id,
           kind: HIT_KIND[r.kind] ?? r.kind,
@@ -207,16 +201,12 @@ export async function searchDetails(
           title: r.title,
           summary,
           snippet: c.snippet ?? summary,
-          status,
+          status: r.kind === "rule" && typeof severity === "string" ? severity : r.status,
           work_item_key: r.kind === "work" ? r.key : null,
-          source_ref: {
-            path: r.source_path,
-            line_start: Number(r.line_start),
-            line_end: Number(r.line_end),
-          },
+          source_ref: { ...r.source },
           source_freshness: "fresh",
           origin: "source",
-          revision: Number(r.indexed_revision),
+          revision: projection.revisions.get(r.key) ?? 0,
           rank: -c.score,
         };
       }

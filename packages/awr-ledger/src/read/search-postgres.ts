@@ -1,10 +1,11 @@
 import type { Kysely, RawBuilder } from "kysely";
 import { sql } from "../internal/kysely.js";
+import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
-  type CandidateFilter,
-  type FoundCandidates,
+  type Candidate,
   SEARCH_CANDIDATES,
+  type SearchEngine,
   substringScore,
 } from "./search-rank.js";
 import { bigrams, containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
@@ -16,140 +17,192 @@ function all(conditions: RawBuilder<unknown>[]): RawBuilder<unknown> {
   return conditions.length === 0 ? TRUE : sql`(${sql.join(conditions, sql` AND `)})`;
 }
 
-/**
- * PostgreSQL search (migrations 001 and 006). Words: each table's GIN-indexed tsvector
- * (`english`, every term a prefix), ranked with ts_rank_cd, ts_headline on the hits. CJK terms:
- * the GIN-indexed bigram vector search_cjk (a word is the phrase of its bigrams), a
- * one-character term by ILIKE; events by ILIKE, newest first. At most SEARCH_CANDIDATES
- * entities and evidence records, and the newest `limit` matching events, are ranked.
- */
-export async function postgresCandidates(
-  db: Kysely<LedgerSchema>,
-  terms: SearchTerms,
-  filter: CandidateFilter,
-  limit: number,
-): Promise<FoundCandidates> {
-  const wants = (kind: string) => filter.docKinds === null || filter.docKinds.includes(kind);
-  const entityKinds = filter.docKinds?.filter((k) => k !== "evidence" && k !== "event") ?? null;
+/** The tsqueries of a search: words (`english`, each a prefix) and CJK words (bigram phrases). */
+interface Queries {
+  words: string | null;
+  cjk: string | null;
+  /** One-character CJK terms, matched by ILIKE. */
+  singles: string[];
+  /** Any CJK term: scored and excerpted as substrings. */
+  substring: boolean;
+}
+
+function queriesOf(terms: SearchTerms): Queries {
   const words = terms.words
     .map((t) => `${t.replace(/[^\p{L}\p{N}_]/gu, "")}:*`)
     .filter((t) => t !== ":*");
-  const wordQuery = words.length === 0 ? null : words.join(" & ");
   const phrases = terms.cjk.filter((t) => [...t].length >= 2);
-  const cjkQuery =
-    phrases.length === 0
-      ? null
-      : phrases
-          .map(
-            (t) =>
-              `(${bigrams(t)
-                .map((b) => `'${b}'`)
-                .join(" <-> ")})`,
-          )
-          .join(" & ");
-  const singles = terms.cjk.filter((t) => [...t].length < 2);
-  const substring = terms.cjk.length > 0;
+  return {
+    words: words.length === 0 ? null : words.join(" & "),
+    cjk:
+      phrases.length === 0
+        ? null
+        : phrases
+            .map(
+              (t) =>
+                `(${bigrams(t)
+                  .map((b) => `'${b}'`)
+                  .join(" <-> ")})`,
+            )
+            .join(" & "),
+    singles: terms.cjk.filter((t) => [...t].length < 2),
+    substring: terms.cjk.length > 0,
+  };
+}
 
-  const matches = (tsv: string, cjk: string, text: RawBuilder<unknown>) =>
-    all([
-      ...(wordQuery === null ? [] : [sql`${sql.ref(tsv)} @@ to_tsquery('english', ${wordQuery})`]),
-      ...(cjkQuery === null ? [] : [sql`${sql.ref(cjk)} @@ to_tsquery('simple', ${cjkQuery})`]),
-      ...singles.map((t) => sql`${text} ILIKE ${containsPattern(t)}`),
-    ]);
-  const rank = (tsv: string, cjk: string) =>
-    sql.join(
-      [
-        wordQuery === null
-          ? sql`0`
-          : sql`ts_rank_cd(${sql.ref(tsv)}, to_tsquery('english', ${wordQuery}))`,
-        cjkQuery === null
-          ? sql`0`
-          : sql`ts_rank_cd(${sql.ref(cjk)}, to_tsquery('simple', ${cjkQuery}))`,
-      ],
-      sql` + `,
-    );
-
-  const entityText = sql`coalesce(e.summary, '') || ' ' || e.body || ' ' || coalesce(e.attributes::jsonb ->> 'next_action', '')`;
-  const entityWhere = all([
-    matches("e.search_tsv", "e.search_cjk", sql`(e.title || ' ' || ${entityText})`),
-    entityKinds === null
-      ? TRUE
-      : entityKinds.length === 0
-        ? FALSE
-        : sql`e.kind IN (${sql.join(entityKinds)})`,
-    filter.work === null ? TRUE : sql`e.key = ${filter.work}`,
+function matches(q: Queries, tsv: string, cjk: string, text: RawBuilder<unknown>) {
+  return all([
+    ...(q.words === null ? [] : [sql`${sql.ref(tsv)} @@ to_tsquery('english', ${q.words})`]),
+    ...(q.cjk === null ? [] : [sql`${sql.ref(cjk)} @@ to_tsquery('simple', ${q.cjk})`]),
+    ...q.singles.map((t) => sql`${text} ILIKE ${containsPattern(t)}`),
   ]);
-  const evidenceWhere = all([
-    matches("v.search_tsv", "v.search_cjk", sql`(v.external_key || ' ' || v.summary)`),
-    wants("evidence") ? TRUE : FALSE,
-    filter.work === null ? TRUE : sql`v.work = ${filter.work}`,
-  ]);
-  const { rows: records } = await sql<{
-    doc_kind: string;
-    ref: string;
-    title: string;
-    text: string;
-    score: number;
-  }>`
-    (SELECT e.kind AS doc_kind, e.key AS ref, e.title, ${entityText} AS text,
-            ${rank("e.search_tsv", "e.search_cjk")} AS score
-       FROM entities e WHERE ${entityWhere} LIMIT ${SEARCH_CANDIDATES})
-    UNION ALL
-    (SELECT 'evidence', v.external_key, v.external_key, v.summary,
-            ${rank("v.search_tsv", "v.search_cjk")}
-       FROM evidence v WHERE ${evidenceWhere} LIMIT ${SEARCH_CANDIDATES})`.execute(db);
+}
 
-  const eventWhere = all([
-    substring
-      ? all(
-          terms.all.map(
-            (t) => sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`,
-          ),
-        )
-      : sql`ev.search_tsv @@ to_tsquery('english', ${wordQuery ?? ""})`,
-    filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
-  ]);
-  const { rows: events } = wants("event")
-    ? await sql<{ ref: string; title: string; text: string; score: number }>`
-        SELECT ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text,
-               ${substring ? sql`0` : sql`ts_rank_cd(ev.search_tsv, to_tsquery('english', ${wordQuery ?? ""}))`} AS score
-          FROM events ev WHERE ${eventWhere} ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db)
-    : { rows: [] };
-  // One event more than the page tells whether there are more; the page keeps the newest.
-  const more = events.length > limit;
+function rank(q: Queries, tsv: string, cjk: string) {
+  return sql.join(
+    [
+      q.words === null
+        ? sql`0`
+        : sql`ts_rank_cd(${sql.ref(tsv)}, to_tsquery('english', ${q.words}))`,
+      q.cjk === null ? sql`0` : sql`ts_rank_cd(${sql.ref(cjk)}, to_tsquery('simple', ${q.cjk}))`,
+    ],
+    sql` + `,
+  );
+}
 
-  const found = [
-    ...records.map((r) => ({ ...r, score: Number(r.score) })),
-    ...events.slice(0, limit).map((r) => ({ ...r, doc_kind: "event", score: Number(r.score) })),
-  ];
-  if (substring) {
-    const candidates = found.map((r) => ({
+interface Found {
+  doc_kind: string;
+  ref: string;
+  title: string;
+  text: string;
+  score: number;
+}
+
+const byScore = (a: Found, b: Found) =>
+  b.score - a.score || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0);
+
+/**
+ * The candidates of `found`: substring scores and excerpts for a CJK search; otherwise the
+ * tsvector scores, with ts_headline snippets.
+ */
+async function candidatesOf(
+  db: Kysely<LedgerSchema>,
+  terms: SearchTerms,
+  q: Queries,
+  found: readonly Found[],
+): Promise<Candidate[]> {
+  if (q.substring) {
+    return found.map((r) => ({
       doc_kind: r.doc_kind,
       ref: r.ref,
       score: substringScore(r.title, r.text, terms.all),
       snippet: markedExcerpt(r.text.trim() === "" ? r.title : r.text, terms.all),
     }));
-    return { candidates, more };
   }
-  // Snippets only for the hits that will be returned.
-  found.sort((a, b) => b.score - a.score || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
-  const top = found.slice(0, limit + 1);
   const opts = "StartSel=[, StopSel=], MaxWords=24, MinWords=6, ShortWord=2";
   const snippets =
-    top.length === 0
+    found.length === 0
       ? []
       : (
           await sql<{ snippet: string }>`
-            SELECT ts_headline('english', t.text, to_tsquery('english', ${wordQuery ?? ""}), ${opts}) AS snippet
-              FROM unnest(${top.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(text, n) ORDER BY t.n`.execute(
+            SELECT ts_headline('english', t.text, to_tsquery('english', ${q.words ?? ""}), ${opts}) AS snippet
+              FROM unnest(${found.map((r) => r.text)}::text[]) WITH ORDINALITY AS t(text, n) ORDER BY t.n`.execute(
             db,
           )
         ).rows;
-  const candidates = top.map((r, i) => ({
+  return found.map((r, i) => ({
     doc_kind: r.doc_kind,
     ref: r.ref,
     score: r.score,
     snippet: snippets[i]?.snippet || null,
   }));
-  return { candidates, more: more || found.length > limit + 1 };
 }
+
+/**
+ * PostgreSQL search (migrations 001 and 006). Words: each table's GIN-indexed tsvector
+ * (`english`, every term a prefix), ranked with ts_rank_cd, ts_headline on the hits. CJK terms:
+ * the GIN-indexed bigram vector search_cjk (a word is the phrase of its bigrams), a
+ * one-character term by ILIKE; events by ILIKE. At most SEARCH_CANDIDATES entities and evidence
+ * records are ranked. Events: the newest `limit` matches among the newest EVENT_SEARCH_WINDOW
+ * events, and among all of them (or all of one work item's) when those and the records leave
+ * the page short, as on SQLite (the ledger README's "Search" says what this means).
+ */
+export const POSTGRES_SEARCH: SearchEngine = {
+  async records(db, terms, filter, limit) {
+    const q = queriesOf(terms);
+    const entityKinds = filter.docKinds?.filter((k) => k !== "evidence" && k !== "event") ?? null;
+    const wantsEvidence = filter.docKinds === null || filter.docKinds.includes("evidence");
+    const entityText = sql`coalesce(e.summary, '') || ' ' || e.body || ' ' || coalesce(e.attributes::jsonb ->> 'next_action', '')`;
+    const entityWhere = all([
+      matches(q, "e.search_tsv", "e.search_cjk", sql`(e.title || ' ' || ${entityText})`),
+      entityKinds === null
+        ? TRUE
+        : entityKinds.length === 0
+          ? FALSE
+          : sql`e.kind IN (${sql.join(entityKinds)})`,
+      filter.work === null ? TRUE : sql`e.key = ${filter.work}`,
+    ]);
+    const evidenceWhere = all([
+      matches(q, "v.search_tsv", "v.search_cjk", sql`(v.external_key || ' ' || v.summary)`),
+      wantsEvidence ? TRUE : FALSE,
+      filter.work === null ? TRUE : sql`v.work = ${filter.work}`,
+    ]);
+    const { rows } = await sql<Found>`
+      (SELECT e.kind AS doc_kind, e.key AS ref, e.title, ${entityText} AS text,
+              ${rank(q, "e.search_tsv", "e.search_cjk")} AS score
+         FROM entities e WHERE ${entityWhere} LIMIT ${SEARCH_CANDIDATES})
+      UNION ALL
+      (SELECT 'evidence', v.external_key, v.external_key, v.summary,
+              ${rank(q, "v.search_tsv", "v.search_cjk")}
+         FROM evidence v WHERE ${evidenceWhere} LIMIT ${SEARCH_CANDIDATES})`.execute(db);
+    const found = rows.map((r) => ({ ...r, score: Number(r.score) }));
+    if (q.substring) return { candidates: await candidatesOf(db, terms, q, found), more: false };
+    // Snippets only for the records that can reach the page.
+    found.sort(byScore);
+    const top = found.slice(0, limit + 1);
+    return { candidates: await candidatesOf(db, terms, q, top), more: found.length > top.length };
+  },
+
+  async events(db, terms, filter, limit, records) {
+    if (filter.docKinds !== null && !filter.docKinds.includes("event")) {
+      return { candidates: [], more: false };
+    }
+    const q = queriesOf(terms);
+    const score = q.substring
+      ? sql`0`
+      : sql`ts_rank_cd(ev.search_tsv, to_tsquery('english', ${q.words ?? ""}))`;
+    const newest = (windowed: boolean) => {
+      // In the window the events are read newest first through the seq index and each one
+      // tested (`coalesce` keeps the planner off the GIN index, whose bitmap of a broad prefix
+      // over the whole log is what made this slow); over the whole log the GIN index is used.
+      const vector = windowed ? sql`coalesce(ev.search_tsv, ''::tsvector)` : sql`ev.search_tsv`;
+      const where = all([
+        q.substring
+          ? all(
+              terms.all.map(
+                (t) =>
+                  sql`(coalesce(ev.summary, '') || ' ' || ev.type) ILIKE ${containsPattern(t)}`,
+              ),
+            )
+          : sql`${vector} @@ to_tsquery('english', ${q.words ?? ""})`,
+        filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
+        windowed ? sql`ev.seq > (SELECT max(seq) FROM events) - ${EVENT_SEARCH_WINDOW}` : TRUE,
+      ]);
+      return sql<Omit<Found, "doc_kind">>`
+        SELECT ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score
+          FROM events ev WHERE ${where} ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
+    };
+    // As on SQLite: one work item's events whole, else the window first and the whole log
+    // unless the window and the records already overfill the page.
+    const windowed = filter.work === null;
+    let { rows } = await newest(windowed);
+    if (windowed && rows.length <= limit && records + rows.length <= limit) {
+      ({ rows } = await newest(false));
+    }
+    const found = rows
+      .slice(0, limit)
+      .map((r) => ({ ...r, doc_kind: "event", score: Number(r.score) }));
+    // One event more than the page tells whether there are more; the page keeps the newest.
+    return { candidates: await candidatesOf(db, terms, q, found), more: rows.length > limit };
+  },
+};

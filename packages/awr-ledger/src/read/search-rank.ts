@@ -1,3 +1,7 @@
+import type { Kysely } from "kysely";
+import type { LedgerSchema } from "../storage/schema.js";
+import type { SearchTerms } from "./search-terms.js";
+
 /**
  * How many matching work items, goals, plans, rules, decisions, milestones and evidence records
  * (each group on PostgreSQL) are ranked per query. Past this many matches the query is too broad
@@ -17,10 +21,10 @@ export interface Candidate {
   snippet: string | null;
 }
 
-/** A backend's matches: records (best first up to one past the page) and the newest events. */
+/** A backend's matches: records (best first up to one past the page), or the newest events. */
 export interface FoundCandidates {
   candidates: Candidate[];
-  /** More events matched than the page holds. */
+  /** More matched than were returned. */
   more: boolean;
 }
 
@@ -54,4 +58,29 @@ export function byScoreThenRef(a: Candidate, b: Candidate): number {
   if (a.score !== b.score) return b.score - a.score;
   const order = a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0;
   return a.doc_kind === "event" && b.doc_kind === "event" ? -order : order;
+}
+
+/**
+ * A backend's text search, in two halves that change at different times: records (entities and
+ * evidence) move only with the projection and evidence, events with almost every write.
+ */
+export interface SearchEngine {
+  /** Matching entities and evidence records, up to `limit` + 1 of the best (or every one ranked). */
+  records(
+    db: Kysely<LedgerSchema>,
+    terms: SearchTerms,
+    filter: CandidateFilter,
+    limit: number,
+  ): Promise<FoundCandidates>;
+  /**
+   * The newest `limit` matching events. `records`: how many records matched, so the engine can
+   * tell whether older events could still reach the page.
+   */
+  events(
+    db: Kysely<LedgerSchema>,
+    terms: SearchTerms,
+    filter: CandidateFilter,
+    limit: number,
+    records: number,
+  ): Promise<FoundCandidates>;
 }

@@ -1,51 +1,55 @@
 import type { Kysely } from "kysely";
 import { sql } from "../internal/kysely.js";
-import { RECENT_EVENT_WINDOW } from "../storage/migrations/005-event-search.js";
+import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type Candidate,
   type CandidateFilter,
-  type FoundCandidates,
   SEARCH_CANDIDATES,
+  type SearchEngine,
   substringScore,
 } from "./search-rank.js";
 import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 /**
- * SQLite search (migrations 005 and 006). Words: work, goals, plans, rules, decisions,
+ * SQLite search (migrations 005, 006 and 009). Words: work, goals, plans, rules, decisions,
  * milestones and evidence in search_fts (unicode61 + porter, every term a prefix, bm25 with the
- * title weighted 4x), events in event_search_fts / event_search_recent (rowid = seq). Any CJK
- * term: records in search_trigram (substring MATCH for terms of three or more characters, LIKE
- * for shorter ones), events by LIKE on the events table, newest first. At most
- * SEARCH_CANDIDATES records are ranked, and only the newest `limit` matching events are read.
+ * title weighted 4x), events in event_search_fts / event_search_recent (rowid = seq, the type
+ * weighted 4x). Any CJK term: records in search_trigram (substring MATCH for terms of three or
+ * more characters, LIKE for shorter ones), events by LIKE on the events table, newest first.
+ * At most SEARCH_CANDIDATES records are ranked. Events: the newest `limit` matches among the
+ * newest EVENT_SEARCH_WINDOW events, and among all of them (or all of one work item's) when
+ * those and the records leave the page short (the ledger README's "Search" says what this means).
  */
-export async function sqliteCandidates(
-  db: Kysely<LedgerSchema>,
-  terms: SearchTerms,
-  filter: CandidateFilter,
-  limit: number,
-): Promise<FoundCandidates> {
-  const substring = terms.cjk.length > 0;
-  const wantRecords = filter.docKinds === null || filter.docKinds.some((k) => k !== "event");
-  const wantEvents = filter.docKinds === null || filter.docKinds.includes("event");
-  const refs = filter.work === null ? null : await workRefs(db, filter.work);
-  const records = !wantRecords
-    ? []
-    : substring
-      ? await trigramRecords(db, terms, filter, refs)
-      : await wordRecords(db, terms, filter, refs, limit + 1);
-  let events: Candidate[] = [];
-  if (wantEvents) {
-    const find = substring ? likeEvents : wordEvents;
+export const SQLITE_SEARCH: SearchEngine = {
+  async records(db, terms, filter, limit) {
+    if (filter.docKinds?.every((k) => k === "event")) {
+      return { candidates: [], more: false };
+    }
+    const refs = filter.work === null ? null : await workRefs(db, filter.work);
+    const candidates =
+      terms.cjk.length > 0
+        ? await trigramRecords(db, terms, filter, refs)
+        : await wordRecords(db, terms, filter, refs, limit + 1);
+    return { candidates, more: false };
+  },
+
+  async events(db, terms, filter, limit, records) {
+    if (filter.docKinds !== null && !filter.docKinds.includes("event")) {
+      return { candidates: [], more: false };
+    }
+    const find = terms.cjk.length > 0 ? likeEvents : wordEvents;
+    // One work item's events are searched whole; otherwise the window first, and the whole log
+    // unless the window and the records already overfill the page (so `truncated` stays exact).
+    const windowed = filter.work === null;
     // One event more than the page tells whether there are more; the page keeps the newest.
-    events = await find(db, terms, filter.work, limit + 1, true);
-    // The whole event index is read only when the recent window leaves the page short.
-    if (events.length <= limit && records.length + events.length < limit) {
+    let events = await find(db, terms, filter.work, limit + 1, windowed);
+    if (windowed && events.length <= limit && records + events.length <= limit) {
       events = await find(db, terms, filter.work, limit + 1, false);
     }
-  }
-  return { candidates: [...records, ...events.slice(0, limit)], more: events.length > limit };
-}
+    return { candidates: events.slice(0, limit), more: events.length > limit };
+  },
+};
 
 /** The records whose work item is `work`: the item itself and its recorded evidence. */
 async function workRefs(db: Kysely<LedgerSchema>, work: string): Promise<string[]> {
@@ -143,11 +147,12 @@ async function wordEvents(
   recent: boolean,
 ): Promise<Candidate[]> {
   const match = terms.all.map((t) => `"${t.replaceAll('"', '""')}"*`).join(" AND ");
-  const t = sql.table(recent && work === null ? "event_search_recent" : "event_search_fts");
+  const t = sql.table(recent ? "event_search_recent" : "event_search_fts");
   const byWork =
     work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
   const { rows } = await sql<{ ref: string; snippet: string; score: number }>`
-    SELECT ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet, -bm25(${t}, 0, 4.0, 1.0) AS score
+    SELECT id AS ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet,
+           -bm25(${t}, 0, 4.0, 1.0) AS score
       FROM ${t} WHERE ${t} MATCH ${match} AND ${byWork}
      ORDER BY rowid DESC LIMIT ${limit}`.execute(db);
   return rows.map((r) => ({
@@ -171,7 +176,7 @@ async function likeEvents(
     ),
     work === null ? sql`1 = 1` : sql`work = ${work}`,
     recent
-      ? sql`seq > (SELECT coalesce(max(seq), 0) FROM events) - ${RECENT_EVENT_WINDOW}`
+      ? sql`seq > (SELECT coalesce(max(seq), 0) FROM events) - ${EVENT_SEARCH_WINDOW}`
       : sql`1 = 1`,
   ];
   const { rows } = await sql<{ id: string; type: string; summary: string | null }>`

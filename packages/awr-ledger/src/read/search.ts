@@ -3,13 +3,19 @@ import { LedgerError } from "../errors.js";
 import type { Backend } from "../storage/migration.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SourceRef } from "./entity-view.js";
-import { memoAt } from "./read-cache.js";
+import { readStateAt } from "./projection-cache.js";
+import { memoAt, memoIn } from "./read-cache.js";
 import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
 import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
-import { postgresCandidates } from "./search-postgres.js";
-import { byScoreThenRef, type Candidate } from "./search-rank.js";
-import { sqliteCandidates } from "./search-sqlite.js";
-import { searchTerms } from "./search-terms.js";
+import { POSTGRES_SEARCH } from "./search-postgres.js";
+import {
+  byScoreThenRef,
+  type Candidate,
+  type CandidateFilter,
+  type SearchEngine,
+} from "./search-rank.js";
+import { SQLITE_SEARCH } from "./search-sqlite.js";
+import { type SearchTerms, searchTerms } from "./search-terms.js";
 
 export { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
 
@@ -147,25 +153,48 @@ export async function search(
     // One more than the page tells whether it was truncated; with a status filter, more
     // candidates are ranked so the filter still fills the page.
     const want = status === null ? limit + 1 : Math.max(limit + 1, 100);
-    let candidates: Candidate[];
-    let more = false;
-    if (terms === undefined) candidates = await structuredCandidates(db, filter);
-    else {
-      const find = backend === "sqlite" ? sqliteCandidates : postgresCandidates;
-      const byText = await find(db, terms, filter, want - 1);
-      more = byText.more;
-      const byKey = raw === undefined ? [] : await keyMatches(db, raw, filter);
-      const seen = new Set(byKey.map((c) => `${c.doc_kind}\u0000${c.ref}`));
-      const rest = byText.candidates.filter((c) => !seen.has(`${c.doc_kind}\u0000${c.ref}`));
-      candidates = [...byKey, ...rest.sort(byScoreThenRef)];
-    }
-    const hits = await searchDetails(db, candidates, status);
-    // Without text every hit ranks 0: in kind, then key order, as the original lists them.
-    if (terms === undefined)
+    const { projection, clock } = await readStateAt(db, revision);
+    if (raw === undefined || terms === undefined) {
+      const candidates = await structuredCandidates(db, filter);
+      const hits = await searchDetails(db, projection, candidates, status);
+      // Without text every hit ranks 0: in kind, then key order, as the original lists them.
       hits.sort((a, b) =>
         a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1,
       );
-    return { hits: hits.slice(0, limit), truncated: more || hits.length > limit };
+      return { hits: hits.slice(0, limit), truncated: hits.length > limit };
+    }
+    const engine = backend === "sqlite" ? SQLITE_SEARCH : POSTGRES_SEARCH;
+    // The record half (entities, evidence) depends on nothing else, so it outlives revisions
+    // (docs/design/read-caching.md): which records match and how they rank, for as long as no
+    // searchable text changed (the projection's text generation, the evidence generation);
+    // their hits (status and the rest) for as long as the projection and evidence stand still.
+    // Both pairs only grow, so their sums change whenever either does. A write that only
+    // appends events, as almost every journaled write does, ranks only the events again; a
+    // transition that changes only a status re-reads no index.
+    const matched = await memoIn(
+      db,
+      "search-text",
+      projection.textGeneration + clock.evidence,
+      memoKey,
+      () => recordCandidates(db, engine, { raw, terms, filter }, want - 1),
+    );
+    const records = await memoIn(
+      db,
+      "search-records",
+      projection.generation + clock.evidence,
+      memoKey,
+      async () => ({
+        byKey: await searchDetails(db, projection, matched.byKey, status),
+        byText: await searchDetails(db, projection, matched.byText, status),
+      }),
+    );
+    const events = await engine.events(db, terms, filter, want - 1, matched.found);
+    const eventHits = await searchDetails(db, projection, events.candidates, status);
+    const hits = [...records.byKey, ...[...records.byText, ...eventHits].sort(byRankThenKey)];
+    return {
+      hits: hits.slice(0, limit),
+      truncated: matched.more || events.more || hits.length > limit,
+    };
   });
   return {
     project_revision: revision,
@@ -177,4 +206,38 @@ export async function search(
     query,
     index_policy_version: SEARCH_INDEX_POLICY_VERSION,
   };
+}
+
+interface RecordCandidates {
+  /** Records whose key is the query, first whatever their text scores. */
+  byKey: Candidate[];
+  /** The other matching records, best first. */
+  byText: Candidate[];
+  /** How many records the engine found by text (before the key matches were taken out). */
+  found: number;
+  more: boolean;
+}
+
+/** The matches among entities and evidence: a function of their searchable text alone. */
+async function recordCandidates(
+  db: Kysely<LedgerSchema>,
+  engine: SearchEngine,
+  q: { raw: string; terms: SearchTerms; filter: CandidateFilter },
+  limit: number,
+): Promise<RecordCandidates> {
+  const [byText, byKey] = await Promise.all([
+    engine.records(db, q.terms, q.filter, limit),
+    keyMatches(db, q.raw, q.filter),
+  ]);
+  const key = (c: Candidate) => `${c.doc_kind}\u0000${c.ref}`;
+  const seen = new Set(byKey.map(key));
+  const rest = byText.candidates.filter((c) => !seen.has(key(c))).sort(byScoreThenRef);
+  return { byKey, byText: rest, found: byText.candidates.length, more: byText.more };
+}
+
+/** byScoreThenRef on hits (rank is the negated score): how record and event hits interleave. */
+function byRankThenKey(a: SearchHit, b: SearchHit): number {
+  if (a.rank !== b.rank) return a.rank - b.rank;
+  const order = a.external_key < b.external_key ? -1 : a.external_key > b.external_key ? 1 : 0;
+  return a.kind === "event" && b.kind === "event" ? -order : order;
 }

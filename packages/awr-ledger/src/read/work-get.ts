@@ -5,14 +5,15 @@ import type { LedgerSchema } from "../storage/schema.js";
 import {
   acceptanceOf,
   type DependencyView,
-  dependenciesOf,
-  entitiesOfKind,
-  requireWork,
+  dependencyViews,
+  type EntityView,
   type SourceRef,
   stringOf,
   stringsOf,
-  toView,
+  workNotFound,
 } from "./entity-view.js";
+import type { Derivation, Projection } from "./projection.js";
+import { projectionAt } from "./projection-cache.js";
 
 export interface WorkGetInput {
   work: string;
@@ -82,6 +83,27 @@ export interface WorkGetResult {
   evidence: { source: unknown[]; recorded: RecordedEvidence[] };
 }
 
+/** Decisions naming each work item with `work=`, by their positions among the decisions. */
+const DECISIONS_BY_WORK: Derivation<ReadonlyMap<string, readonly number[]>> = {
+  build(projection) {
+    const links = new Map<string, number[]>();
+    for (const [position, decision] of projection.ofKind("decision").entries()) {
+      const works = decision.attributes["work"];
+      if (!Array.isArray(works)) continue;
+      for (const work of new Set(works as string[])) {
+        const list = links.get(work);
+        if (list === undefined) links.set(work, [position]);
+        else list.push(position);
+      }
+    }
+    return links;
+  },
+  update(value, _prev, next, changed) {
+    const decisionChanged = changed.some((key) => next.slot(key)?.kind === "decision");
+    return decisionChanged ? this.build(next) : value;
+  },
+};
+
 export async function workGet(
   db: Kysely<LedgerSchema>,
   input: WorkGetInput,
@@ -93,28 +115,13 @@ export async function workGet(
       'work is required: pass the work item id, e.g. { work: "INVOICE-001" }.',
     );
   }
-  const work = await requireWork(db, input.work);
-  const [deps, dependents, decisions, recorded] = await Promise.all([
-    dependenciesOf(db, [work.key]),
-    db
-      .selectFrom("dependencies")
-      .select(["work_key", "required"])
-      .where("depends_on", "=", work.key)
-      .orderBy("work_key")
-      .execute(),
-    linkedDecisions(db, revision, work.key, stringsOf(work, "decisions")),
-    recordedEvidence(db, work.key),
-  ]);
-  const linked = async (key: string | null): Promise<LinkedEntity | null> => {
-    if (key === null) return null;
-    const row = await db
-      .selectFrom("entities")
-      .selectAll()
-      .where("key", "=", key)
-      .executeTakeFirst();
-    if (row === undefined) return null;
-    const view = toView(row);
-    return { key: view.key, title: view.title, status: view.status, source: view.source };
+  const projection = await projectionAt(db, revision);
+  const work = projection.entity(input.work);
+  if (work?.kind !== "work") throw workNotFound(input.work);
+  const recorded = await recordedEvidence(db, work.key);
+  const linked = (key: string | null): LinkedEntity | null => {
+    const entity = key === null ? undefined : projection.entity(key);
+    return entity === undefined ? null : linkedEntity(entity);
   };
   return {
     project_revision: revision,
@@ -145,30 +152,40 @@ export async function workGet(
       source: work.source,
     },
     acceptance: acceptanceOf(work),
-    dependencies: deps.get(work.key) ?? [],
-    dependents: dependents.map((d) => ({ work: d.work_key, required: Number(d.required) === 1 })),
-    goal: await linked(stringOf(work, "goal")),
-    milestone: await linked(stringOf(work, "milestone")),
-    decisions,
+    dependencies: dependencyViews(projection, work.key),
+    dependents: (projection.dependents.get(work.key) ?? []).map((d) => ({
+      work: d.work,
+      required: d.required,
+    })),
+    goal: linked(stringOf(work, "goal")),
+    milestone: linked(stringOf(work, "milestone")),
+    decisions: linkedDecisions(projection, work.key, stringsOf(work, "decisions")),
     evidence: { source: (work.attributes["evidence"] as unknown[] | undefined) ?? [], recorded },
   };
 }
 
-/** Decisions named by the item's `decisions:` list or naming the item with `work=`. */
-export async function linkedDecisions(
-  db: Kysely<LedgerSchema>,
-  revision: number,
+const linkedEntity = (entity: EntityView): LinkedEntity => ({
+  key: entity.key,
+  title: entity.title,
+  status: entity.status,
+  source: entity.source,
+});
+
+/** Decisions named by the item's `decisions:` list or naming the item with `work=`, in source order. */
+export function linkedDecisions(
+  projection: Projection,
   workKey: string,
-  named: string[],
-): Promise<LinkedEntity[]> {
-  const all = await entitiesOfKind(db, revision, "decision");
-  return all
-    .filter(
-      (d) =>
-        named.includes(d.key) ||
-        ((d.attributes["work"] as string[] | undefined) ?? []).includes(workKey),
-    )
-    .map((d) => ({ key: d.key, title: d.title, status: d.status, source: d.source }));
+  named: readonly string[],
+): LinkedEntity[] {
+  const positions = new Set(projection.derive(DECISIONS_BY_WORK).get(workKey));
+  for (const key of named) {
+    const slot = projection.slot(key);
+    if (slot?.kind === "decision") positions.add(slot.index);
+  }
+  const decisions = projection.ofKind("decision");
+  return [...positions]
+    .sort((a, b) => a - b)
+    .map((position) => linkedEntity(decisions[position] as EntityView));
 }
 
 export async function recordedEvidence(

@@ -1,14 +1,10 @@
 import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
-import {
-  type ActiveClaim,
-  activeClaims,
-  allDependencies,
-  type EntityView,
-  entitiesOfKind,
-  priorityRank,
-} from "./entity-view.js";
-import { memoAt } from "./read-cache.js";
+import { type ActiveClaim, activeClaims, type EntityView } from "./entity-view.js";
+import type { Projection } from "./projection.js";
+import { projectionAt } from "./projection-cache.js";
+import { isUnblocked, READINESS, type UnblockedEntry } from "./readiness.js";
+import { STATUS_SUMMARY } from "./status-summary.js";
 import { briefRevisions, type ReadyBrief, type ReadyDiagnostic, readyBrief } from "./work-brief.js";
 
 export interface WorkReadyInput {
@@ -35,133 +31,90 @@ export interface WorkReadyResult {
   blocked_sample: ReadyBrief[];
 }
 
-/** Shared between calls at one revision: read-only. */
+/** Readiness with the claims in force applied: shared between callers, read-only. */
 export interface ReadyAnalysis {
-  ready: readonly { work: EntityView; diagnostics: readonly ReadyDiagnostic[] }[];
+  projection: Projection;
+  /** Ready items in total: unblocked and not claimed. */
+  readyCount: number;
   /** Status ready, but a required dependency is not completed. */
-  dependency_blocked: readonly { work: EntityView; unmet: string[] }[];
-  /** Status ready, but an active claim holds it. */
-  claimed: { work: EntityView; session: string }[];
+  dependencyBlockedCount: number;
+  /** Open work (neither completed nor cancelled) that is not ready. */
+  notReadyCount: number;
   claims: ActiveClaim[];
+  /** The first `limit` ready items, in ready order. */
+  firstReady(limit: number): UnblockedEntry[];
 }
 
-/** The revision-bound part of the ready analysis: everything but the claims. */
-interface ReadyBase {
-  work: readonly EntityView[];
-  /** Status ready with every required dependency completed: in ready order (priority, source). */
-  unblocked: readonly { work: EntityView; diagnostics: readonly ReadyDiagnostic[] }[];
-  /** Status ready, in source order. */
-  candidates: readonly EntityView[];
-  /** Position of each unblocked item in `candidates`. */
-  candidateIndex: ReadonlyMap<string, number>;
-  dependency_blocked: readonly { work: EntityView; unmet: string[] }[];
-}
-
-function readyBase(db: Kysely<LedgerSchema>, revision: number): Promise<ReadyBase> {
-  return memoAt(db, revision, "ready-base", async () => {
-    const [work, deps] = await Promise.all([
-      entitiesOfKind(db, revision, "work"),
-      allDependencies(db, revision),
-    ]);
-    const candidates = work.filter((w) => w.status === "ready");
-    const unblocked: { work: EntityView; diagnostics: ReadyDiagnostic[] }[] = [];
-    const candidateIndex = new Map<string, number>();
-    const dependencyBlocked: { work: EntityView; unmet: string[] }[] = [];
-    for (const [index, item] of candidates.entries()) {
-      const list = deps.get(item.key) ?? [];
-      const unmet = list
-        .filter((d) => d.required && !d.satisfied)
-        .map((d) => `${d.work} (${d.status})`);
-      if (unmet.length > 0) {
-        dependencyBlocked.push({ work: item, unmet });
-        continue;
-      }
-      const diagnostics = list
-        .filter((d) => !d.required && !d.satisfied)
-        .map(
-          (d): ReadyDiagnostic => ({
-            code: "optional_dependency_incomplete",
-            work_item_key: d.work,
-            detail: `optional dependency ${d.work} is ${d.status}`,
-          }),
-        );
-      unblocked.push({ work: item, diagnostics });
-      candidateIndex.set(item.key, index);
-    }
-    const order = new Map(work.map((w, i) => [w.key, i]));
-    unblocked.sort(
-      (a, b) =>
-        priorityRank(a.work.attributes["priority"]) - priorityRank(b.work.attributes["priority"]) ||
-        (order.get(a.work.key) ?? 0) - (order.get(b.work.key) ?? 0),
-    );
-    return { work, unblocked, candidates, candidateIndex, dependency_blocked: dependencyBlocked };
-  });
-}
+const TERMINAL = new Set(["completed", "cancelled"]);
 
 /**
  * Ready work: status `ready`, no active claim, every required dependency completed. An unmet
  * optional dependency does not block; it becomes a diagnostic. Sorted by priority, then by source
- * order. The dependency analysis is memoised per project revision; claims (which expire by the
- * clock) are read on every call.
+ * order. The dependency analysis is kept with the projection and updated by in-place changes
+ * (readiness.ts); claims (which expire by the clock) are read on every call.
  */
 export async function analyseReady(
   db: Kysely<LedgerSchema>,
   revision: number,
 ): Promise<ReadyAnalysis> {
-  const [base, claims] = await Promise.all([readyBase(db, revision), activeClaims(db)]);
-  const claimedBy = new Map(claims.map((c) => [c.work, c.session_id]));
-  const ready =
-    claimedBy.size === 0
-      ? base.unblocked
-      : base.unblocked.filter(({ work }) => !claimedBy.has(work.key));
-  const claimed: ReadyAnalysis["claimed"] = [];
-  for (const c of claims) {
-    const index = base.candidateIndex.get(c.work);
-    const work = index === undefined ? undefined : base.candidates[index];
-    if (work !== undefined) claimed.push({ work, session: c.session_id });
-  }
-  claimed.sort(
-    (a, b) =>
-      (base.candidateIndex.get(a.work.key) ?? 0) - (base.candidateIndex.get(b.work.key) ?? 0),
-  );
-  return { ready, dependency_blocked: base.dependency_blocked, claimed, claims };
+  const [projection, claims] = await Promise.all([projectionAt(db, revision), activeClaims(db)]);
+  const { unblocked, dependencyBlocked } = projection.derive(READINESS);
+  const { counts } = projection.derive(STATUS_SUMMARY);
+  const claimed = new Set(claims.map((c) => c.work));
+  let claimedReady = 0;
+  for (const work of claimed) if (isUnblocked(projection, work)) claimedReady++;
+  const readyCount = unblocked.length - claimedReady;
+  const open =
+    projection.ofKind("work").length - (counts["completed"] ?? 0) - (counts["cancelled"] ?? 0);
+  return {
+    projection,
+    readyCount,
+    dependencyBlockedCount: dependencyBlocked.length,
+    notReadyCount: open - readyCount,
+    claims,
+    firstReady(limit) {
+      const out: UnblockedEntry[] = [];
+      for (const entry of unblocked) {
+        if (out.length >= limit) break;
+        if (!claimed.has(entry.work.key)) out.push(entry);
+      }
+      return out;
+    },
+  };
 }
 
-const TERMINAL = new Set(["completed", "cancelled"]);
-
-/** Open work that cannot be picked now, each with why, in source order. */
-function notReady(
-  base: ReadyBase,
+/** Why an open item that is not ready cannot be picked now (empty for a ready item). */
+function notReadyDiagnostics(
   analysis: ReadyAnalysis,
-): { work: EntityView; diagnostics: ReadyDiagnostic[] }[] {
-  const ready = new Set(analysis.ready.map((r) => r.work.key));
-  const unmet = new Map(base.dependency_blocked.map((d) => [d.work.key, d.unmet]));
-  const claimedBy = new Map(analysis.claims.map((c) => [c.work, c]));
-  const out: { work: EntityView; diagnostics: ReadyDiagnostic[] }[] = [];
-  for (const item of base.work) {
-    if (TERMINAL.has(item.status) || ready.has(item.key)) continue;
-    const diagnostics: ReadyDiagnostic[] = [];
-    const key = item.key;
-    if (item.status !== "ready") {
-      diagnostics.push({
-        code: "status_not_ready",
-        work_item_key: key,
-        detail: `status is ${item.status}`,
-      });
-    }
-    for (const dep of unmet.get(key) ?? []) {
-      const detail = `required dependency ${dep} is not completed`;
+  item: EntityView,
+  claimedBy: ReadonlyMap<string, ActiveClaim>,
+): ReadyDiagnostic[] {
+  const key = item.key;
+  const claim = claimedBy.get(key);
+  if (claim === undefined && isUnblocked(analysis.projection, key)) return [];
+  const diagnostics: ReadyDiagnostic[] = [];
+  if (item.status !== "ready") {
+    diagnostics.push({
+      code: "status_not_ready",
+      work_item_key: key,
+      detail: `status is ${item.status}`,
+    });
+  } else {
+    for (const dep of analysis.projection.dependencies.get(key) ?? []) {
+      const status = analysis.projection.entity(dep.target)?.status ?? "missing";
+      if (!dep.required || status === "completed") continue;
+      const detail = `required dependency ${dep.target} (${status}) is not completed`;
       diagnostics.push({ code: "required_dependency_incomplete", work_item_key: key, detail });
     }
-    const claim = claimedBy.get(key);
-    if (claim !== undefined) {
-      const detail = `claimed by session ${claim.session_id} (${claim.agent_id})`;
-      diagnostics.push({ code: "active_claim", work_item_key: key, detail });
-    }
-    out.push({ work: item, diagnostics });
   }
-  return out;
+  if (claim !== undefined) {
+    const detail = `claimed by session ${claim.session_id} (${claim.agent_id})`;
+    diagnostics.push({ code: "active_claim", work_item_key: key, detail });
+  }
+  return diagnostics;
 }
+
+const BLOCKED_SAMPLE = 3;
 
 export async function workReady(
   db: Kysely<LedgerSchema>,
@@ -169,35 +122,52 @@ export async function workReady(
   revision: number,
 ): Promise<WorkReadyResult> {
   const limit = input.limit ?? 10;
-  const [base, analysis, revisions] = await Promise.all([
-    readyBase(db, revision),
+  const [analysis, revisions] = await Promise.all([
     analyseReady(db, revision),
     briefRevisions(db, revision),
   ]);
-  const blocked = notReady(base, analysis);
-  const counts: Record<string, number> = {};
-  for (const { diagnostics } of blocked) {
-    for (const code of new Set(diagnostics.map((d) => d.code)))
-      counts[code] = (counts[code] ?? 0) + 1;
-  }
+  const { projection, claims } = analysis;
+  const { counts } = projection.derive(STATUS_SUMMARY);
+  const claimedBy = new Map(claims.map((c) => [c.work, c]));
   const brief = (work: EntityView, ready: boolean, diagnostics: readonly ReadyDiagnostic[]) =>
-    readyBrief(work, revisions, ready, diagnostics, analysis.claims);
+    readyBrief(work, revisions, ready, diagnostics, claims);
+
+  // Counts by code without visiting every item: an open item whose status is not ready has
+  // status_not_ready; a status-ready item with an unmet required dependency has
+  // required_dependency_incomplete; every claimed open item has active_claim.
+  const diagnosticCounts: Record<string, number> = {};
+  const add = (code: ReadyDiagnostic["code"], n: number) => {
+    if (n > 0) diagnosticCounts[code] = n;
+  };
+  const notReadyStatus = analysis.notReadyCount + analysis.readyCount - (counts["ready"] ?? 0);
+  add(
+    "active_claim",
+    [...claimedBy.keys()].filter((k) => {
+      const status = projection.entity(k)?.status;
+      return projection.slot(k)?.kind === "work" && status !== undefined && !TERMINAL.has(status);
+    }).length,
+  );
+  add("required_dependency_incomplete", analysis.dependencyBlockedCount);
+  add("status_not_ready", notReadyStatus);
+
+  // The sample: the first open items in source order that are not ready.
+  const sample: ReadyBrief[] = [];
+  for (const item of projection.ofKind("work")) {
+    if (sample.length >= BLOCKED_SAMPLE) break;
+    if (TERMINAL.has(item.status)) continue;
+    const diagnostics = notReadyDiagnostics(analysis, item, claimedBy);
+    if (diagnostics.length > 0) sample.push(brief(item, false, diagnostics));
+  }
   return {
     project_revision: revision,
     branch_id: null,
-    ready: analysis.ready.slice(0, limit).map((r) => brief(r.work, true, r.diagnostics)),
-    ready_total: analysis.ready.length,
-    truncated: analysis.ready.length > limit,
-    blocked_total: blocked.length,
+    ready: analysis.firstReady(limit).map((r) => brief(r.work, true, r.diagnostics)),
+    ready_total: analysis.readyCount,
+    truncated: analysis.readyCount > limit,
+    blocked_total: analysis.notReadyCount,
     diagnostic_counts: Object.fromEntries(
-      Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1)),
+      Object.entries(diagnosticCounts).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
-    blocked_sample: blocked.slice(0, 3).map((b) => brief(b.work, false, b.diagnostics)),
+    blocked_sample: sample,
   };
-}
-
-/** How many open items are not selectable (for the status overview). */
-export async function notReadyCount(db: Kysely<LedgerSchema>, revision: number): Promise<number> {
-  const [base, analysis] = await Promise.all([readyBase(db, revision), analyseReady(db, revision)]);
-  return notReady(base, analysis).length;
 }

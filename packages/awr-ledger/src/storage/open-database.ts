@@ -21,6 +21,15 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * WAL pages after which a commit checkpoints (SQLite's default is 1,000). A journaled write
+ * rewrites the same few pages (the newest index leaves, project_state, the search segments) in
+ * each of its commits, and a checkpoint copies each distinct page once, so checkpointing four
+ * times less often copies far fewer pages per write and syncs the database file a quarter as
+ * often. The WAL grows to about 16 MiB between checkpoints.
+ */
+export const SQLITE_WAL_AUTOCHECKPOINT_PAGES = 4000;
+
 /** Milliseconds a SQLite writer waits for the file's write lock before failing. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
@@ -47,6 +56,7 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
   const database = new Database(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = FULL");
+  database.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`);
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const db = new KyselyClass<LedgerSchema>({

@@ -202,9 +202,12 @@ async function holdLease<T>(
     return await fn();
   } finally {
     clearInterval(renew);
+    // Released by expiring the row in place rather than deleting it: the next take then updates
+    // the same row (one page) instead of inserting it and its key again (two more), every write.
     await leaseStatements(db, relaxed, (conn) =>
       conn
-        .deleteFrom("project_locks")
+        .updateTable("project_locks")
+        .set({ expires_at: 0 })
         .where("project_id", "=", projectId)
         .where("holder", "=", holder)
         .execute(),
@@ -219,9 +222,10 @@ async function leaseIsLive(lease: ProjectLockTable): Promise<boolean> {
 }
 
 /**
- * True when another process holds a live SQLite lease (checked inside a write transaction). A
- * lease left by a provably dead holder is deleted here, in the caller's transaction; a merely
- * expired one is left for its (perhaps only stalled) holder to renew or a waiter to take over.
+ * True when another process holds a live SQLite lease (checked inside a write transaction). An
+ * unexpired lease left by a provably dead holder is deleted here, in the caller's transaction; an
+ * expired one (a released lease is expired in place) is left for its (perhaps only stalled)
+ * holder to renew or a waiter to take over.
  */
 export async function leaseHeldElsewhere(
   tx: Kysely<LedgerSchema>,
@@ -232,9 +236,9 @@ export async function leaseHeldElsewhere(
     .selectAll()
     .where("project_id", "=", projectId)
     .executeTakeFirst();
-  if (lease === undefined) return false;
+  if (lease === undefined || Number(lease.expires_at) <= Date.now()) return false;
   const gone = await leaseHolderIsGone(lease);
-  if (!gone) return Number(lease.expires_at) > Date.now();
+  if (!gone) return true;
   await tx
     .deleteFrom("project_locks")
     .where("project_id", "=", projectId)

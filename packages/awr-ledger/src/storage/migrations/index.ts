@@ -7,6 +7,7 @@ import { migration005EventSearch } from "./005-event-search.js";
 import { migration006SourcesAnyLanguage } from "./006-sources-any-language.js";
 import { migration007Workstreams } from "./007-workstreams.js";
 import { migration008EventImportanceEvidenceSha } from "./008-event-importance-evidence-sha.js";
+import { migration009ProjectionChanges } from "./009-projection-changes.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006SourcesAnyLanguage,
   migration007Workstreams,
   migration008EventImportanceEvidenceSha,
+  migration009ProjectionChanges,
 ];
