@@ -38,6 +38,8 @@ const SAMPLE = `Use OPENAI_API_KEY=${SAMPLE_KEY} and password: hunter2hunter2`;
 const TOKEN = "s".repeat(48);
 const CLI_MAIN = fileURLToPath(new URL("../../cli/src/main.ts", import.meta.url));
 const run = promisify(execFile);
+/** Tests that start `awr` processes (each a cold Node start with TypeScript from sources). */
+const PROCESS_TIMEOUT = 180_000;
 
 const SECRET = SECRET_DETECTION_CONDITIONS.filter((c) => c.expect === "secret");
 const CLEAN = SECRET_DETECTION_CONDITIONS.filter((c) => c.expect === "clean");
@@ -199,106 +201,118 @@ describe.each(BACKENDS)("the secret policy over the CLI, MCP stdio and HTTP, %s"
     },
   );
 
-  it("refuses the subset over the awr process without echoing it", async () => {
-    const root = roots["table"] as string;
-    for (const row of CLI_SUBSET) {
-      const result = await awr(root, [
-        "event",
-        "append",
-        "--type",
-        "work.observed",
-        "--summary",
-        row.case.text === "" ? "empty" : row.case.text,
-      ]);
-      const output = result.stdout + result.stderr;
-      if (row.expect === "clean") {
-        expect(result.code, `${row.id}: ${output}`).toBe(0);
-        continue;
+  it(
+    "refuses the subset over the awr process without echoing it",
+    async () => {
+      const root = roots["table"] as string;
+      for (const row of CLI_SUBSET) {
+        const result = await awr(root, [
+          "event",
+          "append",
+          "--type",
+          "work.observed",
+          "--summary",
+          row.case.text === "" ? "empty" : row.case.text,
+        ]);
+        const output = result.stdout + result.stderr;
+        if (row.expect === "clean") {
+          expect(result.code, `${row.id}: ${output}`).toBe(0);
+          continue;
+        }
+        expect(result.code, row.id).not.toBe(0);
+        expect(result.stdout, row.id).toBe("");
+        expect(result.stderr, row.id).toContain("RuleViolation");
+        expect(output, row.id).not.toContain(telltale(row.case));
       }
-      expect(result.code, row.id).not.toBe(0);
-      expect(result.stdout, row.id).toBe("");
-      expect(result.stderr, row.id).toContain("RuleViolation");
-      expect(output, row.id).not.toContain(telltale(row.case));
-    }
-    // A value a usage error would quote is refused before the command line is parsed.
-    const budget = await awr(root, ["context", "compile", "--budget", `sk-${"a".repeat(40)}`]);
-    expect(budget.code).not.toBe(0);
-    expect(budget.stderr).toContain("RuleViolation");
-    expect(budget.stderr).not.toContain("sk-");
-  });
+      // A value a usage error would quote is refused before the command line is parsed.
+      const budget = await awr(root, ["context", "compile", "--budget", `sk-${"a".repeat(40)}`]);
+      expect(budget.code).not.toBe(0);
+      expect(budget.stderr).toContain("RuleViolation");
+      expect(budget.stderr).not.toContain("sk-");
+    },
+    PROCESS_TIMEOUT,
+  );
 
-  it("prints no part of the sample key from search and context, with the key in RULES.md", async () => {
-    const root = roots["sample"] as string;
-    await appendFile(join(root, "RULES.md"), `\n# Keys {#keys severity=hard}\n\n${SAMPLE}\n`);
-    const bytes = await readFile(join(root, "RULES.md"));
-    const outputs: string[] = [];
-    for (const args of [
-      ["search", "sk-proj"],
-      ["--json", "search", "sk-proj"],
-      ["context", "compile", "--work", "W-1"],
-      ["--json", "context", "compile", "--work", "W-1"],
-    ]) {
-      const result = await awr(root, args);
-      expect(result.code, args.join(" ")).not.toBe(0);
-      expect(result.stderr).toMatch(/RULES\.md:7/);
-      outputs.push(result.stdout, result.stderr);
-    }
-    const { client } = await stdioClient(root, env);
-    clients.push(client);
-    const http = await httpClient(service.url, TOKEN);
-    clients.push(http);
-    for (const [c, project] of [
-      [client, {}],
-      [http, { project: "sample" }],
-    ] as const) {
-      for (const [name, args] of [
-        ["awr_search", { text: "sk-proj" }],
-        ["awr_context_compile", { work: "W-1" }],
+  it(
+    "prints no part of the sample key from search and context, with the key in RULES.md",
+    async () => {
+      const root = roots["sample"] as string;
+      await appendFile(join(root, "RULES.md"), `\n# Keys {#keys severity=hard}\n\n${SAMPLE}\n`);
+      const bytes = await readFile(join(root, "RULES.md"));
+      const outputs: string[] = [];
+      for (const args of [
+        ["search", "sk-proj"],
+        ["--json", "search", "sk-proj"],
+        ["context", "compile", "--work", "W-1"],
+        ["--json", "context", "compile", "--work", "W-1"],
+      ]) {
+        const result = await awr(root, args);
+        expect(result.code, args.join(" ")).not.toBe(0);
+        expect(result.stderr).toMatch(/RULES\.md:7/);
+        outputs.push(result.stdout, result.stderr);
+      }
+      const { client } = await stdioClient(root, env);
+      clients.push(client);
+      const http = await httpClient(service.url, TOKEN);
+      clients.push(http);
+      for (const [c, project] of [
+        [client, {}],
+        [http, { project: "sample" }],
       ] as const) {
-        const answer = await c.callTool({ name, arguments: { ...project, ...args } });
-        expect(answer.isError).toBe(true);
-        expect((answer.structuredContent as { code: string }).code).toBe("SourceStale");
-        outputs.push(JSON.stringify(answer));
+        for (const [name, args] of [
+          ["awr_search", { text: "sk-proj" }],
+          ["awr_context_compile", { work: "W-1" }],
+        ] as const) {
+          const answer = await c.callTool({ name, arguments: { ...project, ...args } });
+          expect(answer.isError).toBe(true);
+          expect((answer.structuredContent as { code: string }).code).toBe("SourceStale");
+          outputs.push(JSON.stringify(answer));
+        }
       }
-    }
-    const printed = outputs.join("\n");
-    for (const piece of SAMPLE_PIECES) expect(printed).not.toContain(piece);
-    expect(await readFile(join(root, "RULES.md"))).toEqual(bytes);
-    // With the key gone the same commands answer again.
-    await writeFile(join(root, "RULES.md"), RULES);
-    expect((await awr(root, ["search", "tests"])).code).toBe(0);
-    expect((await awr(root, ["context", "compile", "--work", "W-1"])).code).toBe(0);
-  });
+      const printed = outputs.join("\n");
+      for (const piece of SAMPLE_PIECES) expect(printed).not.toContain(piece);
+      expect(await readFile(join(root, "RULES.md"))).toEqual(bytes);
+      // With the key gone the same commands answer again.
+      await writeFile(join(root, "RULES.md"), RULES);
+      expect((await awr(root, ["search", "tests"])).code).toBe(0);
+      expect((await awr(root, ["context", "compile", "--work", "W-1"])).code).toBe(0);
+    },
+    PROCESS_TIMEOUT,
+  );
 
-  it("initialises a project whose RULES.md holds the key, holding that source back", async () => {
-    const root = join(dir, "fresh");
-    await mkdir(root);
-    await writeFile(join(root, "work-ledger.yaml"), WORK_LEDGER);
-    await writeFile(join(root, "GOALS.md"), GOALS);
-    await writeFile(join(root, "RULES.md"), `${RULES}\n# Keys {#keys}\n\n${SAMPLE}\n`);
-    const toml = manifest("fresh");
-    if (toml !== undefined) await writeFile(join(dir, "fresh.project.toml"), toml);
-    const init = await awr(root, [
-      "--json",
-      "init",
-      "--accept",
-      ...(toml === undefined ? [] : ["--manifest", join(dir, "fresh.project.toml")]),
-    ]);
-    expect(init.code, init.stderr).toBe(0);
-    const report = JSON.parse(init.stdout) as { issues: { path: string; code?: string }[] };
-    expect(report.issues).toContainEqual(
-      expect.objectContaining({ path: "RULES.md", code: "RuleViolation" }),
-    );
-    const outputs = [init.stdout, init.stderr];
-    for (const args of [
-      ["search", "sk-proj"],
-      ["context", "compile", "--work", "W-1"],
-    ]) {
-      const result = await awr(root, args);
-      expect(result.code).not.toBe(0);
-      expect(result.stderr).toMatch(/RULES\.md:7/);
-      outputs.push(result.stdout, result.stderr);
-    }
-    for (const piece of SAMPLE_PIECES) expect(outputs.join("\n")).not.toContain(piece);
-  });
+  it(
+    "initialises a project whose RULES.md holds the key, holding that source back",
+    async () => {
+      const root = join(dir, "fresh");
+      await mkdir(root);
+      await writeFile(join(root, "work-ledger.yaml"), WORK_LEDGER);
+      await writeFile(join(root, "GOALS.md"), GOALS);
+      await writeFile(join(root, "RULES.md"), `${RULES}\n# Keys {#keys}\n\n${SAMPLE}\n`);
+      const toml = manifest("fresh");
+      if (toml !== undefined) await writeFile(join(dir, "fresh.project.toml"), toml);
+      const init = await awr(root, [
+        "--json",
+        "init",
+        "--accept",
+        ...(toml === undefined ? [] : ["--manifest", join(dir, "fresh.project.toml")]),
+      ]);
+      expect(init.code, init.stderr).toBe(0);
+      const report = JSON.parse(init.stdout) as { issues: { path: string; code?: string }[] };
+      expect(report.issues).toContainEqual(
+        expect.objectContaining({ path: "RULES.md", code: "RuleViolation" }),
+      );
+      const outputs = [init.stdout, init.stderr];
+      for (const args of [
+        ["search", "sk-proj"],
+        ["context", "compile", "--work", "W-1"],
+      ]) {
+        const result = await awr(root, args);
+        expect(result.code).not.toBe(0);
+        expect(result.stderr).toMatch(/RULES\.md:7/);
+        outputs.push(result.stdout, result.stderr);
+      }
+      for (const piece of SAMPLE_PIECES) expect(outputs.join("\n")).not.toContain(piece);
+    },
+    PROCESS_TIMEOUT,
+  );
 });
