@@ -5,6 +5,7 @@ import { hoistGlobalOptions } from "./global-options.js";
 import { type Command, CommanderError } from "./internal/commander.js";
 import { buildProgram } from "./program.js";
 import { cancelledError, toCliError, writeError } from "./report-error.js";
+import { withholdCredentials } from "./withhold-credentials.js";
 
 /** Streams, environment, working directory and an optional abort signal for one run. */
 export type RunOptions = RunIO;
@@ -37,8 +38,9 @@ export async function run(argv: readonly string[], options: RunOptions): Promise
     await program.parseAsync(args, { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    const failure = classify(error, commanderMessage, options.signal, program, args);
-    if (failure === undefined) return EXIT_CODES.ok;
+    const classified = classify(error, commanderMessage, options.signal, program, args);
+    if (classified === undefined) return EXIT_CODES.ok;
+    const failure = await withholdCredentials(classified, args);
     writeError(failure, options, json, context.errorColors);
     return failure.exitCode;
   } finally {

@@ -1,5 +1,6 @@
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { isLedgerError, LedgerError } from "../errors.js";
+import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
 import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
@@ -50,7 +51,10 @@ function checkBranch(input: Record<string, unknown>): void {
 
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
- * the ledger's own API): the arguments are checked against the tool's schema (InvalidInput
+ * the ledger's own API): arguments holding a credential are refused first (RuleViolation naming
+ * the tool and the field path, never the value: before the schema check, whose messages quote
+ * argument names, and before anything is journaled, so a refused write commits nothing and its
+ * request_id stays free); then they are checked against the tool's schema (InvalidInput
  * naming every problem), a branch other than the baseline is Unsupported, the sources are
  * checked or refreshed as the entry's freshness says, and the answer gets `ok` and the read
  * policy. An error with a partial result gets the same, with the error under `error`.
@@ -70,6 +74,7 @@ export async function runOperation(
   if (problem !== undefined) {
     throw new LedgerError("InvalidInput", describeArgumentsProblem(problem), { ...problem });
   }
+  assertNoSecret(args, `the ${tool} input`);
   const input = validateInput(tool, checkedSchemaFor(entry, "stdio"), args);
   checkBranch(input);
   const policy = readPolicy(entry, host, options);

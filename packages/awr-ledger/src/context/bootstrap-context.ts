@@ -21,6 +21,7 @@ import {
   ruleContext,
   sourceVersion,
 } from "./gather-records.js";
+import { assertNoSecretFact } from "./secret-guard.js";
 import { possiblyHard, ruleFact, selectRules } from "./select-rules.js";
 import { countTokens } from "./tokens.js";
 import { type WorkFact, workFact } from "./work-facts.js";
@@ -168,24 +169,27 @@ export async function bootstrapContext(
     agent: input.agent ?? null,
     budget,
   };
-  return {
-    project_revision: scope.revision,
-    level: "L0",
-    context,
-    rendered_context,
-    context_hash: contextHash({
-      policy: "awr.bootstrap.v1",
-      tokenizer: TOKENIZER,
-      request,
+  return assertNoSecretFact(
+    {
+      project_revision: scope.revision,
+      level: "L0",
       context,
       rendered_context,
-    }),
-    token_estimate,
-    token_budget: budget,
-    tokenizer: TOKENIZER,
-    token_scope: BOOTSTRAP_TOKEN_SCOPE,
-    continuity: await continuityOf(db, selection.session),
-  };
+      context_hash: contextHash({
+        policy: "awr.bootstrap.v1",
+        tokenizer: TOKENIZER,
+        request,
+        context,
+        rendered_context,
+      }),
+      token_estimate,
+      token_budget: budget,
+      tokenizer: TOKENIZER,
+      token_scope: BOOTSTRAP_TOKEN_SCOPE,
+      continuity: await continuityOf(db, selection.session),
+    },
+    "L0",
+  );
 }
 
 /**

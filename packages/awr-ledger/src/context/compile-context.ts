@@ -16,6 +16,7 @@ import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./con
 import { continuityOf, predecessorChain } from "./continuity.js";
 import { gatherFacts, loadCheckpoint, loadSources, sourceVersion } from "./gather-records.js";
 import { packetChunks } from "./packet-chunks.js";
+import { withoutSecretChunks } from "./secret-guard.js";
 import { countTokens } from "./tokens.js";
 import { workContext } from "./work-context.js";
 
@@ -202,7 +203,7 @@ export async function compileContext(
     visible: scope.visible,
   });
   const completeness = assessCompleteness(base, facts);
-  const chunks = packetChunks(facts, completeness, {
+  const packet = packetChunks(facts, completeness, {
     intent,
     selection_basis: selection.basis,
     session_id: selection.session?.id ?? null,
@@ -210,6 +211,7 @@ export async function compileContext(
     baseline_origin: origin,
     project_revision: scope.revision,
   });
+  const chunks = withoutSecretChunks(packet);
   const { work } = facts;
   const identity: ContextIdentity = {
     project_id: scope.projectId,

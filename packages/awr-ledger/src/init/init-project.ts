@@ -23,6 +23,7 @@ import {
   readManifestFile,
   readManifestSources,
 } from "../sources/read-sources.js";
+import { isSecretIssue } from "../sources/source-secrets.js";
 import { LedgerStore } from "../storage/ledger-store.js";
 import { migrateToLatest } from "../storage/migrator.js";
 import { discoverManifest, STARTER_LEDGER, STARTER_LEDGER_PATH } from "./discover-sources.js";
@@ -202,7 +203,9 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
     };
   }
 
-  const errors = issues.filter((i) => i.severity === "error");
+  // A source holding a credential does not stop init: it is held back like at any reindex
+  // (recorded without entities, reported not fresh) and its issues are in the answer.
+  const errors = issues.filter((i) => i.severity === "error" && !isSecretIssue(i));
   if (errors.length > 0) {
     const first = errors[0] as SourceIssue;
     throw new LedgerError(

@@ -4,12 +4,13 @@ import type { ReadSource } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
 import { writeWorkstreamCatalog } from "../workstreams/workstream-catalog-plan.js";
 import { entityId } from "./entity-id.js";
-import { keyClash, type ReindexPlan } from "./reindex-plan.js";
+import { keyClash, type ReindexPlan, WITHHELD_FINGERPRINT } from "./reindex-plan.js";
 
 /**
  * Writes a plan into the projection inside the caller's write transaction, at `revision`:
- * replaces the rows of changed and removed sources, records a workstream declaration, and
- * records the manifest fingerprint.
+ * replaces the rows of changed and removed sources, records held-back units never indexed
+ * (no entities, WITHHELD_FINGERPRINT), records a workstream declaration, and records the
+ * manifest fingerprint.
  */
 export async function applyReindex(
   tx: LedgerTx,
@@ -30,12 +31,23 @@ export async function applyReindex(
   for (const { read, result } of plan.parsed) {
     await writeSource(tx, projectId, read, result, revision);
   }
+  for (const read of plan.withheld) {
+    const snapshot = {
+      ...read.snapshot,
+      fingerprint: WITHHELD_FINGERPRINT,
+      size: -1,
+      mtime_ms: -1,
+    };
+    await writeSource(tx, projectId, { ...read, snapshot }, EMPTY, revision);
+  }
   if (plan.workstreams !== undefined) await writeWorkstreamCatalog(tx, plan.workstreams, revision);
   await tx
     .updateTable("project_state")
     .set({ manifest_fingerprint: plan.loaded.fingerprint })
     .execute();
 }
+
+const EMPTY: AdapterResult = { entities: [], dependencies: [], issues: [] };
 
 /** A unit's entities, deleted a batch at a time with yields between (see writeSource). */
 async function deleteEntitiesOf(tx: LedgerTx, path: string): Promise<void> {

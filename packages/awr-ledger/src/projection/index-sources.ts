@@ -1,5 +1,9 @@
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import { LedgerError } from "../errors.js";
+import { SECRET_POLICY_VERSION } from "../secrets/policy.js";
+import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
+import { isSecretIssue } from "../sources/source-secrets.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
@@ -82,7 +86,9 @@ export async function indexSources(
 
 /**
  * The CLI's refreshing read: `indexSources` when the sources or the manifest changed, else
- * nothing. The sources are read and hashed as indexSources would (content decides, not stat),
+ * nothing. A source held back because it holds a credential makes the read fail with
+ * RuleViolation naming its file and line (the other sources are indexed first): the read would
+ * otherwise answer from a projection that is not fresh. The sources are read and hashed as indexSources would (content decides, not stat),
  * but an unchanged project is settled by two SELECTs, without the project's write lock and
  * without loading the source parsers: the reindex it would have run changes nothing then.
  */
@@ -94,7 +100,25 @@ export async function refreshSources(
 ): Promise<void> {
   const reads = await readManifestSources(root, loaded);
   if (await store.read((db) => isUpToDate(db, loaded, reads), { signal: options.signal })) return;
-  await indexSources(store, root, loaded, options);
+  const result = await indexSources(store, root, loaded, options);
+  const held = result.issues.filter(isSecretIssue);
+  if (held.length > 0) throw heldBackError(held);
+}
+
+/** The refusal of a read whose sources include ones held back for a credential. */
+export function heldBackError(held: readonly SourceIssue[]): LedgerError {
+  const first = held[0] as SourceIssue;
+  const where = first.line === null ? first.path : `${first.path}:${first.line}`;
+  const more = held.length > 1 ? ` (and ${held.length - 1} more finding(s))` : "";
+  return new LedgerError(
+    "RuleViolation",
+    `Cannot index ${where}: it ${first.message}${more}. The previous projection of that source is kept, so it is not fresh.`,
+    {
+      policy_version: SECRET_POLICY_VERSION,
+      issues: [...held],
+      changed_paths: [...new Set(held.map((i) => i.path))],
+    },
+  );
 }
 
 /** The `source.reindexed` event summary (searchable; never the payload). */

@@ -8,6 +8,7 @@ import {
   type ReadSource,
   readManifestSources,
 } from "../sources/read-sources.js";
+import { isSecretIssue } from "../sources/source-secrets.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type PlannedCatalog,
@@ -33,7 +34,10 @@ export interface ReindexChanges {
   added_paths: string[];
   removed_paths: string[];
   sources: SourceIndexState[];
-  /** Warnings found while parsing the changed sources (errors refuse the whole index). */
+  /**
+   * Warnings found while parsing the changed sources, and the RuleViolation issues of sources
+   * held back because they hold a credential (other errors refuse the whole index).
+   */
   issues: SourceIssue[];
 }
 
@@ -48,11 +52,20 @@ export interface ReindexPlan {
   unchanged: boolean;
   changes: ReindexChanges;
   parsed: { read: ReadSource; result: AdapterResult }[];
+  /**
+   * Units held back because they hold a credential and never indexed before: recorded with
+   * WITHHELD_FINGERPRINT and no entities, so freshness checks report them changed (not fresh)
+   * until the file is clean. A held-back unit indexed before keeps its row and projection.
+   */
+  withheld: ReadSource[];
   /** The workstream declaration to record, when a changed source declares one. */
   workstreams?: PlannedCatalog | undefined;
 }
 
 export { readManifestSources };
+
+/** The fingerprint recorded for a held-back unit never indexed: no file content hashes to it. */
+export const WITHHELD_FINGERPRINT = "withheld";
 
 /**
  * Parses of one reindex, by unit and content: a plan made twice in one call (a journaled
@@ -205,28 +218,44 @@ export async function planReindex(
       state: "removed",
     });
   }
-  if (changed.length === 0 && removed.length === 0 && !manifestChanged) {
-    return {
-      loaded,
-      unchanged: true,
-      changes: {
-        reindexed: false,
-        changed_paths: [],
-        added_paths: [],
-        removed_paths: [],
-        sources,
-        issues: [],
-      },
-      parsed: [],
-    };
-  }
+  const unchangedPlan = (issues: SourceIssue[]): ReindexPlan => ({
+    loaded,
+    unchanged: true,
+    changes: {
+      reindexed: false,
+      changed_paths: [],
+      added_paths: [],
+      removed_paths: [],
+      sources,
+      issues,
+    },
+    parsed: [],
+    withheld: [],
+  });
+  if (changed.length === 0 && removed.length === 0 && !manifestChanged) return unchangedPlan([]);
 
   const parsed: ReindexPlan["parsed"] = [];
-  for (const read of changed) {
-    parsed.push({ read, result: await parseCached(read, options.cache, options.signal) });
+  const held: ReindexPlan["parsed"] = [];
+  for (const read of [...changed]) {
+    const result = await parseCached(read, options.cache, options.signal);
+    if (!result.issues.some(isSecretIssue)) {
+      parsed.push({ read, result });
+      continue;
+    }
+    // Held back: the unit keeps what was recorded for it (or nothing), as if unchanged.
+    held.push({ read, result });
+    changed.splice(changed.indexOf(read), 1);
+    const entry = sources.find((s) => s.path === read.path) as SourceIndexState;
+    entry.state = "unchanged";
+    entry.fingerprint = recorded.get(read.path)?.fingerprint ?? WITHHELD_FINGERPRINT;
   }
-  const issues = parsed.flatMap((p) => p.result.issues);
-  const errors = issues.filter((i) => i.severity === "error");
+  const heldIssues = held.flatMap((h) => h.result.issues.filter(isSecretIssue));
+  const withheld = held.map((h) => h.read).filter((read) => !recorded.has(read.path));
+  if (changed.length === 0 && removed.length === 0 && !manifestChanged && withheld.length === 0) {
+    return unchangedPlan(heldIssues);
+  }
+  const issues = [...parsed.flatMap((p) => p.result.issues), ...heldIssues];
+  const errors = issues.filter((i) => i.severity === "error" && !isSecretIssue(i));
   if (errors.length > 0) {
     const first = errors[0] as SourceIssue;
     throw new LedgerError(
@@ -257,6 +286,7 @@ export async function planReindex(
       issues,
     },
     parsed,
+    withheld,
     workstreams,
   };
 }

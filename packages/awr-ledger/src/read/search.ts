@@ -14,6 +14,7 @@ import {
   type CandidateFilter,
   type SearchEngine,
 } from "./search-rank.js";
+import { withoutSecrets } from "./search-redaction.js";
 import { SQLITE_SEARCH } from "./search-sqlite.js";
 import { type SearchTerms, searchTerms } from "./search-terms.js";
 
@@ -200,7 +201,7 @@ export async function search(
   });
   return {
     project_revision: revision,
-    hits: found.hits.map((h) => ({
+    hits: (await withoutSecrets(db, found.hits)).map((h) => ({
       ...h,
       source_ref: h.source_ref === null ? null : { ...h.source_ref },
     })),

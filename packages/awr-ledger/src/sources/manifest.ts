@@ -1,5 +1,7 @@
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { LedgerError } from "../errors.js";
+import { findSecretInValue, findSecretsInSource } from "../secrets/index.js";
+import { SECRET_POLICY_VERSION } from "../secrets/policy.js";
 import { checkSourceOptions } from "./source-options.js";
 
 /**
@@ -262,17 +264,27 @@ function parseSource(raw: unknown, index: number): ManifestSource {
 
 /** Parses and validates manifest TOML; unknown fields and bad values are refused by name. */
 export function parseManifest(text: string): Manifest {
+  const [finding] = findSecretsInSource(text, 1);
+  if (finding !== undefined) manifestSecret(finding.category, finding.line);
   let doc: Table;
   try {
     doc = parseToml(text) as Table;
   } catch (cause) {
+    // The parser's message ends with the offending line; only its first line is repeated,
+    // so a syntax error never quotes the manifest's text.
+    const reason = (cause as Error).message.split("\n")[0]?.replace(/^Invalid TOML document: /, "");
+    const { line, column } = cause as { line?: number; column?: number };
+    const where = line === undefined ? "" : ` at line ${line}, column ${column ?? 1}`;
     throw new LedgerError(
       "InvalidInput",
-      `Manifest is not valid TOML: ${(cause as Error).message}. Fix the syntax of .awr/project.toml.`,
-      undefined,
+      `Manifest is not valid TOML${where} (${reason}). Fix the syntax of .awr/project.toml.`,
+      line === undefined ? undefined : { line, column },
       { cause },
     );
   }
+  // Escapes the parser decoded and key names the text scan cannot see as written.
+  const inValue = findSecretInValue(doc);
+  if (inValue !== undefined) manifestSecret(inValue.category, null, inValue.path);
   onlyKeys(doc, "top level", ["project", "storage", "sources"]);
   const project = doc["project"];
   if (!isTable(project)) bad("[project]", "the [project] table is required");
@@ -289,6 +301,24 @@ export function parseManifest(text: string): Manifest {
     return source;
   });
   return { project: parseProject(project), storage: parseStorage(storage), sources };
+}
+
+/**
+ * The manifest holds a credential: RuleViolation naming the line or the field path and the
+ * category, never the value (docs/design/secret-boundaries.md). A manifest names credentials by
+ * reference only (`url_env`).
+ */
+function manifestSecret(category: string, line: number | null, path?: string): never {
+  const where = line === null ? ` in ${path}` : ` at line ${line}`;
+  throw new LedgerError(
+    "RuleViolation",
+    `The manifest .awr/project.toml contains a credential${where} (${category}); remove it and pass a reference (e.g. url_env names the environment variable holding a database URL).`,
+    {
+      policy_version: SECRET_POLICY_VERSION,
+      category,
+      ...(line === null ? { path } : { line }),
+    },
+  );
 }
 
 /** Renders a manifest as TOML (used when init writes discovered defaults). */

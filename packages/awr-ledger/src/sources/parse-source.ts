@@ -2,6 +2,7 @@ import { type AdapterResult, SOURCE_ADAPTERS, type SourceIssue } from "./adapter
 import { countHeadingLines } from "./adapters/markdown-sections.js";
 import type { AdapterName } from "./manifest.js";
 import { sourceCaps } from "./source-options.js";
+import { scanParsed, scanSourceText, withheldDiagnostic } from "./source-secrets.js";
 import { decodeSource, lineOfByte } from "./text-bytes.js";
 
 /** Everything a parse needs; plain data, so it can be handed to the parse worker. */
@@ -20,7 +21,9 @@ const MARKDOWN_ADAPTERS = new Set(["markdown-heading-v1", "markdown-rules-v1"]);
  * Decodes and parses one source file under its caps: invalid UTF-8 is read as U+FFFD with a
  * warning naming its line; a Markdown source with more headings than `max_entities` is refused
  * before it is parsed, any source projecting more entities afterwards; an adapter failure is
- * an error issue of the source, never an exception.
+ * an error issue of the source, never an exception. A source holding a credential, in its text
+ * or in its parsed fields, yields no entities and one RuleViolation issue per finding (file and
+ * line, never the value); no diagnostic quotes one.
  */
 export function parseSourceBytes(job: ParseJob): AdapterResult {
   const issue = (severity: SourceIssue["severity"], message: string, line: number | null = null) =>
@@ -42,6 +45,8 @@ export function parseSourceBytes(job: ParseJob): AdapterResult {
     );
   }
   const text = decoded.text.replace(/^\uFEFF/, "");
+  const secrets = scanSourceText(job.path, text);
+  if (secrets.length > 0) return { entities: [], dependencies: [], issues: secrets };
   const { maxEntities } = sourceCaps(job.adapter, job.options);
   if (MARKDOWN_ADAPTERS.has(job.adapter)) {
     const headings = countHeadingLines(text);
@@ -59,12 +64,23 @@ export function parseSourceBytes(job: ParseJob): AdapterResult {
       options: job.options,
     });
   } catch (error) {
-    return refuse(`cannot be read by ${job.adapter}: ${(error as Error).message}`);
+    return {
+      entities: [],
+      dependencies: [],
+      issues: [
+        withheldDiagnostic(
+          issue("error", `cannot be read by ${job.adapter}: ${(error as Error).message}`),
+        ),
+      ],
+    };
   }
+  const parsedSecrets = scanParsed(job.path, result);
+  if (parsedSecrets.length > 0) return { entities: [], dependencies: [], issues: parsedSecrets };
   if (result.entities.length > maxEntities) {
     return refuse(
       `defines ${result.entities.length} entities, over its cap of ${maxEntities}; split the file or raise max_entities in its [sources.options]`,
     );
   }
-  return warnings.length === 0 ? result : { ...result, issues: [...warnings, ...result.issues] };
+  const issues = [...warnings, ...result.issues.map(withheldDiagnostic)];
+  return { ...result, issues };
 }

@@ -1,5 +1,6 @@
 import {
   argumentsProblem,
+  assertNoSecret,
   describeArgumentsProblem,
   isLedgerError,
   LIMITS,
@@ -143,6 +144,9 @@ export function createAwrServer(host: ToolHost): Server {
     }
     let input: Record<string, unknown>;
     try {
+      // A credential is refused before the schema check, whose messages quote argument names
+      // (the ledger checks again; docs/design/secret-boundaries.md).
+      assertNoSecret(args, `the ${entry.name} input`);
       input = validateInput(entry.name, entry.input, args);
       return toolSuccess(await run(entry, input, signal));
     } catch (error) {
