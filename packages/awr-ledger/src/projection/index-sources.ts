@@ -3,7 +3,6 @@ import type { LoadedManifest } from "../sources/read-sources.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
-import { applyReindex } from "./apply-reindex.js";
 import {
   changedUnits,
   isUpToDate,
@@ -48,6 +47,8 @@ export async function indexSources(
   loaded: LoadedManifest,
   options: IndexOptions = {},
 ): Promise<ReindexResult> {
+  // Loaded here, not with the module: a refreshing read of unchanged sources never writes.
+  const { applyReindex } = await import("./apply-reindex.js");
   const reads = await readManifestSources(root, loaded);
   const cache: ParseCache = options.cache ?? new Map();
   const units = await store.read((db) => changedUnits(db, loaded, reads, options.force === true), {
