@@ -1,16 +1,32 @@
-// Figure 3: a cold `awr --json status` (a new process each time) against `node -e 0` on the
-// same machine, alternated run by run so that machine noise hits both alike; p95 of each.
+// Figure 3: cold CLI reads (a new process each time) against `node -e 0` on the same machine,
+// alternated run by run so that machine noise hits all alike; p95 of each. `status` and
+// `work show` on the 150-item fixture, `context compile` on the original's public benchmark
+// corpus (skipped with a note when it is absent). Each read is run once untimed first (page
+// cache, the first stat of the sources, the persisted token counts of its texts).
+import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { DIST, fixtureProject, fmtMs, fmtRatio, median, percentile, ROOT, run } from "./lib.mjs";
+import {
+  DIST,
+  fixtureProject,
+  fmtMs,
+  fmtRatio,
+  load,
+  median,
+  percentile,
+  ROOT,
+  run,
+  tempDir,
+} from "./lib.mjs";
+import { PUBLIC_CORPUS } from "./public-benchmark.mjs";
 
 /** Modules the CLI loads at start-up, each imported alone in a fresh process (from that dir). */
 const IMPORTS = [
-  ["apps/cli", "@awr/awr-ledger"],
+  ["apps/cli", "@awr/awr-ledger/open"],
   ["apps/cli", "@awr/awr-server"],
   ["apps/cli", "@awr/mcp-client"],
   ["apps/cli", "commander"],
   ["packages/awr-ledger", "gpt-tokenizer/encoding/o200k_base"],
-  ["packages/awr-ledger", "kysely"],
+  ["packages/awr-ledger", "./dist/internal/kysely.cjs"],
   ["packages/awr-ledger", "yaml"],
   ["packages/awr-ledger", "markdown-it"],
   ["packages/awr-ledger", "better-sqlite3"],
@@ -34,6 +50,8 @@ async function importCost(dir, spec) {
 
 export const title = "CLI cold start";
 
+const GOAL = 2.5;
+
 async function timeOnce(args, cwd) {
   const started = performance.now();
   const result = await run(process.execPath, args, { cwd });
@@ -42,28 +60,63 @@ async function timeOnce(args, cwd) {
   return ms;
 }
 
+/** The reads timed: [label, args, cwd]; context compile only when the corpus is present. */
+async function reads() {
+  const fixture = await fixtureProject(150);
+  const list = [
+    ["`awr --json status`", ["status"], fixture.root],
+    ["`awr --json work show W-0001`", ["work", "show", "W-0001"], fixture.root],
+  ];
+  if (existsSync(join(PUBLIC_CORPUS, "work-ledger.yaml"))) {
+    const root = join(tempDir("cli-public"), "project");
+    cpSync(PUBLIC_CORPUS, root, { recursive: true });
+    const { initProject } = await load(DIST.ledger);
+    await initProject({ root, manifest: join(root, "project.toml"), accept: true });
+    list.push([
+      "`awr --json context compile --work TASK-002` (public corpus)",
+      ["context", "compile", "--work", "TASK-002"],
+      root,
+    ]);
+  }
+  return list.map(([label, words, cwd]) => ({
+    label,
+    cwd,
+    args: [DIST.cli, "--project", cwd, "--json", ...words],
+  }));
+}
+
 export async function run_({ quick }) {
   const rounds = quick ? 6 : 30;
-  const fixture = await fixtureProject(150);
-  const cliArgs = [DIST.cli, "--project", fixture.root, "--json", "status"];
-  await timeOnce(cliArgs, fixture.root); // first run: page cache, first stat of the sources
-  const cli = [];
+  const timed = await reads();
+  for (const read of timed) await timeOnce(read.args, read.cwd);
+  const samples = timed.map(() => []);
   const node = [];
   for (let i = 0; i < rounds; i++) {
-    if (i % 2 === 0) {
-      cli.push(await timeOnce(cliArgs, fixture.root));
-      node.push(await timeOnce(["-e", "0"], fixture.root));
-    } else {
-      node.push(await timeOnce(["-e", "0"], fixture.root));
-      cli.push(await timeOnce(cliArgs, fixture.root));
+    // Rotate the order so no command always runs right after another.
+    const order = [-1, ...timed.keys()];
+    for (let k = 0; k < i % order.length; k++) order.push(order.shift());
+    for (const j of order) {
+      if (j < 0) node.push(await timeOnce(["-e", "0"], ROOT));
+      else samples[j].push(await timeOnce(timed[j].args, timed[j].cwd));
     }
   }
-  const cliP95 = percentile(cli, 95);
   const nodeP95 = percentile(node, 95);
-  const ratio = cliP95 / nodeP95;
-  const met = ratio <= 3;
+  const baseline = `\`node -e 0\` ${fmtMs(percentile(node, 50))} / ${fmtMs(nodeP95)}`;
+  const rows = timed.map((read, j) => {
+    const ratio = percentile(samples[j], 95) / nodeP95;
+    return {
+      figure: `${read.label} cold, p50 / p95`,
+      value: `${fmtMs(percentile(samples[j], 50))} / ${fmtMs(percentile(samples[j], 95))}`,
+      baseline,
+      ratio: fmtRatio(ratio),
+      goal: `p95 ≤ ${GOAL}x node -e 0`,
+      met: ratio <= GOAL,
+      command: "pnpm bench --only cli",
+    };
+  });
+  const missed = timed.filter((_, j) => !rows[j].met);
   const whereTimeGoes = [];
-  if (!met) {
+  if (missed.length > 0) {
     whereTimeGoes.push(
       "Where the time goes: start-up is dominated by loading modules. Import time of each module the CLI loads, alone in a fresh process (median of 3; modules share dependencies, so these overlap):",
       "",
@@ -77,25 +130,23 @@ export async function run_({ quick }) {
       );
     }
   }
+  if (timed.length < 3) {
+    whereTimeGoes.push(
+      "",
+      `The context compile row needs the original's public benchmark corpus at ${PUBLIC_CORPUS} (set AWR_PUBLIC_BENCHMARK).`,
+    );
+  }
   return {
     whereTimeGoes,
-    rows: [
-      {
-        figure: "`awr --json status` cold, p50 / p95",
-        value: `${fmtMs(percentile(cli, 50))} / ${fmtMs(cliP95)}`,
-        baseline: `\`node -e 0\` ${fmtMs(percentile(node, 50))} / ${fmtMs(nodeP95)}`,
-        ratio: fmtRatio(ratio),
-        goal: "p95 ≤ 3x node -e 0",
-        met,
-        command: "pnpm bench --only cli",
-      },
-    ],
+    rows,
     notes: [
-      `${rounds} runs of each, alternated; the CLI reads its project (150-item fixture, sources unchanged) and prints JSON.`,
+      `${rounds} runs of each, alternated with \`node -e 0\`; each CLI read prints JSON from an up-to-date project (sources unchanged).`,
     ],
-    profiles: met
-      ? []
-      : [{ title: "`awr --json status` cold start", args: cliArgs, cwd: fixture.root }],
+    profiles: missed.map((read) => ({
+      title: `${read.label} cold start`,
+      args: read.args,
+      cwd: read.cwd,
+    })),
   };
 }
 export { run_ as run };

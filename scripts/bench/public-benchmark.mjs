@@ -11,7 +11,7 @@ import { DIST, fmtInt, load, ROOT, tempDir } from "./lib.mjs";
 export const title = "The original's public benchmark corpus";
 
 /** Beside the repository in CI and on developer machines; AWR_PUBLIC_BENCHMARK overrides it. */
-const CORPUS =
+export const PUBLIC_CORPUS =
   process.env.AWR_PUBLIC_BENCHMARK ??
   join(ROOT, "..", "shared", "fixtures", "awr-public-benchmark");
 const SOURCES = ["GOALS.md", "RULES.md", "work-ledger.yaml"];
@@ -51,15 +51,15 @@ function expectedFacts(root) {
 }
 
 export async function run() {
-  if (!existsSync(join(CORPUS, "work-ledger.yaml"))) {
+  if (!existsSync(join(PUBLIC_CORPUS, "work-ledger.yaml"))) {
     return {
       rows: [],
-      skipped: `the corpus is not at ${CORPUS} (a shared fixture beside the repository; set AWR_PUBLIC_BENCHMARK to its directory)`,
+      skipped: `the corpus is not at ${PUBLIC_CORPUS} (a shared fixture beside the repository; set AWR_PUBLIC_BENCHMARK to its directory)`,
       profiles: [],
     };
   }
   const root = join(tempDir("public"), "project");
-  cpSync(CORPUS, root, { recursive: true });
+  cpSync(PUBLIC_CORPUS, root, { recursive: true });
   const { initProject, openLedger, countTokens } = await load(DIST.ledger);
   const { assessFacts, failedChecks } = await load(DIST.fixtures);
   const baseline = countTokens(SOURCES.map((f) => readFileSync(join(root, f), "utf8")).join("\n"));

@@ -7,6 +7,9 @@ export type OperationInput = Record<string, unknown>;
 /** A tool's answer: the same JSON as its structuredContent; every one carries project_revision. */
 export type OperationResult = Record<string, unknown>;
 
+/** The ledger client id of the local CLI, as of the stdio server (TOOLS.md). */
+export const LOCAL_CLIENT = "stdio";
+
 /** The variable `--token-env` defaults to. */
 export const DEFAULT_TOKEN_ENV = "AWR_TOKEN";
 

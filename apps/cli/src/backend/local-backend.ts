@@ -1,20 +1,13 @@
-import {
-  findOperation,
-  type Ledger,
-  openLedger,
-  StaleChecker,
-  type ToolName,
-} from "@awr/awr-ledger";
+import { findOperation, type ToolName } from "@awr/awr-ledger/catalog";
+import { type Ledger, openLedger, StaleChecker } from "@awr/awr-ledger/open";
 import {
   type CallOptions,
+  LOCAL_CLIENT,
   type OperationBackend,
   type OperationInput,
   type OperationResult,
   revisionOf,
 } from "./backend.js";
-
-/** The ledger client id of the local CLI, as of the stdio server (TOOLS.md). */
-export const LOCAL_CLIENT = "stdio";
 
 export interface SourceRow {
   path: string;

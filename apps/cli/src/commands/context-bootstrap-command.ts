@@ -1,7 +1,7 @@
 import { DEFAULT_BOOTSTRAP_BUDGET } from "@awr/awr-ledger/catalog";
 import type { Command } from "commander";
+import { LOCAL_CLIENT } from "../backend/backend.js";
 import type { LocalBackend } from "../backend/local-backend.js";
-import { LOCAL_CLIENT } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { bootstrapLines } from "../render/views.js";
 import { group } from "./catalog-commands.js";

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { o200kModule } from "../internal/lazy-dependencies.js";
+import { persistCount, persistedCount, textKey } from "./token-count-cache.js";
 
 type Encoding = Pick<typeof import("gpt-tokenizer/encoding/o200k_base"), "countTokens">;
 
@@ -26,6 +27,11 @@ export function encodingFromRanks(path: string): Encoding {
 
 let encoding: Encoding | undefined;
 
+/** Whether this process built the encoder (false while every count came from a cache). */
+export function tokenEncoderLoaded(): boolean {
+  return encoding !== undefined;
+}
+
 /** Text is counted as ordinary text: `<|endoftext|>` in a source is characters, not a control token. */
 const ORDINARY = { disallowedSpecial: new Set<string>() };
 
@@ -40,13 +46,20 @@ const MAX_COUNTED_LENGTH = 4096;
 
 /**
  * Tokens of `text` in the o200k_base encoding, counted as ordinary text: the unit of every
- * context budget. The encoding is loaded on the first call (only context compilation needs it).
+ * context budget. The encoding is loaded on the first count no cache holds (only context
+ * compilation needs it; see token-count-cache.ts).
  */
 export function countTokens(text: string): number {
   const known = counted.get(text);
   if (known !== undefined) return known;
-  encoding ??= existsSync(RANKS_FILE) ? encodingFromRanks(RANKS_FILE) : o200kModule();
-  const count = encoding.countTokens(text, ORDINARY);
+  // A count this or an earlier process made is reused without the encoder (token-count-cache.ts).
+  const key = textKey(text);
+  let count = persistedCount(key);
+  if (count === undefined) {
+    encoding ??= existsSync(RANKS_FILE) ? encodingFromRanks(RANKS_FILE) : o200kModule();
+    count = encoding.countTokens(text, ORDINARY);
+    persistCount(key, count);
+  }
   if (text.length <= MAX_COUNTED_LENGTH) {
     if (counted.size >= MAX_COUNTED) counted.delete(counted.keys().next().value as string);
     counted.set(text, count);

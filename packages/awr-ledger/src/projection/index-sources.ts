@@ -7,7 +7,6 @@ import { isSecretIssue } from "../sources/source-secrets.js";
 import { appendEvent } from "../storage/events.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import { checkExpectedRevision, readRevision, spendRevision } from "../storage/revision.js";
-import { applyReindex } from "./apply-reindex.js";
 import {
   changedUnits,
   isUpToDate,
@@ -52,6 +51,8 @@ export async function indexSources(
   loaded: LoadedManifest,
   options: IndexOptions = {},
 ): Promise<ReindexResult> {
+  // Loaded here, not with the module: a refreshing read of unchanged sources never writes.
+  const { applyReindex } = await import("./apply-reindex.js");
   const reads = await readManifestSources(root, loaded);
   const cache: ParseCache = options.cache ?? new Map();
   const units = await store.read((db) => changedUnits(db, loaded, reads, options.force === true), {

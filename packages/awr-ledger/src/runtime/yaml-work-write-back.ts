@@ -1,6 +1,5 @@
 import type { WorkWriteBack } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
-import { writeBackWorkItem } from "../sources/yaml-write-back.js";
 
 /**
  * The production write-back of a work transition: edits status/next_action/blocker of the item
@@ -24,6 +23,8 @@ export function createYamlWriteBack(root: string): WorkWriteBack {
         { path: work.source_path, work: work.key },
       );
     }
+    // The YAML editor loads on the first transition, not with the ledger (most runs never write).
+    const { writeBackWorkItem } = await import("../sources/yaml-write-back.js");
     const written = writeBackWorkItem(
       root,
       work.source_path,

@@ -4,7 +4,6 @@ import type { AdapterResult, SourceIssue } from "./adapters/index.js";
 import { confineSourcePath, resolveAuthorizedRoots } from "./confinement.js";
 import { fingerprintBytes, MISSING_FINGERPRINT, statFile } from "./fingerprint.js";
 import { type Manifest, type ManifestSource, parseManifest } from "./manifest.js";
-import { parseJob } from "./parse-pool.js";
 import { listDecisionDirectory } from "./source-directory.js";
 import { readSourceFile, readSourceFileSync } from "./source-file.js";
 import { sourceCaps } from "./source-options.js";
@@ -167,6 +166,9 @@ export async function parseSource(read: ReadSource, signal?: AbortSignal): Promi
   if (read.kind === "directory" || read.snapshot.bytes === null) {
     return { entities: [], dependencies: [], issues: [] };
   }
+  // The parsers and their worker pool load on the first parse: a read whose sources are all
+  // unchanged (the fingerprints settle it) never needs them.
+  const { parseJob } = await import("./parse-pool.js");
   return parseJob(
     {
       adapter: read.source.adapter,
