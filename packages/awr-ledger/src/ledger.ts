@@ -213,7 +213,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   let loaded = loadManifest(root);
   const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
-    await migrateToLatest(opened.db, opened.backend);
+    await migrateToLatest(opened.db, opened.dialect);
     const state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
     if (state === undefined) {
       throw new LedgerError(
@@ -222,7 +222,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
         { root },
       );
     }
-    const store = new LedgerStore(opened.db, opened.backend, state.project_id, {
+    const store = new LedgerStore(opened.db, opened.dialect, state.project_id, {
       lockLeaseMs: options.lockLeaseMs,
     });
     const stale = new StaleChecker();

@@ -77,7 +77,7 @@ describe("the event search migration on SQLite", () => {
 
   it("keeps events and records indexed before it searchable, each in its own index", async () => {
     t = await freshDatabase("sqlite");
-    await migrateToLatest(t.db, "sqlite", MIGRATIONS.slice(0, 4));
+    await migrateToLatest(t.db, t.dialect, MIGRATIONS.slice(0, 4));
     await t.db
       .insertInto("project_state")
       .values({
@@ -105,7 +105,7 @@ describe("the event search migration on SQLite", () => {
       indexed_revision: 0,
     });
     await t.db.insertInto("entities").values(entity("W-1", "Webhook retries")).execute();
-    const store = new LedgerStore(t.db, "sqlite", "P1");
+    const store = new LedgerStore(t.db, t.dialect, "P1");
     const before = await store.write(async (tx) =>
       appendEvent(tx, {
         type: "note.added",
@@ -113,7 +113,7 @@ describe("the event search migration on SQLite", () => {
         summary: "old webhook retries",
       }),
     );
-    await migrateToLatest(t.db, "sqlite");
+    await migrateToLatest(t.db, t.dialect);
     const after = await store.write(async (tx) =>
       appendEvent(tx, {
         type: "note.added",

@@ -84,8 +84,8 @@ describe("the SQLite lease of a crashed holder on this machine", () => {
   let store: LedgerStore;
   beforeEach(async () => {
     t = await freshDatabase("sqlite");
-    await migrateToLatest(t.db, "sqlite");
-    store = new LedgerStore(t.db, "sqlite", PROJECT);
+    await migrateToLatest(t.db, t.dialect);
+    store = new LedgerStore(t.db, t.dialect, PROJECT);
   });
   afterEach(async () => {
     for (const child of started.splice(0)) {

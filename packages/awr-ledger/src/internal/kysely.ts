@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
  * A caller may still hand openLedger a Kysely instance made from the ES build: kysely recognises
  * queries, expressions and `sql` fragments by shape, not by class, so both copies work together;
  * the one class test the ledger makes (which SQL family a caller's instance speaks) goes by the
- * adapter's class name for that reason (see detectBackend).
+ * adapter's class name for that reason (see detectDialect).
  */
 const kysely = createRequire(import.meta.url)("kysely") as typeof import("kysely");
 
