@@ -10,8 +10,9 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { initProject, type Ledger, openLedger, spendRevision } from "@awr/awr-ledger";
+import { initProject, type Ledger, openLedger } from "@awr/awr-ledger";
 import { generateFixtureProject } from "@awr/awr-ledger/fixtures";
+import { ledgerStore, spendRevision } from "@awr/awr-ledger/testing";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, storageManifestTable } from "./helpers/backends.js";
@@ -139,7 +140,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
     const directUpdate = async () => {
       const key =
         random() < 0.8 ? pick(works) : pick(["goal#payments", "goal#auth", "decision#d1"]);
-      await local.store.write(async (tx) => {
+      await ledgerStore(local).write(async (tx) => {
         await spendRevision(tx);
         const row = await tx
           .selectFrom("entities")

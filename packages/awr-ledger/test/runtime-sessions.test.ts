@@ -1,4 +1,5 @@
-import { createLedgerRuntime, LedgerStore } from "@awr/awr-ledger";
+import { createLedgerRuntime } from "@awr/awr-ledger";
+import { LedgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,

@@ -1,4 +1,4 @@
-import { storageDialect } from "@awr/awr-ledger";
+import { ledgerStore, storageDialect } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -66,7 +66,7 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
 
   it("keeps a work item's recent events on the (work, seq) index", async () => {
     p = await openFixtureProject("basic", backend);
-    const db = p.ledger.store.db;
+    const db = ledgerStore(p.ledger).db;
     // Each database answers "which index serves this" in its own terms.
     await storageDialect(backend).choose({
       sqlite: async () => {

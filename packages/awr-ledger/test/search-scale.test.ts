@@ -1,10 +1,11 @@
 import {
   appendEvent,
   LedgerStore,
+  ledgerStore,
   MIGRATIONS,
   migrateToLatest,
   spendRevision,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
@@ -21,7 +22,7 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
 
   async function appendNotes(summaries: string[]): Promise<string[]> {
     const ids: string[] = [];
-    await p?.ledger.store.write(async (tx) => {
+    await ledgerStore((p as OpenProject).ledger).write(async (tx) => {
       for (const summary of summaries) {
         const revision = await spendRevision(tx);
         ids.push((await appendEvent(tx, { type: "note.added", revision, summary })).id);
@@ -137,7 +138,7 @@ describe("the event search migration on SQLite", () => {
   it("still finds an event older than the recent-events window when the page has room", async () => {
     const p = await openFixtureProject("basic", "sqlite");
     try {
-      const old = await p.ledger.store.write(async (tx) =>
+      const old = await ledgerStore(p.ledger).write(async (tx) =>
         appendEvent(tx, {
           type: "note.added",
           revision: await spendRevision(tx),

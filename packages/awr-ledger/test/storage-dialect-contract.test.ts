@@ -9,7 +9,7 @@ import {
   type OpenedDatabase,
   STORAGE_DIALECTS,
   spendRevision,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, reopenDatabase, type TestDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { LedgerStore, migrateToLatest } from "@awr/awr-ledger";
+import { LedgerStore, migrateToLatest } from "@awr/awr-ledger/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase } from "./helpers/backends.js";
 import { buildPackageForChildren } from "./helpers/child-build.js";
@@ -65,7 +65,7 @@ describe.each(BACKENDS)("the project lock across processes on %s", (backend) => 
         .execute();
       const args = (tag: string) => [
         join(build.dir, "lock-child.mjs"),
-        build.entry,
+        build.testingEntry,
         backend,
         t.location,
         t.url ?? "",

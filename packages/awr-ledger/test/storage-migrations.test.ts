@@ -1,12 +1,12 @@
+import { isLedgerError } from "@awr/awr-ledger";
 import {
   appendEvent,
-  isLedgerError,
   LedgerStore,
   latestSchemaVersion,
   MIGRATIONS,
   migrateToLatest,
   spendRevision,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";

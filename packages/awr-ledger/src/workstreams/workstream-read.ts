@@ -1,6 +1,7 @@
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import type { Ledger } from "../ledger.js";
+import { ledgerStore } from "../ledger-store-of.js";
 import {
   accessDenied,
   authorize,
@@ -24,7 +25,7 @@ import { searchScope } from "./workstream-search.js";
 import { workstreamVisibility } from "./workstream-visibility.js";
 
 /** The part of a Ledger the workstream reads use. */
-export type WorkstreamLedger = Pick<Ledger, "store" | "projectId" | "context">;
+export type WorkstreamLedger = Pick<Ledger, "projectId" | "context">;
 
 /** The result of every scoped action: the original's envelope around the action's result. */
 export interface WorkstreamEnvelope {
@@ -89,9 +90,9 @@ export async function workstreamRead(
     throw accessDenied();
   }
   await ledger.context.ensureFresh({ signal: options.signal, client: access.client });
-  return ledger.store.read(
+  return ledgerStore(ledger).read(
     async (db) => {
-      const revision = await ledger.store.currentRevision(db);
+      const revision = await ledgerStore(ledger).currentRevision(db);
       const catalog = await readCatalog(db, ledger.projectId);
       if (catalog.source_path === null) {
         throw new LedgerError(

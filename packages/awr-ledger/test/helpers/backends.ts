@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Backend } from "@awr/awr-ledger";
 import {
-  type Backend,
   type LedgerSchema,
   type OpenedDatabase,
   openPostgresDatabase,
   openSqliteDatabase,
   type StorageDialect,
   storageDialect,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import type { Kysely } from "kysely";
 import { ulid } from "ulid";
 
