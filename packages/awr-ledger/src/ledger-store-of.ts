@@ -11,9 +11,12 @@ export function rememberLedgerStore(ledger: object, store: LedgerStore): void {
   stores.set(ledger, store);
 }
 
-/** The store of an open Ledger (made by openLedger). */
-export function ledgerStore(ledger: object): LedgerStore {
-  const store = stores.get(ledger);
+/**
+ * The store of an open Ledger (made by openLedger), or of a ledger view that names its store
+ * (the catalog's `{ store, projectId, context }`).
+ */
+export function ledgerStore(ledger: object & { store?: LedgerStore }): LedgerStore {
+  const store = ledger.store ?? stores.get(ledger);
   if (store === undefined) throw new Error("not a Ledger made by openLedger");
   return store;
 }

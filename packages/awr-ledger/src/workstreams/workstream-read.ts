@@ -2,6 +2,7 @@ import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import type { Ledger } from "../ledger.js";
 import { ledgerStore } from "../ledger-store-of.js";
+import type { LedgerStore } from "../storage/ledger-store.js";
 import {
   accessDenied,
   authorize,
@@ -24,8 +25,8 @@ import { readObject, readRecovery } from "./workstream-objects.js";
 import { searchScope } from "./workstream-search.js";
 import { workstreamVisibility } from "./workstream-visibility.js";
 
-/** The part of a Ledger the workstream reads use. */
-export type WorkstreamLedger = Pick<Ledger, "projectId" | "context">;
+/** The part of a Ledger the workstream reads use (the catalog passes its store along). */
+export type WorkstreamLedger = Pick<Ledger, "projectId" | "context"> & { store?: LedgerStore };
 
 /** The result of every scoped action: the original's envelope around the action's result. */
 export interface WorkstreamEnvelope {
