@@ -13,7 +13,7 @@ import {
   revisionOf,
 } from "./backend.js";
 
-/** The ledger client id of the local CLI, as of the stdio server (TOOLS.md). */
+/** The ledger client id of the local CLI, as of the stdio server. */
 export const LOCAL_CLIENT = "stdio";
 
 export type SourceRow = LedgerSource;

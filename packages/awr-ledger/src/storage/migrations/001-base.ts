@@ -79,7 +79,7 @@ const common = [
   "CREATE INDEX evidence_work ON evidence (work)",
 ];
 
-// SQLite: FTS5 table kept in step by triggers, so writers (including part 2's evidence and
+// SQLite: FTS5 table kept in step by triggers, so writers (including the runtime's evidence and
 // event writers) never maintain it by hand. Events contribute only their type and summary.
 const sqliteOnly = [
   `CREATE TRIGGER events_immutable_update BEFORE UPDATE ON events

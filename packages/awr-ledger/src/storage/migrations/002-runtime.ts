@@ -1,6 +1,6 @@
 import type { Migration } from "../migration.js";
 
-// Runtime state (AWR.md section 3) and the request journal (section 4). The partial unique
+// Runtime state and the request journal (docs/design/journal-three-steps.md). The partial unique
 // indexes are the database's own guard for the "at most one" rules: one active session per
 // (client, conversation) binding, one active claim per work item, one pending wait per session,
 // one journal entry per (client, request_id).
