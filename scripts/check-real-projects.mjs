@@ -21,7 +21,7 @@ import {
   statSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -46,6 +46,9 @@ for (const built of [CLI, LEDGER]) {
   }
 }
 const { openLedger } = await import(pathToFileURL(LEDGER).href);
+const { ledgerStore } = await import(
+  pathToFileURL(join(dirname(LEDGER), "testing", "index.js")).href
+);
 
 /** sha256 of every file under root, by relative path. */
 function fileHashes(root) {
@@ -119,8 +122,8 @@ async function checkProject(source) {
     let work;
     let titles;
     try {
-      const rows = await ledger.store.db
-        .selectFrom("entities")
+      const rows = await ledgerStore(ledger)
+        .db.selectFrom("entities")
         .select(["kind", "key", "title"])
         .orderBy("ordinal")
         .execute();

@@ -19,6 +19,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /** The built entry points the benchmarks use; `pnpm build` produces all of them. */
 export const DIST = {
   ledger: join(ROOT, "packages/awr-ledger/dist/index.js"),
+  ledgerTesting: join(ROOT, "packages/awr-ledger/dist/testing/index.js"),
   fixtures: join(ROOT, "packages/awr-ledger/dist/fixtures/index.js"),
   server: join(ROOT, "packages/awr-server/dist/index.js"),
   client: join(ROOT, "packages/mcp-client/dist/index.js"),
@@ -149,9 +150,9 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
 export function workItemUpdate(ledger, works) {
   let i = 0;
   return async () => {
-    const { spendRevision } = await load(DIST.ledger);
+    const { ledgerStore, spendRevision } = await load(DIST.ledgerTesting);
     const work = works[i++ % works.length];
-    await ledger.store.write(async (tx) => {
+    await ledgerStore(ledger).write(async (tx) => {
       await spendRevision(tx);
       const row = await tx
         .selectFrom("entities")
@@ -172,7 +173,7 @@ export function revisionBump(ledger) {
       {
         event_type: "bench.bump",
         summary: "bump",
-        expected_revision: await ledger.store.currentRevision(),
+        expected_revision: await ledger.revision(),
       },
       { client: "stdio" },
     );

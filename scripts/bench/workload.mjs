@@ -91,7 +91,7 @@ try {
         {
           event_type: "bench.note",
           summary: `w${i}`,
-          expected_revision: await ledger.store.currentRevision(),
+          expected_revision: await ledger.revision(),
         },
         caller,
       );

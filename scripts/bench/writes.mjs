@@ -52,7 +52,7 @@ async function ledgerWritesPerSecond(ledger, n, tag) {
         summary: `${tag}-${i}`,
         // A request_id makes it a journaled write (three revisions), the figure this reports.
         request_id: `${tag}-${i}`,
-        expected_revision: await ledger.store.currentRevision(),
+        expected_revision: await ledger.revision(),
       },
       caller,
     );

@@ -7,10 +7,12 @@ import {
   startHttpService,
   startStdioServer,
 } from "@awr/awr-server";
+import { PACKAGE_VERSION } from "./package-version.js";
 import { parseCli, USAGE, UsageError } from "./parse-cli.js";
 import { onShutdownSignals } from "./shutdown.js";
 
-export const VERSION = "0.1.0";
+/** What `awr-mcp --version` prints: this package's version, from its package.json. */
+export const VERSION = PACKAGE_VERSION;
 
 export interface ServiceIo {
   readonly argv: readonly string[];

@@ -62,17 +62,17 @@ export {
   type InitSourceReport,
   initProject,
 } from "./init/init-project.js";
-export { FAULT_ENV, FAULT_POINTS, type FaultPoint } from "./journal/fault-injection.js";
 export {
   type Caller,
   type CallOptions,
   Ledger,
+  type LedgerSource,
   LOCK_LEASE_MS_RANGE,
   type OpenLedgerOptions,
   openLedger,
   type ToolResult,
 } from "./ledger.js";
-export { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
+export type { DatabaseInput } from "./project-storage.js";
 export { entityId } from "./projection/entity-id.js";
 export {
   type IndexOptions,
@@ -134,5 +134,5 @@ export {
   type WriteBackResult,
   writeBackWorkItem,
 } from "./sources/yaml-write-back.js";
-export * from "./storage/index.js";
+export type { Backend } from "./storage/dialect.js";
 export * from "./workstreams/public.js";

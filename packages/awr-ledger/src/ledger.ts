@@ -9,13 +9,14 @@ import type { ContextBootstrapResult } from "./context/context-types.js";
 import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
 import { isLedgerError, LedgerError } from "./errors.js";
 import { throwIfAborted, untilClosed } from "./internal/abort.js";
+import { rememberLedgerStore } from "./ledger-store-of.js";
 import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
 import { indexSources, refreshSources } from "./projection/index-sources.js";
 import { StaleChecker } from "./projection/stale-check.js";
 import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
 import type { OperationListInput, OperationListResult } from "./runtime/operation-get.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
-import type { Manifest } from "./sources/manifest.js";
+import type { AdapterName, Manifest, ManifestSource, SourceDomain } from "./sources/manifest.js";
 import { loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
 import { LedgerStore } from "./storage/ledger-store.js";
 import { migrateToLatest } from "./storage/migrator.js";
@@ -47,6 +48,18 @@ export interface OpenLedgerOptions {
   lockLeaseMs?: number | undefined;
 }
 
+/** One manifest source as the ledger last indexed it (Ledger.sources). */
+export interface LedgerSource {
+  path: string;
+  domain: SourceDomain;
+  role: ManifestSource["role"];
+  adapter: AdapterName;
+  /** The indexed content's fingerprint; empty when the source was never indexed. */
+  fingerprint: string;
+  entity_count: number;
+  indexed_revision: number;
+}
+
 export const LOCK_LEASE_MS_RANGE = { min: 100, max: 86_400_000 } as const;
 
 /**
@@ -56,7 +69,7 @@ export const LOCK_LEASE_MS_RANGE = { min: 100, max: 86_400_000 } as const;
  */
 export class Ledger {
   readonly context: LedgerContext;
-  readonly store: LedgerStore;
+  readonly #store: LedgerStore;
   readonly #host: OperationHost;
   readonly #close: () => Promise<void>;
   #closed = false;
@@ -69,7 +82,8 @@ export class Ledger {
       writeBack: createYamlWriteBack(context.root),
     };
     this.context = context;
-    this.store = store;
+    this.#store = store;
+    rememberLedgerStore(this, store);
     this.#host = { runtime, project: context };
     this.#close = close;
   }
@@ -124,8 +138,8 @@ export class Ledger {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const { bootstrapContext } = await import("./context/bootstrap-context.js");
-    return this.store.read(async (db) => {
-      const revision = await this.store.currentRevision(db);
+    return this.#store.read(async (db) => {
+      const revision = await this.#store.currentRevision(db);
       return bootstrapContext(db, input, contextScope(this.context, caller, revision));
     }, options);
   }
@@ -151,10 +165,44 @@ export class Ledger {
   ): Promise<{ project_revision: number; items: WorkListItem[] }> {
     await this.context.ensureFresh({ refresh: true, client: caller.client });
     const { workList } = await import("./read/work-list.js");
-    return this.store.read(async (db) => {
-      const revision = await this.store.currentRevision(db);
+    return this.#store.read(async (db) => {
+      const revision = await this.#store.currentRevision(db);
       return { project_revision: revision, items: await workList(db, filters, revision) };
     }, options);
+  }
+
+  /**
+   * The manifest's sources in manifest order, with what the last index recorded of each:
+   * fingerprint (empty when never indexed), entity count and the revision that indexed it.
+   */
+  async sources(options?: CallOptions): Promise<LedgerSource[]> {
+    const rows = await this.#store.read(
+      (db) => db.selectFrom("sources").selectAll().execute(),
+      options,
+    );
+    const byPath = new Map(rows.map((row) => [row.path, row]));
+    return this.manifest.sources.map((source) => {
+      const row = byPath.get(source.path);
+      return {
+        path: source.path,
+        domain: source.domain,
+        role: source.role,
+        adapter: source.adapter,
+        fingerprint: row?.fingerprint ?? "",
+        entity_count: Number(row?.entity_count ?? 0),
+        indexed_revision: Number(row?.indexed_revision ?? 0),
+      };
+    });
+  }
+
+  /** Paths changed since the last index (the manifest included); reads files, writes nothing. */
+  changedPaths(): Promise<string[]> {
+    return new StaleChecker().changedPaths(this.#store, this.root);
+  }
+
+  /** The project revision as stored now (no refresh). */
+  revision(): Promise<number> {
+    return this.#store.currentRevision();
   }
 
   /** Closes what openLedger opened. Idempotent. */
@@ -213,7 +261,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   let loaded = loadManifest(root);
   const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
-    await migrateToLatest(opened.db, opened.backend);
+    await migrateToLatest(opened.db, opened.dialect);
     const state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
     if (state === undefined) {
       throw new LedgerError(
@@ -222,7 +270,7 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
         { root },
       );
     }
-    const store = new LedgerStore(opened.db, opened.backend, state.project_id, {
+    const store = new LedgerStore(opened.db, opened.dialect, state.project_id, {
       lockLeaseMs: options.lockLeaseMs,
     });
     const stale = new StaleChecker();

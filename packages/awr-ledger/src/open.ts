@@ -8,6 +8,7 @@ export {
   type Caller,
   type CallOptions,
   Ledger,
+  type LedgerSource,
   type OpenLedgerOptions,
   openLedger,
   type ToolResult,

@@ -1,16 +1,9 @@
 import { join } from "node:path";
 import type { Dialect, Kysely } from "kysely";
-import { LedgerError } from "./errors.js";
 import type { Manifest } from "./sources/manifest.js";
 import { AWR_DIR } from "./sources/read-sources.js";
-import type { Backend } from "./storage/migration.js";
-import {
-  detectBackend,
-  kyselyFromDialect,
-  type OpenedDatabase,
-  openPostgresDatabase,
-  openSqliteDatabase,
-} from "./storage/open-database.js";
+import type { OpenedDatabase } from "./storage/dialect.js";
+import { detectDialect, kyselyFromDialect, openConfiguredDatabase } from "./storage/dialects.js";
 import type { LedgerSchema } from "./storage/schema.js";
 
 /** A caller-provided database: a Kysely instance or a kysely Dialect (SQLite or PostgreSQL). */
@@ -40,24 +33,10 @@ export async function openProjectDatabase(
   if (database !== undefined) {
     if (isDialect(database)) {
       const db = kyselyFromDialect(database);
-      return { db, backend: detectBackend(db), close: () => db.destroy() };
+      return { db, dialect: detectDialect(db), close: () => db.destroy() };
     }
     const db = database as Kysely<LedgerSchema>;
-    return { db, backend: detectBackend(db), close: async () => undefined };
+    return { db, dialect: detectDialect(db), close: async () => undefined };
   }
-  if (manifest.storage.backend === "postgres") {
-    const name = manifest.storage.url_env as string;
-    const url = env[name];
-    if (url === undefined || url === "") {
-      throw new LedgerError(
-        "InvalidInput",
-        `The manifest stores this ledger in PostgreSQL, but the environment variable ${name} is not set; export ${name} with the database URL.`,
-        { url_env: name },
-      );
-    }
-    return openPostgresDatabase(url, { schema: manifest.storage.schema });
-  }
-  return openSqliteDatabase(join(root, AWR_DIR, STATE_DB));
+  return openConfiguredDatabase(manifest.storage, join(root, AWR_DIR, STATE_DB), env);
 }
-
-export type { Backend };

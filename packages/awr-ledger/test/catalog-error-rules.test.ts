@@ -1,4 +1,5 @@
 import { LIMITS } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -47,7 +48,7 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
   });
   afterEach(() => p.close());
 
-  const revision = () => p.ledger.store.currentRevision();
+  const revision = () => ledgerStore(p.ledger).currentRevision();
   const start = async (caller: { client: string }, work: string, conversation: string) =>
     p.ledger.call(
       "awr_session_start",

@@ -1,4 +1,5 @@
 import { LIMITS } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
@@ -25,7 +26,7 @@ describe.each(BACKENDS)("schema-maximum inputs on %s", (backend) => {
   });
   afterEach(() => p.close());
 
-  const revision = () => p.ledger.store.currentRevision();
+  const revision = () => ledgerStore(p.ledger).currentRevision();
 
   it("accepts every write at its bounds and stores the values whole", async () => {
     const longest = { conversation: bytes(LIMITS.idBytes), agent: bytes(LIMITS.idBytes) };

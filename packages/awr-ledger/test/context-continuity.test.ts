@@ -1,3 +1,4 @@
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
@@ -16,7 +17,7 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
     p = undefined;
   });
 
-  const revision = () => (p as OpenProject).ledger.store.currentRevision();
+  const revision = () => ledgerStore((p as OpenProject).ledger).currentRevision();
 
   async function sessionWithAnsweredWait() {
     const ledger = (p as OpenProject).ledger;

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MANIFEST_PATH } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -15,7 +16,7 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
   });
   afterEach(() => p.close());
 
-  const revision = () => p.ledger.store.currentRevision();
+  const revision = () => ledgerStore(p.ledger).currentRevision();
   const editGoals = () => {
     const file = join(p.root, "GOALS.md");
     writeFileSync(
@@ -25,15 +26,15 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
   };
   const goalTitle = async () =>
     (
-      await p.ledger.store.db
-        .selectFrom("entities")
+      await ledgerStore(p.ledger)
+        .db.selectFrom("entities")
         .select("title")
         .where("key", "=", "goal#invoices")
         .executeTakeFirstOrThrow()
     ).title;
   const reindexEvents = () =>
-    p.ledger.store.db
-      .selectFrom("events")
+    ledgerStore(p.ledger)
+      .db.selectFrom("events")
       .selectAll()
       .where("type", "=", "source.reindexed")
       .orderBy("seq")

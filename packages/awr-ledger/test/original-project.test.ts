@@ -1,6 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initProject, type Ledger, openLedger } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
 import { copyFixture } from "./helpers/projects.js";
@@ -55,8 +56,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
   it("keys all-Chinese headings by their own characters, a repeat with -2", async () => {
     const { ledger } = await open();
     const keys = (
-      await ledger.store.db
-        .selectFrom("entities")
+      await ledgerStore(ledger)
+        .db.selectFrom("entities")
         .select("key")
         .where("kind", "=", "goal")
         .orderBy("ordinal")
@@ -70,8 +71,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       "goal#注意事项-2",
       "goal#成功条件全部复核",
     ]);
-    const rule = await ledger.store.db
-      .selectFrom("entities")
+    const rule = await ledgerStore(ledger)
+      .db.selectFrom("entities")
       .selectAll()
       .where("key", "=", "rule#pesticide")
       .executeTakeFirstOrThrow();
@@ -80,8 +81,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       scope: "path",
       value: "records/pesticide/**",
     });
-    const truth = await ledger.store.db
-      .selectFrom("entities")
+    const truth = await ledgerStore(ledger)
+      .db.selectFrom("entities")
       .select("attributes")
       .where("key", "=", "rule#truth")
       .executeTakeFirstOrThrow();
@@ -90,8 +91,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("reads one decision per ADR file: front matter, header fields, Chinese statuses", async () => {
     const { ledger } = await open();
-    const rows = await ledger.store.db
-      .selectFrom("entities")
+    const rows = await ledgerStore(ledger)
+      .db.selectFrom("entities")
       .selectAll()
       .where("kind", "=", "decision")
       .orderBy("key")
@@ -182,7 +183,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     );
     await ledger.call(
       "awr_source_reindex",
-      { expected_revision: await ledger.store.currentRevision() },
+      { expected_revision: await ledgerStore(ledger).currentRevision() },
       caller,
     );
     const status = await ledger.call("awr_project_status", {}, caller);
@@ -244,8 +245,8 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
     expect(result.changed_paths).toEqual(
       expect.arrayContaining(["docs/decisions", "docs/decisions/ADR-0001-plot-numbering.md"]),
     );
-    const decisions = await ledger.store.db
-      .selectFrom("entities")
+    const decisions = await ledgerStore(ledger)
+      .db.selectFrom("entities")
       .select(["key", "status"])
       .where("kind", "=", "decision")
       .orderBy("key")

@@ -4,14 +4,13 @@
 // text. SQLite-specific (pragmas, prepared statements); PostgreSQL runs the same journal code in
 // the rest of the suite.
 import { join } from "node:path";
+import { initProject, type Ledger, openLedger } from "@awr/awr-ledger";
 import {
-  initProject,
   isOwnSqliteDatabase,
-  type Ledger,
-  openLedger,
+  ledgerStore,
   openSqliteDatabase,
   withStatementCache,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import Database from "better-sqlite3";
 import { SqliteDialect, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
@@ -88,7 +87,7 @@ async function append(ledger: Ledger, summary: string) {
       event_type: "note.added",
       summary,
       request_id: `req-${summary}`,
-      expected_revision: await ledger.store.currentRevision(),
+      expected_revision: await ledgerStore(ledger).currentRevision(),
     },
     caller,
   );
@@ -118,7 +117,9 @@ describe("a journaled write on the ledger's own SQLite database", () => {
       ),
     ).toBe(true);
     expect(recorder.executed.some((e) => /^delete from "project_locks"/.test(e.sql))).toBe(false);
-    const level = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(ledger.store.db);
+    const level = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(
+      ledgerStore(ledger).db,
+    );
     expect(Number(level.rows[0]?.synchronous)).toBe(FULL);
   });
 
@@ -149,7 +150,7 @@ describe("a journaled write on the ledger's own SQLite database", () => {
     raw.pragma("synchronous = FULL");
     const ledger = await openLedger({ root, database: new SqliteDialect({ database: raw }) });
     cleanups.push(() => ledger.close());
-    expect(isOwnSqliteDatabase(ledger.store.db)).toBe(false);
+    expect(isOwnSqliteDatabase(ledgerStore(ledger).db)).toBe(false);
     const recorder = recordStatements();
     try {
       await append(ledger, "theirs");

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FAULT_ENV } from "@awr/awr-ledger";
+import { FAULT_ENV, ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
@@ -221,7 +221,7 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
     expect(await goalTitle()).toBe("Much faster invoices");
     const recovered = await p.ledger.call(
       "awr_operation_recover",
-      { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
+      { request_id: "reindex-1", expected_revision: await ledgerStore(p.ledger).currentRevision() },
       CALLER,
     );
     expect(recovered).toMatchObject({ write_outcome: "committed", recovered: true });
@@ -250,13 +250,13 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
     expect(await goalTitle()).toBe("Faster invoices");
     const recovered = await p.ledger.call(
       "awr_operation_recover",
-      { request_id: "reindex-1", expected_revision: await p.ledger.store.currentRevision() },
+      { request_id: "reindex-1", expected_revision: await ledgerStore(p.ledger).currentRevision() },
       CALLER,
     );
     expect(recovered).toMatchObject({ write_outcome: "not_committed", recovered: true });
     const again = await p.ledger.call(
       "awr_source_reindex",
-      { expected_revision: await p.ledger.store.currentRevision(), request_id: "reindex-2" },
+      { expected_revision: await ledgerStore(p.ledger).currentRevision(), request_id: "reindex-2" },
       CALLER,
     );
     expect(again).toMatchObject({ reindexed: true, changed_paths: ["GOALS.md"] });

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
@@ -15,8 +16,8 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
   });
 
   async function entityIds(project: OpenProject) {
-    const rows = await project.ledger.store.db
-      .selectFrom("entities")
+    const rows = await ledgerStore(project.ledger)
+      .db.selectFrom("entities")
       .select(["key", "id", "title"])
       .orderBy("key")
       .execute();
@@ -67,7 +68,7 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       .catch((e: unknown) => e)) as LedgerError;
     expect(error.code).toBe("RevisionConflict");
     expect(error.details).toEqual({ expected: 7, actual: 1 });
-    expect(await p.ledger.store.currentRevision()).toBe(1);
+    expect(await ledgerStore(p.ledger).currentRevision()).toBe(1);
   });
 
   it("answers SourceStale with the changed paths after an edit, changing nothing", async () => {
@@ -87,9 +88,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       cli: "awr source reindex --expected-revision 1",
     });
     expect(error.message).toContain("awr_source_reindex (expected_revision 1)");
-    expect(await p.ledger.store.currentRevision()).toBe(1);
-    const rules = await p.ledger.store.db
-      .selectFrom("entities")
+    expect(await ledgerStore(p.ledger).currentRevision()).toBe(1);
+    const rules = await ledgerStore(p.ledger)
+      .db.selectFrom("entities")
       .select("key")
       .where("kind", "=", "rule")
       .execute();
@@ -132,9 +133,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
       /DECISIONS\.md:\d+: key goal#checkout is already defined at GOALS\.md:3/,
     );
     expect(await entityIds(p)).toEqual(before);
-    expect(await p.ledger.store.currentRevision()).toBe(1);
-    const sources = await p.ledger.store.db
-      .selectFrom("sources")
+    expect(await ledgerStore(p.ledger).currentRevision()).toBe(1);
+    const sources = await ledgerStore(p.ledger)
+      .db.selectFrom("sources")
       .select(["path", "indexed_revision"])
       .execute();
     expect(sources.every((s) => Number(s.indexed_revision) === 1)).toBe(true);
@@ -149,6 +150,6 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toMatch(/work-ledger\.yaml:\d+/);
     expect((error.details?.["issues"] as unknown[] | undefined)?.length ?? 0).toBeGreaterThan(0);
-    expect(await p.ledger.store.currentRevision()).toBe(1);
+    expect(await ledgerStore(p.ledger).currentRevision()).toBe(1);
   });
 });

@@ -10,11 +10,12 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { initProject, type Ledger, openLedger, spendRevision } from "@awr/awr-ledger";
+import { initProject, type Ledger, openLedger } from "@awr/awr-ledger";
 import { generateFixtureProject } from "@awr/awr-ledger/fixtures";
+import { ledgerStore, spendRevision } from "@awr/awr-ledger/testing";
 import { ulid } from "ulid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS } from "./helpers/backends.js";
+import { BACKENDS, storageManifestTable } from "./helpers/backends.js";
 import { buildPackageForChildren } from "./helpers/child-build.js";
 
 const WORKER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "read-cache-worker.mjs");
@@ -98,12 +99,10 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
     const fixture = generateFixtureProject(join(dir, "project"), { items: 40, seed: 5 });
     root = fixture.root;
     works = fixture.items.map((i) => i.work);
-    if (backend === "postgres") {
-      appendFileSync(
-        fixture.manifest_path,
-        `\n[storage]\nbackend = "postgres"\nurl_env = "AWR_TEST_DATABASE_URL"\nschema = "awr_rc_${ulid().toLowerCase()}"\n`,
-      );
-    }
+    appendFileSync(
+      fixture.manifest_path,
+      storageManifestTable(backend, `awr_rc_${ulid().toLowerCase()}`),
+    );
     await initProject({ root, manifest: fixture.manifest_path, accept: true });
     local = await openLedger({ root });
     workers = [new Worker(build.entry, root), new Worker(build.entry, root)];
@@ -141,7 +140,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
     const directUpdate = async () => {
       const key =
         random() < 0.8 ? pick(works) : pick(["goal#payments", "goal#auth", "decision#d1"]);
-      await local.store.write(async (tx) => {
+      await ledgerStore(local).write(async (tx) => {
         await spendRevision(tx);
         const row = await tx
           .selectFrom("entities")

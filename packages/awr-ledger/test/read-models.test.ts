@@ -1,4 +1,5 @@
 import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
@@ -78,8 +79,8 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
 
   it("work ready leaves out an item with an active claim and lists the claim", async () => {
     p = await openFixtureProject("basic", backend);
-    await p.ledger.store.db
-      .insertInto("sessions")
+    await ledgerStore(p.ledger)
+      .db.insertInto("sessions")
       .values({
         id: "s1",
         client: "stdio",
@@ -99,8 +100,8 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
         ended_at: null,
       })
       .execute();
-    await p.ledger.store.db
-      .insertInto("claims")
+    await ledgerStore(p.ledger)
+      .db.insertInto("claims")
       .values({
         id: "c1",
         work: "PAY-2",
@@ -178,8 +179,8 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
 
   it("search finds work, rules and decisions ranked, with snippets, but never event payloads", async () => {
     p = await openFixtureProject("basic", backend);
-    const { appendEvent, spendRevision } = await import("@awr/awr-ledger");
-    await p.ledger.store.write(async (tx) => {
+    const { appendEvent, spendRevision } = await import("@awr/awr-ledger/testing");
+    await ledgerStore(p.ledger).write(async (tx) => {
       const revision = await spendRevision(tx);
       await appendEvent(tx, {
         type: "note.added",

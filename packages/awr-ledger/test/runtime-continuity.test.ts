@@ -1,3 +1,4 @@
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -20,7 +21,7 @@ describe.each(BACKENDS)("continuity through waits on %s", (backend) => {
   });
   afterEach(() => p.close());
 
-  const revision = () => p.ledger.store.currentRevision();
+  const revision = () => ledgerStore(p.ledger).currentRevision();
   const ask = async (session: string, question: string, request_id?: string) =>
     p.ledger.call(
       "awr_session_wait",

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLedgerError } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -16,7 +17,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
   });
   afterEach(() => p.close());
 
-  const revision = () => p.ledger.store.currentRevision();
+  const revision = () => ledgerStore(p.ledger).currentRevision();
   const ledgerFile = () => readFileSync(join(p.root, "work-ledger.yaml"), "utf8");
 
   it("runs a work item from claim to completion, writing each status into the YAML in place", async () => {

@@ -1,9 +1,5 @@
-import {
-  createLedgerRuntime,
-  LedgerStore,
-  openPostgresDatabase,
-  openSqliteDatabase,
-} from "@awr/awr-ledger";
+import { createLedgerRuntime } from "@awr/awr-ledger";
+import { LedgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
@@ -16,7 +12,7 @@ import {
   resume,
   startSession,
 } from "./fixtures/runtime/harness.js";
-import { BACKENDS } from "./helpers/backends.js";
+import { BACKENDS, reopenDatabase } from "./helpers/backends.js";
 
 describe.each(BACKENDS)("sessions on %s", (backend) => {
   let h: RuntimeHarness;
@@ -373,13 +369,10 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
 
   it("keeps sessions across a restart: a new connection sees them", async () => {
     const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
-    const reopened =
-      backend === "sqlite"
-        ? await openSqliteDatabase(h.database.location)
-        : await openPostgresDatabase(h.database.url ?? "", { schema: h.database.schema });
+    const reopened = await reopenDatabase(h.database);
     try {
       const runtime = createLedgerRuntime({
-        store: new LedgerStore(reopened.db, backend, h.projectId),
+        store: new LedgerStore(reopened.db, reopened.dialect, h.projectId),
         now: () => h.clock.now,
         writeBack: async () => undefined,
       });

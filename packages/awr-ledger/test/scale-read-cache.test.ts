@@ -1,3 +1,4 @@
+import { ledgerStore, storageDialect } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -65,21 +66,25 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
 
   it("keeps a work item's recent events on the (work, seq) index", async () => {
     p = await openFixtureProject("basic", backend);
-    const db = p.ledger.store.db;
-    if (backend === "sqlite") {
-      const { rows } = await sql<{ detail: string }>`
-        EXPLAIN QUERY PLAN SELECT id FROM events WHERE work = ${"PAY-2"}
-        ORDER BY seq DESC LIMIT 10`.execute(db);
-      const plan = rows.map((r) => r.detail).join("\n");
-      expect(plan).toContain("events_work_seq");
-      expect(plan).not.toContain("TEMP B-TREE");
-    } else {
-      const { rows } = await sql<{ indexname: string }>`
-        SELECT indexname FROM pg_indexes
-        WHERE tablename = 'events' AND schemaname = current_schema()`.execute(db);
-      const names = rows.map((r) => r.indexname);
-      expect(names).toContain("events_work_seq");
-      expect(names).not.toContain("events_work");
-    }
+    const db = ledgerStore(p.ledger).db;
+    // Each database answers "which index serves this" in its own terms.
+    await storageDialect(backend).choose({
+      sqlite: async () => {
+        const { rows } = await sql<{ detail: string }>`
+          EXPLAIN QUERY PLAN SELECT id FROM events WHERE work = ${"PAY-2"}
+          ORDER BY seq DESC LIMIT 10`.execute(db);
+        const plan = rows.map((r) => r.detail).join("\n");
+        expect(plan).toContain("events_work_seq");
+        expect(plan).not.toContain("TEMP B-TREE");
+      },
+      postgres: async () => {
+        const { rows } = await sql<{ indexname: string }>`
+          SELECT indexname FROM pg_indexes
+          WHERE tablename = 'events' AND schemaname = current_schema()`.execute(db);
+        const names = rows.map((r) => r.indexname);
+        expect(names).toContain("events_work_seq");
+        expect(names).not.toContain("events_work");
+      },
+    })();
   });
 });

@@ -1,10 +1,11 @@
 import {
   appendEvent,
   LedgerStore,
+  ledgerStore,
   MIGRATIONS,
   migrateToLatest,
   spendRevision,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
@@ -21,7 +22,7 @@ describe.each(BACKENDS)("search on a busy ledger (%s)", (backend) => {
 
   async function appendNotes(summaries: string[]): Promise<string[]> {
     const ids: string[] = [];
-    await p?.ledger.store.write(async (tx) => {
+    await ledgerStore((p as OpenProject).ledger).write(async (tx) => {
       for (const summary of summaries) {
         const revision = await spendRevision(tx);
         ids.push((await appendEvent(tx, { type: "note.added", revision, summary })).id);
@@ -77,7 +78,7 @@ describe("the event search migration on SQLite", () => {
 
   it("keeps events and records indexed before it searchable, each in its own index", async () => {
     t = await freshDatabase("sqlite");
-    await migrateToLatest(t.db, "sqlite", MIGRATIONS.slice(0, 4));
+    await migrateToLatest(t.db, t.dialect, MIGRATIONS.slice(0, 4));
     await t.db
       .insertInto("project_state")
       .values({
@@ -105,7 +106,7 @@ describe("the event search migration on SQLite", () => {
       indexed_revision: 0,
     });
     await t.db.insertInto("entities").values(entity("W-1", "Webhook retries")).execute();
-    const store = new LedgerStore(t.db, "sqlite", "P1");
+    const store = new LedgerStore(t.db, t.dialect, "P1");
     const before = await store.write(async (tx) =>
       appendEvent(tx, {
         type: "note.added",
@@ -113,7 +114,7 @@ describe("the event search migration on SQLite", () => {
         summary: "old webhook retries",
       }),
     );
-    await migrateToLatest(t.db, "sqlite");
+    await migrateToLatest(t.db, t.dialect);
     const after = await store.write(async (tx) =>
       appendEvent(tx, {
         type: "note.added",
@@ -137,7 +138,7 @@ describe("the event search migration on SQLite", () => {
   it("still finds an event older than the recent-events window when the page has room", async () => {
     const p = await openFixtureProject("basic", "sqlite");
     try {
-      const old = await p.ledger.store.write(async (tx) =>
+      const old = await ledgerStore(p.ledger).write(async (tx) =>
         appendEvent(tx, {
           type: "note.added",
           revision: await spendRevision(tx),

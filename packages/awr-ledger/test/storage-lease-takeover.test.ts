@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isLedgerError, LedgerStore, migrateToLatest, openLedger } from "@awr/awr-ledger";
+import { isLedgerError, openLedger } from "@awr/awr-ledger";
+import { LedgerStore, ledgerStore, migrateToLatest } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "./helpers/backends.js";
 import { openFixtureProject } from "./helpers/projects.js";
@@ -84,8 +85,8 @@ describe("the SQLite lease of a crashed holder on this machine", () => {
   let store: LedgerStore;
   beforeEach(async () => {
     t = await freshDatabase("sqlite");
-    await migrateToLatest(t.db, "sqlite");
-    store = new LedgerStore(t.db, "sqlite", PROJECT);
+    await migrateToLatest(t.db, t.dialect);
+    store = new LedgerStore(t.db, t.dialect, PROJECT);
   });
   afterEach(async () => {
     for (const child of started.splice(0)) {
@@ -213,9 +214,9 @@ describe("openLedger's lockLeaseMs", () => {
         lockLeaseMs: HOLDER_LEASE_MS,
       });
       try {
-        const expiresIn = await ledger.store.withProjectLock(async () => {
-          const row = await ledger.store.db
-            .selectFrom("project_locks")
+        const expiresIn = await ledgerStore(ledger).withProjectLock(async () => {
+          const row = await ledgerStore(ledger)
+            .db.selectFrom("project_locks")
             .selectAll()
             .executeTakeFirstOrThrow();
           return Number(row.expires_at) - Date.now();

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { LedgerStore, migrateToLatest } from "@awr/awr-ledger";
+import { LedgerStore, migrateToLatest } from "@awr/awr-ledger/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase } from "./helpers/backends.js";
 import { buildPackageForChildren } from "./helpers/child-build.js";
@@ -15,10 +15,11 @@ const run = promisify(execFile);
 const CHILD = `
 const [entry, backend, location, url, schema, tag] = process.argv.slice(2);
 const m = await import(entry);
-const opened = backend === "sqlite"
-  ? await m.openSqliteDatabase(location)
-  : await m.openPostgresDatabase(url, { schema, poolMax: 3 });
-const store = new m.LedgerStore(opened.db, backend, "P-LOCK");
+const opened = await m.storageDialect(backend).choose({
+  sqlite: () => m.openSqliteDatabase(location),
+  postgres: () => m.openPostgresDatabase(url, { schema, poolMax: 3 }),
+})();
+const store = new m.LedgerStore(opened.db, opened.dialect, "P-LOCK");
 for (let i = 0; i < 6; i++) {
   await store.withProjectLock(async () => {
     await store.write(async (tx) => {
@@ -51,7 +52,7 @@ describe.each(BACKENDS)("the project lock across processes on %s", (backend) => 
   it("serialises two processes holding the lock across several transactions", async () => {
     const t = await freshDatabase(backend);
     try {
-      await migrateToLatest(t.db, backend);
+      await migrateToLatest(t.db, t.dialect);
       await t.db
         .insertInto("project_state")
         .values({
@@ -64,7 +65,7 @@ describe.each(BACKENDS)("the project lock across processes on %s", (backend) => 
         .execute();
       const args = (tag: string) => [
         join(build.dir, "lock-child.mjs"),
-        build.entry,
+        build.testingEntry,
         backend,
         t.location,
         t.url ?? "",
@@ -75,7 +76,7 @@ describe.each(BACKENDS)("the project lock across processes on %s", (backend) => 
         run(process.execPath, args("A"), { timeout: 60_000 }),
         run(process.execPath, args("B"), { timeout: 60_000 }),
       ]);
-      const store = new LedgerStore(t.db, backend, "P-LOCK");
+      const store = new LedgerStore(t.db, t.dialect, "P-LOCK");
       const events = await t.db.selectFrom("events").selectAll().orderBy("seq").execute();
       expect(events).toHaveLength(36);
       expect(await store.currentRevision()).toBe(36);
@@ -102,7 +103,7 @@ describe("the SQLite lease", () => {
   it("is taken over once a crashed holder's lease has expired", async () => {
     const t = await freshDatabase("sqlite");
     try {
-      await migrateToLatest(t.db, "sqlite");
+      await migrateToLatest(t.db, t.dialect);
       await t.db
         .insertInto("project_state")
         .values({
@@ -117,7 +118,7 @@ describe("the SQLite lease", () => {
         .insertInto("project_locks")
         .values({ project_id: "P", holder: "crashed", expires_at: Date.now() - 1 })
         .execute();
-      const store = new LedgerStore(t.db, "sqlite", "P");
+      const store = new LedgerStore(t.db, t.dialect, "P");
       const value = await store.withProjectLock(async () => "acquired");
       expect(value).toBe("acquired");
       // Released: the row stays, expired, with the taker as its last holder.

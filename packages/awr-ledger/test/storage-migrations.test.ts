@@ -1,12 +1,12 @@
+import { isLedgerError } from "@awr/awr-ledger";
 import {
   appendEvent,
-  isLedgerError,
   LedgerStore,
   latestSchemaVersion,
   MIGRATIONS,
   migrateToLatest,
   spendRevision,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
@@ -20,7 +20,7 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
 
   async function migratedStore(): Promise<LedgerStore> {
     t = await freshDatabase(backend);
-    await migrateToLatest(t.db, backend);
+    await migrateToLatest(t.db, t.dialect);
     await t.db
       .insertInto("project_state")
       .values({
@@ -31,28 +31,28 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
         created_at: "now",
       })
       .execute();
-    return new LedgerStore(t.db, backend, "P1");
+    return new LedgerStore(t.db, t.dialect, "P1");
   }
 
   it("applies every migration once and is idempotent", async () => {
     t = await freshDatabase(backend);
-    const first = await migrateToLatest(t.db, backend);
+    const first = await migrateToLatest(t.db, t.dialect);
     expect(first.from).toBe(0);
     expect(first.to).toBe(latestSchemaVersion());
     expect(first.applied).toEqual(MIGRATIONS.map((m) => m.version));
-    const again = await migrateToLatest(t.db, backend);
+    const again = await migrateToLatest(t.db, t.dialect);
     expect(again.applied).toEqual([]);
   });
 
   it("refuses a ledger whose schema is newer than the code, naming both versions", async () => {
     t = await freshDatabase(backend);
-    await migrateToLatest(t.db, backend);
+    await migrateToLatest(t.db, t.dialect);
     const future = latestSchemaVersion() + 5;
     await t.db
       .insertInto("awr_migrations")
       .values({ version: future, name: "from the future", applied_at: "x" })
       .execute();
-    const error = await migrateToLatest(t.db, backend).catch((e: unknown) => e);
+    const error = await migrateToLatest(t.db, t.dialect).catch((e: unknown) => e);
     expect(isLedgerError(error, "Unsupported")).toBe(true);
     expect((error as Error).message).toContain(`version ${future}`);
     expect((error as Error).message).toContain(`version ${latestSchemaVersion()}`);

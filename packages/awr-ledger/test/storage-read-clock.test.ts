@@ -2,7 +2,7 @@
 // the projection and with evidence only, so read caches survive every other write.
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { readClock, spendRevision } from "@awr/awr-ledger";
+import { ledgerStore, readClock, spendRevision } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -20,7 +20,7 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
   it("moves with entities, dependencies and evidence, and with nothing else", async () => {
     p = await openFixtureProject("basic", backend);
     const { ledger } = p;
-    const db = ledger.store.db;
+    const db = ledgerStore(ledger).db;
     const at = () => readClock(db);
     const revision = async () => (await at()).revision;
     const indexed = await at();
@@ -115,7 +115,7 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     // projection: changing it alone, as a reindex of an edited current: block may, reshapes it.
     expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([]);
     const note = async (value: string | null) => {
-      await ledger.store.write(async (tx) => {
+      await ledgerStore(ledger).write(async (tx) => {
         await spendRevision(tx);
         await tx
           .updateTable("sources")
@@ -131,7 +131,7 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
       expect.objectContaining({ source: "work-ledger.yaml", current: { work_item: "PAY-2" } }),
     ]);
     // A transition's new fingerprint for the same source leaves the projection alone.
-    await ledger.store.write(async (tx) => {
+    await ledgerStore(ledger).write(async (tx) => {
       await spendRevision(tx);
       await tx
         .updateTable("sources")

@@ -4,7 +4,7 @@
 // that text changes, and the recent-events table ages out in batches while staying a suffix of
 // the event log. Events are searched in the newest EVENT_SEARCH_WINDOW first, and in the whole
 // log whenever the page has room (the ledger README's "Search").
-import { EVENT_SEARCH_WINDOW, spendRevision } from "@awr/awr-ledger";
+import { EVENT_SEARCH_WINDOW, ledgerStore, spendRevision } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
@@ -16,7 +16,7 @@ const WINDOW = EVENT_SEARCH_WINDOW;
 /** An in-place entity update with a revision spent, as a transition's commit makes it. */
 function updater(p: OpenProject) {
   return (key: string, set: { status?: string; title?: string; attributes?: string }) =>
-    p.ledger.store.write(async (tx) => {
+    ledgerStore(p.ledger).write(async (tx) => {
       await spendRevision(tx);
       await tx.updateTable("entities").set(set).where("key", "=", key).execute();
     });
@@ -24,7 +24,7 @@ function updater(p: OpenProject) {
 
 /** `count` events appended directly (a revision spent once), `summary(i)` for the i-th, 1-based. */
 async function appendEvents(p: OpenProject, count: number, summary: (i: number) => string) {
-  await p.ledger.store.write(async (tx) => {
+  await ledgerStore(p.ledger).write(async (tx) => {
     const revision = await spendRevision(tx);
     const last = await tx
       .selectFrom("events")
@@ -55,8 +55,8 @@ async function appendEvents(p: OpenProject, count: number, summary: (i: number) 
 }
 
 async function attributesOf(p: OpenProject, key: string): Promise<Record<string, unknown>> {
-  const row = await p.ledger.store.db
-    .selectFrom("entities")
+  const row = await ledgerStore(p.ledger)
+    .db.selectFrom("entities")
     .select("attributes")
     .where("key", "=", key)
     .executeTakeFirstOrThrow();
@@ -166,7 +166,7 @@ describe("SQLite search upkeep", () => {
       await sql<{
         id: number;
       }>`SELECT rowid AS id FROM ${sql.table(table)} WHERE ref = ${ref}`.execute(
-        p?.ledger.store.db as never,
+        ledgerStore((p as OpenProject).ledger).db as never,
       )
     ).rows.map((r) => Number(r.id));
 
@@ -196,7 +196,7 @@ describe("SQLite search upkeep", () => {
 
   it("keeps a suffix of at least the newest window of events in the recent table", async () => {
     p = await openFixtureProject("basic", "sqlite");
-    const db = p.ledger.store.db;
+    const db = ledgerStore(p.ledger).db;
     const count = WINDOW + 700;
     await appendEvents(p, count, (i) => `wombat sighting ${i}`);
     const { rows } = await sql<{ low: number; high: number; n: number }>`

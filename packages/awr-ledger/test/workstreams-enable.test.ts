@@ -8,6 +8,7 @@ import {
   workstreamIdOf,
   workstreamRead,
 } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
@@ -61,7 +62,7 @@ describe.each(BACKENDS)("awr workstream enable and migrate (%s)", (backend) => {
   it("refuses to enable, changing nothing, when no ledger declares a workstream", async () => {
     project = await openFixtureProject("basic", backend);
     const before = manifestOf();
-    const revision = await project.ledger.store.currentRevision();
+    const revision = await ledgerStore(project.ledger).currentRevision();
     await expect(enableWorkstreams(project.ledger)).rejects.toMatchObject({
       code: "InvalidInput",
       message: expect.stringContaining("No ledger of this project declares workstreams"),
@@ -71,7 +72,7 @@ describe.each(BACKENDS)("awr workstream enable and migrate (%s)", (backend) => {
       message: expect.stringContaining("must list at least one workstream definition"),
     });
     expect(manifestOf()).toBe(before);
-    expect(await project.ledger.store.currentRevision()).toBe(revision);
+    expect(await ledgerStore(project.ledger).currentRevision()).toBe(revision);
     expect((await listWorkstreams(project.ledger)).enabled).toBe(false);
   });
 

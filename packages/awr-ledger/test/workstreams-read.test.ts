@@ -6,6 +6,7 @@ import {
   type WorkstreamGrant,
   workstreamRead,
 } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject, openWorkstreamProject } from "./helpers/projects.js";
@@ -124,7 +125,7 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
       read_only: true,
       protocol_version: 1,
       workstream: { id: STOREFRONT, authority_version: 1 },
-      project_revision: await project.ledger.store.currentRevision(),
+      project_revision: await ledgerStore(project.ledger).currentRevision(),
     });
     expect(context["scope_binding"]).toMatch(/^[0-9a-f]{64}$/);
     const packet = context.result as {
@@ -244,7 +245,7 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
         agent: "agent",
         provider: "fixture",
         model: "fixture",
-        expected_revision: await project.ledger.store.currentRevision(),
+        expected_revision: await ledgerStore(project.ledger).currentRevision(),
       });
       sessions.push(started.session.id);
     }
@@ -253,7 +254,7 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
       context_hash: "sha256:ctx",
       digest: "digest-of-stdio",
       next_action: "carry on",
-      expected_revision: await project.ledger.store.currentRevision(),
+      expected_revision: await project.ledger.revision(),
     });
     const checkpointRef = { kind: "checkpoint", reference: saved.checkpoint.id };
     expect(await code(read({ action: "object", args: checkpointRef }))).toBe("RuleViolation");

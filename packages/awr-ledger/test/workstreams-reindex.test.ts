@@ -7,6 +7,7 @@ import {
   listWorkstreams,
   writeBackWorkItem,
 } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase } from "./helpers/backends.js";
 import { copyFixture, type OpenProject, openWorkstreamProject } from "./helpers/projects.js";
@@ -27,13 +28,13 @@ const payments = (root: string, from: string, to: string) =>
   edit(root, "work.yaml", new RegExp(`(external_key: payments[\\s\\S]*?)${from}`), `$1${to}`);
 
 async function refusal(project: OpenProject): Promise<{ code: string; message: string }> {
-  const before = await project.ledger.store.currentRevision();
+  const before = await ledgerStore(project.ledger).currentRevision();
   const error = await project.ledger.context.reindex().then(
     () => undefined,
     (e: unknown) => e,
   );
   expect(isLedgerError(error)).toBe(true);
-  expect(await project.ledger.store.currentRevision()).toBe(before);
+  expect(await ledgerStore(project.ledger).currentRevision()).toBe(before);
   return error as { code: string; message: string };
 }
 
@@ -177,7 +178,7 @@ describe.each(BACKENDS)("workstream ledgers through the source reindex (%s)", (b
       agent: "a",
       provider: "p",
       model: "m",
-      expected_revision: await project.ledger.store.currentRevision(),
+      expected_revision: await ledgerStore(project.ledger).currentRevision(),
     });
     edit(
       project.root,

@@ -4,6 +4,7 @@
 // every write answered as done is in the ledger exactly once, every conflicting one is absent,
 // and nothing is left with an unknown outcome. AWR_CHAOS_FULL=1 lets 200 writes land first.
 import { isLedgerError, openLedger } from "@awr/awr-ledger";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CHAOS_FULL,
@@ -154,8 +155,8 @@ describe("SIGTERM under load", () => {
     const ledger = await openLedger({ root: project.root });
     try {
       const caller = { client: "chaos" };
-      const events = await ledger.store.db
-        .selectFrom("events")
+      const events = await ledgerStore(ledger)
+        .db.selectFrom("events")
         .select("summary")
         .where("type", "=", "chaos.load")
         .execute();

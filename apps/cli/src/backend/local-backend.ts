@@ -1,5 +1,5 @@
 import { findOperation, type ToolName } from "@awr/awr-ledger/catalog";
-import { type Ledger, openLedger, StaleChecker } from "@awr/awr-ledger/open";
+import { type Ledger, type LedgerSource, openLedger } from "@awr/awr-ledger/open";
 import {
   type CallOptions,
   LOCAL_CLIENT,
@@ -9,15 +9,7 @@ import {
   revisionOf,
 } from "./backend.js";
 
-export interface SourceRow {
-  path: string;
-  domain: string;
-  role: string;
-  adapter: string;
-  fingerprint: string;
-  entity_count: number;
-  indexed_revision: number;
-}
+export type SourceRow = LedgerSource;
 
 /**
  * Runs operations on the project's own ledger, as client `stdio`. Reads pass `refresh: true`:
@@ -61,32 +53,17 @@ export class LocalBackend implements OperationBackend {
   }
 
   /** The indexed sources, in manifest order, with the manifest's role for each. */
-  async sources(): Promise<SourceRow[]> {
-    const rows = await this.ledger.store.read((db) =>
-      db.selectFrom("sources").selectAll().execute(),
-    );
-    const byPath = new Map(rows.map((row) => [row.path, row]));
-    return this.ledger.manifest.sources.map((source) => {
-      const row = byPath.get(source.path);
-      return {
-        path: source.path,
-        domain: source.domain,
-        role: source.role,
-        adapter: source.adapter,
-        fingerprint: row?.fingerprint ?? "",
-        entity_count: Number(row?.entity_count ?? 0),
-        indexed_revision: Number(row?.indexed_revision ?? 0),
-      };
-    });
+  sources(): Promise<SourceRow[]> {
+    return this.ledger.sources();
   }
 
   /** Paths changed since the last index (the manifest included); reads files, writes nothing. */
   changedPaths(): Promise<string[]> {
-    return new StaleChecker().changedPaths(this.ledger.store, this.ledger.root);
+    return this.ledger.changedPaths();
   }
 
   revision(): Promise<number> {
-    return this.ledger.store.currentRevision();
+    return this.ledger.revision();
   }
 
   close(): Promise<void> {

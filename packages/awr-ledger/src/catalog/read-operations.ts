@@ -187,7 +187,7 @@ export const searchOperation = operation({
   run: async (host, input: SearchInput, caller, options) => {
     const { search } = await loadInOrder(() => import("../read/search.js"));
     return readAt(host, options, (db, revision) =>
-      search(db, host.runtime.store.backend, input, revision, caller.client),
+      search(db, host.runtime.store.dialect, input, revision, caller.client),
     );
   },
   cli: [

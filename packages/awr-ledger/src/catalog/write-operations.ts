@@ -2,6 +2,7 @@ import { loadInOrder } from "../internal/ordered-import.js";
 import type { EventAppendInput } from "../runtime/event-append.js";
 import type { EvidenceRecordInput } from "../runtime/evidence-record.js";
 import type { WorkTransitionInput } from "../runtime/work-transition.js";
+import { EVIDENCE_LEVELS } from "../sources/adapters/yaml-work-item.js";
 import type { CliCommand } from "./cli-spec.js";
 import { eventPayloadSchema } from "./event-payload.js";
 import {
@@ -28,15 +29,7 @@ export const WORK_ACTION_NAMES = [
   "complete",
 ] as const;
 
-export const EVIDENCE_LEVEL_NAMES = [
-  "designed",
-  "implemented",
-  "locally_verified",
-  "real_environment_validated",
-  "release_candidate",
-  "released",
-  "unknown",
-] as const;
+export const EVIDENCE_LEVEL_NAMES = [...EVIDENCE_LEVELS, "unknown"] as const;
 
 const levels = () => choice(EVIDENCE_LEVEL_NAMES);
 

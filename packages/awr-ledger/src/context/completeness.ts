@@ -1,3 +1,5 @@
+import { meetsEvidenceLevel } from "../runtime/evidence-levels.js";
+import { EVIDENCE_LEVELS } from "../sources/adapters/yaml-work-item.js";
 import type {
   CompletenessIssue,
   ContextCompleteness,
@@ -10,12 +12,9 @@ import { possiblyHard } from "./select-rules.js";
 /** Statuses that do not establish a goal's intent (drafts, placeholders). */
 const UNSETTLED_GOALS = ["", "unknown", "draft", "candidate", "pending", "needs_confirmation"];
 /** Evidence levels that claim a completed verification. */
-const VERIFIED_LEVELS = [
-  "locally_verified",
-  "real_environment_validated",
-  "release_candidate",
-  "released",
-];
+const VERIFIED_LEVELS: readonly string[] = EVIDENCE_LEVELS.filter((level) =>
+  meetsEvidenceLevel(level, "locally_verified"),
+);
 
 export const ASSESSMENT_SCOPE =
   "Whether the required facts of this work item are known and current (sources, state, acceptance, rules, " +

@@ -1,5 +1,5 @@
 /**
- * Row shapes of the runtime tables created by migration 002, merged into part 1's
+ * Row shapes of the runtime tables created by migration 002, merged into the
  * `LedgerSchema` so every kysely handle of the ledger sees them. JSON columns hold text.
  */
 

@@ -24,6 +24,7 @@ import {
   readManifestSources,
 } from "../sources/read-sources.js";
 import { isSecretIssue } from "../sources/source-secrets.js";
+import { storageDialect } from "../storage/dialects.js";
 import { LedgerStore } from "../storage/ledger-store.js";
 import { migrateToLatest } from "../storage/migrator.js";
 import { discoverManifest, STARTER_LEDGER, STARTER_LEDGER_PATH } from "./discover-sources.js";
@@ -221,7 +222,7 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
     writes.directory(AWR_DIR);
     if (existingText === undefined) writes.newFile(MANIFEST_PATH, text);
     if (starter) writes.newFile(STARTER_LEDGER_PATH, STARTER_LEDGER);
-    if (manifest.storage.backend === "sqlite" && options.database === undefined) {
+    if (usesProjectFile(manifest, options)) {
       writes.database(`${AWR_DIR}/${STATE_DB}`);
     }
     writes.gitignore();
@@ -255,7 +256,7 @@ async function createLedger(
 ): Promise<{ project_id: string; existed: boolean; indexed: ReindexResult }> {
   const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
-    await migrateToLatest(opened.db, opened.backend);
+    await migrateToLatest(opened.db, opened.dialect);
     let state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
     const existed = state !== undefined;
     if (state === undefined) {
@@ -271,7 +272,7 @@ async function createLedger(
         .execute();
       state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirstOrThrow();
     }
-    const store = new LedgerStore(opened.db, opened.backend, state.project_id);
+    const store = new LedgerStore(opened.db, opened.dialect, state.project_id);
     const indexed = await indexSources(store, root, loaded, { signal: options.signal, cache });
     return { project_id: state.project_id, existed, indexed };
   } finally {
@@ -279,12 +280,13 @@ async function createLedger(
   }
 }
 
+/** True when the ledger is the project's own `.awr/state.db` file (not a server, not the caller's). */
+function usesProjectFile(manifest: Manifest, options: InitProjectOptions): boolean {
+  return !storageDialect(manifest.storage.backend).connectsByUrl && options.database === undefined;
+}
+
 async function readIdentity(root: string, manifest: Manifest, options: InitProjectOptions) {
-  if (
-    manifest.storage.backend === "sqlite" &&
-    options.database === undefined &&
-    !existsSync(join(root, AWR_DIR, STATE_DB))
-  ) {
+  if (usesProjectFile(manifest, options) && !existsSync(join(root, AWR_DIR, STATE_DB))) {
     return null;
   }
   const opened = await openProjectDatabase(root, manifest, options.database, options.env);

@@ -18,7 +18,7 @@ const BUNDLE = fileURLToPath(new URL("./kysely.cjs", import.meta.url));
  * A caller may still hand openLedger a Kysely instance made from kysely's own builds: kysely
  * recognises queries, expressions and `sql` fragments by shape, not by class, so the copies work
  * together; the one class test the ledger makes (which SQL family a caller's instance speaks)
- * goes by the adapter's class name for that reason (see detectBackend).
+ * goes by the adapter's class name for that reason (see detectDialect).
  */
 const require = createRequire(import.meta.url);
 const kysely = require(existsSync(BUNDLE) ? BUNDLE : "kysely") as typeof import("kysely");

@@ -1,5 +1,5 @@
 /**
- * TEST-ONLY fault switch. When the environment variable AWR_TEST_FAULT names a point
+ * TEST-ONLY fault switch (docs/design/fault-switch.md). When the environment variable AWR_TEST_FAULT names a point
  * (`after_begin`: after `mcp.operation_started` is durable; `after_domain`: after the domain
  * commit, before `mcp.operation_finished`), the process kills itself with SIGKILL there, so
  * tests can prove recovery from a real crash; `finish_fails` instead throws where the final

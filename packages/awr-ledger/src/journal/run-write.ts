@@ -84,7 +84,8 @@ function exactlyOneTerminal(tool: string, scope: OperationScope): void {
  * Runs one write. With a `request_id` it goes through the request journal:
  * replay, conflict or unknown for a known request_id; otherwise, holding the
  * project write lock, check expected_revision, then (a) `mcp.operation_started`, (b) the domain
- * commit, (c) `mcp.operation_finished`, each its own durable commit (three revisions). A
+ * commit, (c) `mcp.operation_finished`, each its own durable commit (three revisions;
+ * docs/design/journal-three-steps.md, docs/design/revision-accounting.md). A
  * LedgerError from (b) is recorded as the request's outcome (`not_committed`) and thrown; any
  * other failure after (a) is answered as an unknown outcome (MutationConflict, `write_outcome:
  * "unknown"`), for operation get/recover to settle. Without a `request_id` (stdio, the local CLI)

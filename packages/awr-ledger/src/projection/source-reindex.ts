@@ -25,7 +25,7 @@ export interface SourceLocation {
 }
 
 /**
- * awr_source_reindex, journaled like every write (AWR.md section 4). Under the project lock,
+ * awr_source_reindex, journaled like every write (docs/design/journal-three-steps.md). Under the project lock,
  * after the expected_revision check, the sources are compared with the projection:
  * - nothing changed: the request is recorded as finished without spending a revision and
  *   without events (`reindexed: false`, no `terminal_event`), because a revision is spent only

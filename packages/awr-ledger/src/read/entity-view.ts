@@ -69,7 +69,7 @@ export interface ActiveClaim {
 
 const tableCache = new WeakMap<object, Map<string, boolean>>();
 
-/** Whether an optional (part 2) table exists; cached per database handle once true. */
+/** Whether an optional (runtime) table exists; cached per database handle once true. */
 export async function tableExists(db: Kysely<LedgerSchema>, name: string): Promise<boolean> {
   let cache = tableCache.get(db);
   if (cache === undefined) {
@@ -111,7 +111,7 @@ function claimOf(row: ClaimRow): ActiveClaim {
   };
 }
 
-/** Claims in force: status 'active' and not past expires_at (part 2's `claims` table). */
+/** Claims in force: status 'active' and not past expires_at (the runtime's `claims` table). */
 export async function activeClaims(
   db: Kysely<LedgerSchema>,
   now = Date.now(),

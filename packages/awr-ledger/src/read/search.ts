@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import type { Backend } from "../storage/migration.js";
+import type { StorageDialect } from "../storage/dialect.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { SourceRef } from "./entity-view.js";
 import { readStateAt } from "./projection-cache.js";
@@ -109,7 +109,7 @@ function optionalString(input: SearchInput, name: "status" | "work"): string | n
  */
 export async function search(
   db: Kysely<LedgerSchema>,
-  backend: Backend,
+  dialect: StorageDialect,
   input: SearchInput,
   revision: number,
   reader: string,
@@ -166,7 +166,7 @@ export async function search(
       );
       return { hits: hits.slice(0, limit), truncated: hits.length > limit };
     }
-    const engine = backend === "sqlite" ? SQLITE_SEARCH : POSTGRES_SEARCH;
+    const engine = dialect.choose({ sqlite: SQLITE_SEARCH, postgres: POSTGRES_SEARCH });
     // The record half (entities, evidence) depends on nothing else, so it outlives revisions
     // (docs/design/read-caching.md): which records match and how they rank, for as long as no
     // searchable text changed (the projection's text generation, the evidence generation);

@@ -1,15 +1,11 @@
+import { EVIDENCE_LEVELS } from "../sources/adapters/yaml-work-item.js";
+
 /**
- * Evidence levels in ascending strength. `unknown` ranks below everything,
- * so evidence of unknown level never satisfies an acceptance criterion.
+ * Evidence levels in ascending strength (EVIDENCE_LEVELS, defined once with the work-item source
+ * format). `unknown` ranks below everything, so evidence of unknown level never satisfies an
+ * acceptance criterion.
  */
-export const EVIDENCE_LEVELS = [
-  "designed",
-  "implemented",
-  "locally_verified",
-  "real_environment_validated",
-  "release_candidate",
-  "released",
-] as const;
+export { EVIDENCE_LEVELS };
 export type EvidenceLevel = (typeof EVIDENCE_LEVELS)[number] | "unknown";
 
 /** The level a criterion needs when its source names none. */

@@ -3,7 +3,7 @@ import { LedgerError } from "../errors.js";
 
 /**
  * The production write-back of a work transition: edits status/next_action/blocker of the item
- * in its YAML source in place (part 1's writeBackWorkItem, refusing with SourceConflict when the
+ * in its YAML source in place (writeBackWorkItem, refusing with SourceConflict when the
  * file no longer has the fingerprint recorded at the last index), then records the file's new
  * fingerprint, size and mtime so the ledger's own edit does not make the sources look stale.
  * The file is written before the domain transaction commits; if the commit then fails, the next

@@ -2,6 +2,8 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { LedgerError } from "../errors.js";
 import { findSecretInValue, findSecretsInSource } from "../secrets/index.js";
 import { SECRET_POLICY_VERSION } from "../secrets/policy.js";
+import { DEFAULT_BACKEND, STORAGE_BACKENDS, type StorageConfig } from "../storage/dialect.js";
+import { storageDialect } from "../storage/dialects.js";
 import { checkSourceOptions } from "./source-options.js";
 
 /**
@@ -36,13 +38,8 @@ export interface ManifestSource {
   options: Record<string, unknown>;
 }
 
-export interface ManifestStorage {
-  backend: "sqlite" | "postgres";
-  /** Name of the environment variable holding the PostgreSQL URL (never the URL itself). */
-  url_env?: string | undefined;
-  /** PostgreSQL schema holding this project's ledger. */
-  schema?: string | undefined;
-}
+/** The manifest's `[storage]`: which database, and for a server, where its URL is. */
+export type ManifestStorage = StorageConfig;
 
 export interface ManifestProject {
   name: string;
@@ -173,8 +170,8 @@ function parseStorage(storage: Table): ManifestStorage {
   const where = "[storage]";
   onlyKeys(storage, where, ["backend", "url_env", "schema"]);
   const backend = oneOf(
-    str(storage, "backend", where, false) ?? "sqlite",
-    ["sqlite", "postgres"] as const,
+    str(storage, "backend", where, false) ?? DEFAULT_BACKEND,
+    STORAGE_BACKENDS,
     where,
     "backend",
   );
@@ -182,8 +179,8 @@ function parseStorage(storage: Table): ManifestStorage {
   if (urlEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(urlEnv)) {
     bad(where, `"url_env" must name an environment variable (letters, digits, _), not a URL`);
   }
-  if (backend === "postgres" && urlEnv === undefined) {
-    bad(where, `backend "postgres" needs url_env, the environment variable holding the URL`);
+  if (storageDialect(backend).connectsByUrl && urlEnv === undefined) {
+    bad(where, `backend "${backend}" needs url_env, the environment variable holding the URL`);
   }
   const schema = str(storage, "schema", where, false);
   return {
@@ -324,7 +321,7 @@ function manifestSecret(category: string, line: number | null, path?: string): n
 /** Renders a manifest as TOML (used when init writes discovered defaults). */
 export function renderManifest(manifest: Manifest): string {
   const doc: Table = { project: manifest.project };
-  if (manifest.storage.backend !== "sqlite" || manifest.storage.url_env !== undefined) {
+  if (manifest.storage.backend !== DEFAULT_BACKEND || manifest.storage.url_env !== undefined) {
     doc["storage"] = manifest.storage;
   }
   doc["sources"] = manifest.sources.map((s) =>

@@ -1,26 +1,20 @@
 import type { Kysely } from "kysely";
 import { throwIfAborted } from "../internal/abort.js";
-import { sql } from "../internal/kysely.js";
-import type { Backend } from "./migration.js";
-import { isOwnSqliteDatabase } from "./open-database.js";
+import type { StorageDialect } from "./dialect.js";
 import {
-  advisoryKey,
   backoff,
-  holdCrossProcessLock,
   holdsProjectLock,
   type LockOptions,
-  leaseHeldElsewhere,
   mutexFor,
   runHoldingLock,
 } from "./project-lock.js";
 import type { LedgerSchema } from "./schema.js";
-import { inTransaction } from "./transaction.js";
 
 /** A kysely handle inside a write transaction (a `Transaction` on PostgreSQL). */
 export type LedgerTx = Kysely<LedgerSchema>;
 
 /**
- * What every per-operation module receives: the database, its backend, the project id and the
+ * What every per-operation module receives: the database, its dialect, the project id and the
  * locking primitives. The Ledger facade owns one and passes it on.
  */
 export interface LedgerStoreOptions {
@@ -32,32 +26,31 @@ export interface LedgerStoreOptions {
   lockLeaseMs?: number | undefined;
   /**
    * SQLite only: commit the project-lock lease rows without an fsync (synchronous=NORMAL around
-   * them, FULL again after; see project-lock.ts for why that keeps every guarantee). Only for a
+   * them, FULL again after; see sqlite/sqlite-lease-lock.ts for why that keeps every guarantee). Only for a
    * connection known to run synchronous=FULL; default: true exactly for a database opened by
-   * openSqliteDatabase (isOwnSqliteDatabase), false for any other.
+   * openSqliteDatabase (isOwnSqliteDatabase), false for any other. Ignored on PostgreSQL.
    */
   relaxedLeaseCommits?: boolean | undefined;
 }
 
 export class LedgerStore {
   readonly db: Kysely<LedgerSchema>;
-  readonly backend: Backend;
+  readonly dialect: StorageDialect;
   readonly projectId: string;
   readonly lockLeaseMs: number | undefined;
   readonly relaxedLeaseCommits: boolean;
 
   constructor(
     db: Kysely<LedgerSchema>,
-    backend: Backend,
+    dialect: StorageDialect,
     projectId: string,
     options: LedgerStoreOptions = {},
   ) {
     this.db = db;
-    this.backend = backend;
+    this.dialect = dialect;
     this.projectId = projectId;
     this.lockLeaseMs = options.lockLeaseMs;
-    this.relaxedLeaseCommits =
-      backend === "sqlite" && (options.relaxedLeaseCommits ?? isOwnSqliteDatabase(db));
+    this.relaxedLeaseCommits = dialect.relaxedLeaseCommits(db, options.relaxedLeaseCommits);
   }
 
   /** Runs a read. Reads never take the write lock; they run concurrently with each other. */
@@ -67,23 +60,23 @@ export class LedgerStore {
   }
 
   /**
-   * Runs `fn` in ONE durable transaction holding the project's write lock: SQLite BEGIN IMMEDIATE
-   * (after checking no other process holds the lease), PostgreSQL a transaction-scoped advisory
-   * lock plus `SELECT … FOR UPDATE` on the project_state row. Inside withProjectLock it re-enters
-   * without waiting. Never call store.read/write from inside `fn`: use `tx`.
+   * Runs `fn` in ONE durable transaction holding the project's write lock (the dialect's
+   * transaction, entered with enterWriteTransaction; retried after a backoff while another
+   * process holds the lock). Inside withProjectLock it re-enters without waiting. Never call
+   * store.read/write from inside `fn`: use `tx`.
    */
   async write<T>(fn: (tx: LedgerTx) => Promise<T>, options?: LockOptions): Promise<T> {
     throwIfAborted(options?.signal);
-    if (holdsProjectLock(this.projectId)) return this.#transaction(fn, true);
+    if (holdsProjectLock(this.projectId)) {
+      const outcome = await this.#transaction(fn, true);
+      // The lock's holder is never told it is busy (StorageDialect.enterWriteTransaction).
+      if (outcome.busy) throw new Error("the storage dialect refused the project lock's holder");
+      return outcome.value;
+    }
     return mutexFor(this.projectId).run(async () => {
       for (let attempt = 0; ; attempt++) {
         throwIfAborted(options?.signal);
-        const outcome = await this.#transaction(async (tx) => {
-          if (this.backend === "sqlite" && (await leaseHeldElsewhere(tx, this.projectId))) {
-            return { busy: true as const };
-          }
-          return { busy: false as const, value: await fn(tx) };
-        }, false);
+        const outcome = await this.#transaction(fn, false);
         if (!outcome.busy) return outcome.value;
         await backoff(attempt, options?.signal);
       }
@@ -99,9 +92,8 @@ export class LedgerStore {
     throwIfAborted(options?.signal);
     if (holdsProjectLock(this.projectId)) return fn();
     return mutexFor(this.projectId).run(() =>
-      holdCrossProcessLock(
+      this.dialect.holdProjectLock(
         this.db,
-        this.backend,
         this.projectId,
         () => runHoldingLock(this.projectId, fn),
         { signal: options?.signal, leaseMs: options?.leaseMs ?? this.lockLeaseMs },
@@ -120,19 +112,16 @@ export class LedgerStore {
     return Number(row?.revision ?? 0);
   }
 
-  async #transaction<T>(fn: (tx: LedgerTx) => Promise<T>, lockHeld: boolean): Promise<T> {
-    return inTransaction(this.db, this.backend, async (tx) => {
-      if (this.backend === "postgres") {
-        if (!lockHeld) {
-          await sql`SELECT pg_advisory_xact_lock(${advisoryKey(this.projectId)}::bigint)`.execute(
-            tx,
-          );
-        }
-        await sql`SELECT revision FROM project_state WHERE project_id = ${this.projectId} FOR UPDATE`.execute(
-          tx,
-        );
+  /** One write transaction, or `busy` (nothing written) when another process holds the lock. */
+  async #transaction<T>(
+    fn: (tx: LedgerTx) => Promise<T>,
+    lockHeld: boolean,
+  ): Promise<{ busy: true } | { busy: false; value: T }> {
+    return this.dialect.transaction(this.db, async (tx) => {
+      if (!(await this.dialect.enterWriteTransaction(tx, this.projectId, lockHeld))) {
+        return { busy: true };
       }
-      return fn(tx);
+      return { busy: false, value: await fn(tx) };
     });
   }
 }

@@ -1,15 +1,15 @@
-import type { Kysely } from "kysely";
+import type { PerBackend } from "./dialect.js";
 
-export type Backend = "sqlite" | "postgres";
+export type { Backend } from "./dialect.js";
 
 /**
- * One versioned schema step. `up` runs inside a transaction that the runner opens (and that
- * holds the migration lock), so a step either applies completely or not at all. Versions are
+ * One versioned schema step: its SQL statements for each database, in order (the runner runs the
+ * list its dialect chooses). They run inside a transaction that the runner opens (and that holds
+ * the migration lock), so a step either applies completely or not at all. Versions are
  * consecutive integers starting at 1; a step is never edited once released.
  */
 export interface Migration {
   version: number;
   name: string;
-  // biome-ignore lint/suspicious/noExplicitAny: migrations run before the schema type is true.
-  up(db: Kysely<any>, backend: Backend): Promise<void>;
+  statements: PerBackend<readonly string[]>;
 }

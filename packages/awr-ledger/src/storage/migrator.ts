@@ -1,12 +1,9 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { sql } from "../internal/kysely.js";
-import type { Backend, Migration } from "./migration.js";
+import type { StorageDialect } from "./dialect.js";
+import type { Migration } from "./migration.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import { inTransaction } from "./transaction.js";
-
-/** A constant advisory-lock key so concurrent openers of one PostgreSQL schema migrate once. */
-const PG_MIGRATION_LOCK = "7301002001";
 
 export interface MigrationResult {
   from: number;
@@ -25,7 +22,7 @@ export function latestSchemaVersion(migrations: readonly Migration[] = MIGRATION
 export async function migrateToLatest(
   // biome-ignore lint/suspicious/noExplicitAny: the runner predates the schema it creates.
   db: Kysely<any>,
-  backend: Backend,
+  dialect: StorageDialect,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<MigrationResult> {
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
@@ -38,10 +35,8 @@ export async function migrateToLatest(
   // any writer) just to learn there is nothing to do. Anything else takes the locked path, which
   // decides again from what it reads under the lock.
   if ((await appliedVersion(db)) === latest) return { from: latest, to: latest, applied: [] };
-  return inTransaction(db, backend, async (tx) => {
-    if (backend === "postgres") {
-      await sql`SELECT pg_advisory_xact_lock(${PG_MIGRATION_LOCK}::bigint)`.execute(tx);
-    }
+  return dialect.transaction(db, async (tx) => {
+    await dialect.lockMigrations(tx);
     await sql`CREATE TABLE IF NOT EXISTS awr_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`.execute(tx);
     const row = await tx
@@ -61,7 +56,9 @@ export async function migrateToLatest(
     const applied: number[] = [];
     for (const migration of ordered) {
       if (migration.version <= current) continue;
-      await migration.up(tx, backend);
+      for (const statement of dialect.choose(migration.statements)) {
+        await sql.raw(statement).execute(tx);
+      }
       await tx
         .insertInto("awr_migrations")
         .values({

@@ -1,7 +1,7 @@
 /**
  * The ledger's table shapes as kysely sees them. Both backends store the same column types:
  * integers for revisions and sequence numbers, ISO-8601 text for times, and JSON as text (so a
- * row reads the same from SQLite and PostgreSQL). Migration 001 creates these tables; part 2's
+ * row reads the same from SQLite and PostgreSQL). Migration 001 creates these tables; the
  * runtime tables (sessions, claims, checkpoints, waits, operations) are declared by migration 002
  * and added to `LedgerSchema` through declaration merging or an intersection type there.
  */

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { LedgerError } from "../errors.js";
 import { yamlModule } from "../internal/lazy-dependencies.js";
 import type { Ledger } from "../ledger.js";
+import { ledgerStore } from "../ledger-store-of.js";
 import { planReindex } from "../projection/reindex-plan.js";
 import { fingerprintBytes } from "../sources/fingerprint.js";
 import { parseManifest } from "../sources/manifest.js";
@@ -23,7 +24,7 @@ export async function workstreamsEnabled(
   ledger: WorkstreamLedger,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<boolean> {
-  const recorded = await ledger.store.read(
+  const recorded = await ledgerStore(ledger).read(
     (db) => db.selectFrom("workstream_catalog").select("source_path").executeTakeFirst(),
     { signal: options.signal },
   );
@@ -90,7 +91,7 @@ export async function listWorkstreams(
   ledger: WorkstreamLedger,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<WorkstreamListing> {
-  const { catalog, counts } = await ledger.store.read(
+  const { catalog, counts } = await ledgerStore(ledger).read(
     async (db) => ({
       catalog: await readCatalog(db, ledger.projectId),
       counts: await db
@@ -133,9 +134,12 @@ export async function enableWorkstreams(
     const text = switchAdapter(current.text, index);
     const next = { manifest: parseManifest(text), text, fingerprint: fingerprintBytes(text) };
     const reads = await readManifestSources(root, next);
-    await ledger.store.read((db) => planReindex(db, next, reads, { signal: options.signal }), {
-      signal: options.signal,
-    });
+    await ledgerStore(ledger).read(
+      (db) => planReindex(db, next, reads, { signal: options.signal }),
+      {
+        signal: options.signal,
+      },
+    );
     writeAtomically(join(root, MANIFEST_PATH), text);
     try {
       await ledger.context.reindex({ signal: options.signal });

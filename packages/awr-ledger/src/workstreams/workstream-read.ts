@@ -1,6 +1,8 @@
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import type { Ledger } from "../ledger.js";
+import { ledgerStore } from "../ledger-store-of.js";
+import type { LedgerStore } from "../storage/ledger-store.js";
 import {
   accessDenied,
   authorize,
@@ -23,8 +25,8 @@ import { readObject, readRecovery } from "./workstream-objects.js";
 import { searchScope } from "./workstream-search.js";
 import { workstreamVisibility } from "./workstream-visibility.js";
 
-/** The part of a Ledger the workstream reads use. */
-export type WorkstreamLedger = Pick<Ledger, "store" | "projectId" | "context">;
+/** The part of a Ledger the workstream reads use (the catalog passes its store along). */
+export type WorkstreamLedger = Pick<Ledger, "projectId" | "context"> & { store?: LedgerStore };
 
 /** The result of every scoped action: the original's envelope around the action's result. */
 export interface WorkstreamEnvelope {
@@ -89,9 +91,9 @@ export async function workstreamRead(
     throw accessDenied();
   }
   await ledger.context.ensureFresh({ signal: options.signal, client: access.client });
-  return ledger.store.read(
+  return ledgerStore(ledger).read(
     async (db) => {
-      const revision = await ledger.store.currentRevision(db);
+      const revision = await ledgerStore(ledger).currentRevision(db);
       const catalog = await readCatalog(db, ledger.projectId);
       if (catalog.source_path === null) {
         throw new LedgerError(

@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Backend } from "@awr/awr-ledger";
 import {
-  type Backend,
   type LedgerSchema,
+  type OpenedDatabase,
   openPostgresDatabase,
   openSqliteDatabase,
-} from "@awr/awr-ledger";
+  type StorageDialect,
+  storageDialect,
+} from "@awr/awr-ledger/testing";
 import type { Kysely } from "kysely";
 import { ulid } from "ulid";
 
@@ -25,6 +28,7 @@ export const BACKENDS: readonly Backend[] =
 
 export interface TestDatabase {
   backend: Backend;
+  dialect: StorageDialect;
   db: Kysely<LedgerSchema>;
   /** SQLite file path, or the PostgreSQL schema name. */
   location: string;
@@ -35,26 +39,33 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database (a new SQLite file, or a new PostgreSQL schema) for one test. */
-export async function freshDatabase(backend: Backend): Promise<TestDatabase> {
-  if (backend === "sqlite") {
-    const dir = mkdtempSync(join(tmpdir(), "awr-ledger-db-"));
-    const file = join(dir, "state.db");
-    const opened = await openSqliteDatabase(file);
-    return {
-      backend,
-      db: opened.db,
-      location: file,
-      async close() {
-        await opened.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  }
+export function freshDatabase(backend: Backend): Promise<TestDatabase> {
+  return storageDialect(backend).choose({ sqlite: freshSqlite, postgres: freshPostgres })();
+}
+
+async function freshSqlite(): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), "awr-ledger-db-"));
+  const file = join(dir, "state.db");
+  const opened = await openSqliteDatabase(file);
+  return {
+    backend: "sqlite",
+    dialect: opened.dialect,
+    db: opened.db,
+    location: file,
+    async close() {
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function freshPostgres(): Promise<TestDatabase> {
   const schema = `awr_t_${ulid().toLowerCase()}`;
   const url = PG_URL as string;
   const opened = await openPostgresDatabase(url, { schema, poolMax: 4 });
   return {
-    backend,
+    backend: "postgres",
+    dialect: opened.dialect,
     db: opened.db,
     location: schema,
     url,
@@ -65,6 +76,35 @@ export async function freshDatabase(backend: Backend): Promise<TestDatabase> {
       await opened.close();
     },
   };
+}
+
+/** A second connection (pool) to a test database, e.g. as a restarted process would open it. */
+export function reopenDatabase(database: TestDatabase): Promise<OpenedDatabase> {
+  return database.dialect.choose({
+    sqlite: () => openSqliteDatabase(database.location),
+    postgres: () => openPostgresDatabase(database.url ?? "", { schema: database.schema }),
+  })();
+}
+
+/**
+ * The `[storage]` table a test manifest needs to keep its ledger in a fresh database of `backend`
+ * (for PostgreSQL in `schema`, on the test server); empty for the project's own SQLite file.
+ */
+export function storageManifestTable(backend: Backend, schema: string): string {
+  return storageDialect(backend).connectsByUrl
+    ? `\n[storage]\nbackend = "${backend}"\nurl_env = "AWR_TEST_DATABASE_URL"\nschema = "${schema}"\n`
+    : "";
+}
+
+/** Drops the PostgreSQL schema a storageManifestTable named; nothing to drop for SQLite. */
+export async function dropServerSchema(
+  db: Kysely<LedgerSchema>,
+  backend: Backend,
+  schema: string,
+): Promise<void> {
+  if (!storageDialect(backend).connectsByUrl) return;
+  const { sql } = await import("kysely");
+  await sql.raw(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).execute(db);
 }
 
 /** A fresh temporary directory for a project root; removed by the returned function. */

@@ -19,7 +19,12 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
  * check) into a temporary directory whose node_modules links to the package's own, so bare
  * imports resolve as they do in the package. Returns the entry path and a cleanup function.
  */
-export function buildPackageForChildren(): { entry: string; dir: string; remove(): void } {
+export function buildPackageForChildren(): {
+  entry: string;
+  testingEntry: string;
+  dir: string;
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), "awr-ledger-build-"));
   const src = join(packageDir, "src");
   const walk = (from: string): void => {
@@ -45,6 +50,7 @@ export function buildPackageForChildren(): { entry: string; dir: string; remove(
   symlinkSync(join(packageDir, "node_modules"), join(dir, "node_modules"), "dir");
   return {
     entry: join(dir, "src", "index.js"),
+    testingEntry: join(dir, "src", "testing", "index.js"),
     dir,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };

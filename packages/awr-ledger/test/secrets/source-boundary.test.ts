@@ -43,7 +43,7 @@ const ruleHeading = (key: string, body: string) =>
 describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
   let project: OpenProject;
   const file = (name: string) => join(project.root, name);
-  const revision = () => project.ledger.store.currentRevision();
+  const revision = () => project.ledger.revision();
   const reindex = async () =>
     project.ledger.call("awr_source_reindex", { expected_revision: await revision() });
   const rules = async () =>

@@ -104,7 +104,7 @@ async function refusal(run: Promise<unknown>): Promise<LedgerError> {
 describe.each(BACKENDS)("secret policy on every write, %s", (backend) => {
   let project: OpenProject;
   let session: string;
-  const revision = () => project.ledger.store.currentRevision();
+  const revision = () => project.ledger.revision();
 
   beforeAll(async () => {
     project = await openFixtureProject("basic", backend);

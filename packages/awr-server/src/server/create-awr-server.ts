@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { z } from "zod";
+import { PACKAGE_VERSION } from "../package-version.js";
 import { toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
 import type { ToolHost } from "./tool-host.js";
 import { type ToolSetEntry, toolSet } from "./tool-set.js";
@@ -27,7 +28,8 @@ export const MAX_ARGUMENT_BYTES = LIMITS.argumentsBytes;
 export const BUSY_ERROR_CODE = -32010;
 
 export const SERVER_NAME = "awr";
-export const SERVER_VERSION = "0.1.0";
+/** The version the server reports in `initialize` (this package's, from its package.json). */
+export const SERVER_VERSION = PACKAGE_VERSION;
 
 const INSTRUCTIONS = {
   http: "AWR work ledger. Call awr_projects_list first; every project tool then needs `project` (a key from that list), and every write needs expected_revision and a stable request_id.",

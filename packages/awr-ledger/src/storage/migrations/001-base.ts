@@ -1,11 +1,4 @@
-import type { Kysely } from "kysely";
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: schema-less during migration.
-async function run(db: Kysely<any>, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) await sql.raw(statement).execute(db);
-}
+import type { Migration } from "../migration.js";
 
 const common = [
   `CREATE TABLE project_state (
@@ -86,7 +79,7 @@ const common = [
   "CREATE INDEX evidence_work ON evidence (work)",
 ];
 
-// SQLite: FTS5 table kept in step by triggers, so writers (including part 2's evidence and
+// SQLite: FTS5 table kept in step by triggers, so writers (including the runtime's evidence and
 // event writers) never maintain it by hand. Events contribute only their type and summary.
 const sqliteOnly = [
   `CREATE TRIGGER events_immutable_update BEFORE UPDATE ON events
@@ -144,8 +137,5 @@ const postgresOnly = [
 export const migration001Base: Migration = {
   version: 1,
   name: "base: project state, sources, projection, events, evidence, search",
-  async up(db, backend: Backend) {
-    await run(db, common);
-    await run(db, backend === "sqlite" ? sqliteOnly : postgresOnly);
-  },
+  statements: { sqlite: [...common, ...sqliteOnly], postgres: [...common, ...postgresOnly] },
 };

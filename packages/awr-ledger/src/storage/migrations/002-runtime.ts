@@ -1,13 +1,6 @@
-import type { Kysely } from "kysely";
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
-// biome-ignore lint/suspicious/noExplicitAny: schema-less during migration.
-async function run(db: Kysely<any>, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) await sql.raw(statement).execute(db);
-}
-
-// Runtime state (AWR.md section 3) and the request journal (section 4). The partial unique
+// Runtime state and the request journal (docs/design/journal-three-steps.md). The partial unique
 // indexes are the database's own guard for the "at most one" rules: one active session per
 // (client, conversation) binding, one active claim per work item, one pending wait per session,
 // one journal entry per (client, request_id).
@@ -92,7 +85,5 @@ const statements = [
 export const migration002Runtime: Migration = {
   version: 2,
   name: "runtime: sessions, claims, checkpoints, waits, request journal",
-  async up(db, _backend: Backend) {
-    await run(db, statements);
-  },
+  statements: { sqlite: statements, postgres: statements },
 };

@@ -1,5 +1,4 @@
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 // The SQLite project-lock lease records who holds it (pid, pid-space key, process start time) so
 // a waiter on the same machine can take over at once from a holder that crashed, instead of
@@ -14,7 +13,5 @@ const statements = [
 export const migration003LockHolder: Migration = {
   version: 3,
   name: "project lock lease: holder pid, host and start time",
-  async up(db, _backend: Backend) {
-    for (const statement of statements) await sql.raw(statement).execute(db);
-  },
+  statements: { sqlite: statements, postgres: statements },
 };

@@ -1,5 +1,4 @@
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 // Reads stay bounded on large ledgers: a work item's recent events (`WHERE work = ? ORDER BY seq
 // DESC LIMIT n`, context compile) walk the (work, seq) index backwards and stop after n rows
@@ -9,7 +8,5 @@ const statements = ["CREATE INDEX events_work_seq ON events (work, seq)", "DROP 
 export const migration004ReadIndexes: Migration = {
   version: 4,
   name: "read indexes: events by (work, seq)",
-  async up(db, _backend: Backend) {
-    for (const statement of statements) await sql.raw(statement).execute(db);
-  },
+  statements: { sqlite: statements, postgres: statements },
 };

@@ -1,5 +1,4 @@
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 /** How many of the newest events event_search_recent holds (read/search-sqlite.ts relies on it). */
 export const RECENT_EVENT_WINDOW = 25_000;
@@ -45,8 +44,5 @@ const sqliteStatements = [
 export const migration005EventSearch: Migration = {
   version: 5,
   name: "event search: separate newest-first FTS tables for events (SQLite)",
-  async up(db, backend: Backend) {
-    if (backend !== "sqlite") return;
-    for (const statement of sqliteStatements) await sql.raw(statement).execute(db);
-  },
+  statements: { sqlite: sqliteStatements, postgres: [] },
 };

@@ -1,5 +1,4 @@
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 // Sources: a row per unit. `kind` tells a markdown-directory-v1 directory (its fingerprint is
 // over its file list) from a file; `note` is what a source says about itself that the
@@ -92,9 +91,5 @@ const postgres = [
 export const migration006SourcesAnyLanguage: Migration = {
   version: 6,
   name: "sources: directory units and source notes; search in any language",
-  async up(db, backend: Backend) {
-    for (const statement of [...common, ...(backend === "sqlite" ? sqlite : postgres)]) {
-      await sql.raw(statement).execute(db);
-    }
-  },
+  statements: { sqlite: [...common, ...sqlite], postgres: [...common, ...postgres] },
 };

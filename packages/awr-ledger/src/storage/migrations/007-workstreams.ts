@@ -1,5 +1,4 @@
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 // Workstreams as the original AWR records them (docs/compatibility/workstreams.md): the one
 // ledger that declares them (a row in workstream_catalog means the project serves workstreams;
@@ -33,7 +32,5 @@ const statements = [
 export const migration007Workstreams: Migration = {
   version: 7,
   name: "workstreams: the declaring ledger, definitions and work ownership",
-  async up(db, _backend: Backend) {
-    for (const statement of statements) await sql.raw(statement).execute(db);
-  },
+  statements: { sqlite: statements, postgres: statements },
 };

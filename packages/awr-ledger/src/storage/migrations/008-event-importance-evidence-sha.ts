@@ -1,4 +1,3 @@
-import { sql } from "../../internal/kysely.js";
 import type { Migration } from "../migration.js";
 
 // The original's event and evidence fields the tools take: an event's `importance`
@@ -12,7 +11,5 @@ const statements = [
 export const migration008EventImportanceEvidenceSha: Migration = {
   version: 8,
   name: "event importance and evidence source_sha",
-  async up(db) {
-    for (const statement of statements) await sql.raw(statement).execute(db);
-  },
+  statements: { sqlite: statements, postgres: statements },
 };

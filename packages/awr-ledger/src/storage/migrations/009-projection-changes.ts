@@ -1,6 +1,4 @@
-import type { Kysely } from "kysely";
-import { sql } from "../../internal/kysely.js";
-import type { Backend, Migration } from "../migration.js";
+import type { Migration } from "../migration.js";
 
 /** How many entity updates projection_changes keeps; a reader further behind reloads. */
 export const PROJECTION_CHANGE_WINDOW = 1024;
@@ -201,18 +199,11 @@ const postgresStatements = [
      FOR EACH ROW EXECUTE FUNCTION awr_projection_entity_updated()`,
 ];
 
-// biome-ignore lint/suspicious/noExplicitAny: schema-less during migration.
-async function run(db: Kysely<any>, statements: readonly string[]): Promise<void> {
-  for (const statement of statements) await sql.raw(statement).execute(db);
-}
-
 export const migration009ProjectionChanges: Migration = {
   version: 9,
   name: "read clock; search rows rewritten only when their text changes; event search window",
-  async up(db, backend: Backend) {
-    if (backend === "postgres") return run(db, postgresStatements);
-    await run(db, sqliteStatements);
-    await run(db, sqliteRecordUpkeep);
-    await run(db, sqliteEventSearch);
+  statements: {
+    sqlite: [...sqliteStatements, ...sqliteRecordUpkeep, ...sqliteEventSearch],
+    postgres: postgresStatements,
   },
 };

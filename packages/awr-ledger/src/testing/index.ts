@@ -1,0 +1,9 @@
+// Subpath `@awr/awr-ledger/testing`: what the ledger's own tests, child processes and benchmarks
+// reach below the public API: the storage layer (stores, dialects, migrations, revisions,
+// events), the journal's fault switch (docs/design/fault-switch.md) and a ledger's store.
+// Not a stable API: it changes with the ledger's internals.
+
+export { FAULT_ENV, FAULT_POINTS, type FaultPoint } from "../journal/fault-injection.js";
+export { ledgerStore } from "../ledger-store-of.js";
+export { type DatabaseInput, openProjectDatabase } from "../project-storage.js";
+export * from "../storage/index.js";
