@@ -108,7 +108,7 @@ describe("awr-mcp on stdio, line by line", () => {
     host.send(
       `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"awr_search","arguments":{"text":${deep}}}}`,
     );
-    expect([-32602, -32600]).toContain((await host.reply(7)).error?.code);
+    expect((await host.reply(7)).error?.code).toBe(-32602);
     // Prototype keys are unknown arguments like any other.
     for (const [id, key] of [
       [8, "__proto__"],
