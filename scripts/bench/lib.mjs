@@ -145,7 +145,8 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
  * An untimed write that changes one work item in place, as a work transition's domain commit
  * does (its status, in the entities table, with a revision spent), written directly: at 10,000
  * items a real transition spends seconds rewriting the YAML source, which is not what is timed.
- * Rotates through `works`, flipping each between blocked and ready.
+ * Rotates through `works`, flipping each between planned and ready (planned rather than blocked:
+ * a blocked item without a blocker is, rightly, an incomplete context).
  */
 export function workItemUpdate(ledger, works) {
   let i = 0;
@@ -159,7 +160,7 @@ export function workItemUpdate(ledger, works) {
         .select("status")
         .where("key", "=", work)
         .executeTakeFirst();
-      const next = row?.status === "blocked" ? "ready" : "blocked";
+      const next = row?.status === "planned" ? "ready" : "planned";
       await tx.updateTable("entities").set({ status: next }).where("key", "=", work).execute();
     });
   };

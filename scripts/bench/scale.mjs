@@ -127,7 +127,7 @@ export async function run({ quick }) {
   notes.push(
     `Half of the events name a work item. ${sizes.n} timed calls per read on each project at one revision, and ${sizes.nFresh} ` +
       "each preceded by an untimed write, in alternating blocks (small, big, small, big): a journaled `eventAppend` " +
-      "(`first read after a write`), or a work item's status flipped between ready and blocked in the entities table with " +
+      "(`first read after a write`), or a work item's status flipped between ready and planned in the entities table with " +
       "a revision spent, as a transition's domain commit does, written directly because at 10,000 items a real transition " +
       "spends seconds rewriting the 7 MB YAML source (`first read after a work item changed`).",
   );

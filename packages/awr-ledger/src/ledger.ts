@@ -293,6 +293,9 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
       },
       async ensureFresh(o = {}) {
         if (o.refresh === true) {
+          // The stat-and-fingerprint check first (what a read without refresh asks): nothing
+          // changed, nothing to read, parse or reindex, which is the common case of a write.
+          if ((await stale.changedPaths(store, root, loaded.manifest)).length === 0) return;
           await refreshSources(store, root, reloadManifest(), {
             client: o.client,
             signal: untilClosed(o.signal, lifetime.signal),
