@@ -23,6 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { awr } from "./awr-json.mjs";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const CLI = join(ROOT, "apps/cli/dist/main.js");
@@ -68,20 +69,6 @@ function fileHashes(root) {
   };
   walk("");
   return out;
-}
-
-function awr(root, args) {
-  try {
-    return JSON.parse(
-      execFileSync(process.execPath, [CLI, "--project", root, "--json", ...args], {
-        encoding: "utf8",
-      }),
-    );
-  } catch (error) {
-    throw new Error(
-      `awr ${args.join(" ")} failed (exit ${error.status}):\n${error.stdout ?? ""}${error.stderr ?? ""}`,
-    );
-  }
 }
 
 /** A word taken from the middle of a title: two CJK characters, or a Latin word's middle part. */

@@ -30,6 +30,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { awr } from "./awr-json.mjs";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const CLI = join(ROOT, "apps/cli/dist/main.js");
@@ -66,20 +67,6 @@ const hash = (file) => createHash("sha256").update(readFileSync(file)).digest("h
 const check = (ok, message) => {
   if (!ok) throw new Error(message);
 };
-
-function awr(root, args) {
-  try {
-    return JSON.parse(
-      execFileSync(process.execPath, [CLI, "--project", root, "--json", ...args], {
-        encoding: "utf8",
-      }),
-    );
-  } catch (error) {
-    throw new Error(
-      `awr ${args.join(" ")} failed (exit ${error.status}):\n${error.stdout ?? ""}${error.stderr ?? ""}`,
-    );
-  }
-}
 
 /** A temporary project: `files` maps a path in the project to a fixture file (or text). */
 function assemble(files) {

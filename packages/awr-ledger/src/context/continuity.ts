@@ -1,22 +1,16 @@
 import type { Kysely } from "kysely";
-import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { tableExists } from "../read/entity-view.js";
-import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
+import {
+  type CheckpointView,
+  checkpointView,
+  type WaitView,
+  waitView,
+} from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
-/** A wait as continuity carries it: the question, its status and the user's reply. */
-export interface ContinuityWait {
-  id: string;
-  session_id: string;
-  checkpoint_id: string | null;
-  question: string;
-  /** waiting_user, answered or cancelled. */
-  status: string;
-  /** The user's answer, or the cancellation reason when one was given; null while pending. */
-  reply: string | null;
-  created_revision: number;
-  replied_revision: number | null;
-}
+/** A wait as continuity carries it: the same view the session tools return. */
+export type ContinuityWait = WaitView;
 
 /** What a resumed session's predecessor left: its waits, last checkpoint and open loops. */
 export interface ContinuityPredecessor {
@@ -50,19 +44,6 @@ export const NO_CONTINUITY: Continuity = {
 };
 
 const MAX_PREDECESSORS = 32;
-
-function waitOf(row: WaitTable): ContinuityWait {
-  return {
-    id: row.id,
-    session_id: row.session,
-    checkpoint_id: row.checkpoint,
-    question: row.question,
-    status: row.status,
-    reply: row.answer,
-    created_revision: Number(row.created_revision),
-    replied_revision: row.replied_revision === null ? null : Number(row.replied_revision),
-  };
-}
 
 /** The predecessor chain of a session, nearest first. */
 export async function predecessorChain(
@@ -101,7 +82,7 @@ export async function continuityOf(
           .where("session", "in", ids)
           .orderBy("created_revision")
           .execute()
-      ).map(waitOf)
+      ).map(waitView)
     : [];
   const checkpoints =
     chain.length > 0 && (await tableExists(db, "checkpoints"))
