@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, posix, relative } from "node:path";
+import { importCycles, unitOf } from "./import-cycles.js";
 
 export interface PackageManifest {
   /** Folder relative to the workspace root, e.g. "packages/jsonrpc-core". */
@@ -92,6 +93,8 @@ export function checkDependencyRules(
   }
 
   for (const { path, text } of sources) {
+    const unplaced = unplacedLedgerUnit(path);
+    if (unplaced !== undefined) problems.push(unplaced);
     for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
       const specifier = match[1] ?? "";
       const upward = ledgerLayerViolation(path, specifier);
@@ -111,26 +114,61 @@ export function checkDependencyRules(
       }
     }
   }
+  problems.push(...importCycles(sources));
   return problems;
 }
 
 /**
- * The ledger's own layers, lowest first: a folder may import the folders before it, never one
- * after it (so the request journal never reaches into the tool handlers that use it).
+ * The ledger's units (each folder under src/, and each file directly in it), lowest first: a
+ * unit may import the units before it, never one after it. So the errors and storage know
+ * nothing of the sources, the request journal never reaches into the tool handlers that use it,
+ * and the catalog (which maps tools to handlers) sits above every handler. A new folder must be
+ * placed here.
  */
-const LEDGER_LAYERS = ["core", "journal", "runtime", "catalog"] as const;
+const LEDGER_LAYERS = [
+  "errors.ts",
+  "internal/",
+  "storage/",
+  "secrets/",
+  "core/",
+  "sources/",
+  "journal/",
+  "projection/",
+  "runtime/",
+  "project/",
+  "read/",
+  "context/",
+  "workstreams/",
+  "catalog/",
+  "init/",
+  "fixtures/",
+  "testing/",
+  "ledger.ts",
+  "open.ts",
+  "index.ts",
+];
 const LEDGER_SRC = "packages/awr-ledger/src/";
+
+function ledgerUnit(path: string): string {
+  return unitOf(path).slice(LEDGER_SRC.length);
+}
+
+function unplacedLedgerUnit(path: string): string | undefined {
+  if (!path.startsWith(LEDGER_SRC) || LEDGER_LAYERS.includes(ledgerUnit(path))) return undefined;
+  return `${path}: the ledger unit ${ledgerUnit(path)} is not in LEDGER_LAYERS (scripts/dependency-rules.ts): place it among the layers`;
+}
 
 function ledgerLayerViolation(fromPath: string, specifier: string): string | undefined {
   if (!fromPath.startsWith(LEDGER_SRC) || !specifier.startsWith(".")) return undefined;
-  const layerOf = (p: string) =>
-    LEDGER_LAYERS.indexOf(
-      p.slice(LEDGER_SRC.length).split("/")[0] as (typeof LEDGER_LAYERS)[number],
-    );
+  const layerOf = (p: string) => LEDGER_LAYERS.indexOf(ledgerUnit(p));
   const from = layerOf(fromPath);
-  const to = layerOf(posix.normalize(posix.join(posix.dirname(fromPath), specifier)));
-  if (from < 0 || to <= from) return undefined;
-  return `${fromPath} imports ${specifier}: ledger layer ${LEDGER_LAYERS[from]}/ may not import the higher layer ${LEDGER_LAYERS[to]}/`;
+  if (from < 0) return undefined;
+  const target = posix
+    .normalize(posix.join(posix.dirname(fromPath), specifier))
+    .replace(/\.js$/, ".ts");
+  const to = layerOf(target);
+  if (to <= from) return undefined;
+  return `${fromPath} imports ${specifier}: ledger layer ${ledgerUnit(fromPath)} may not import the higher layer ${LEDGER_LAYERS[to]}`;
 }
 
 /** True when a relative import from `fromPath` lands in the src/ of a different package. */

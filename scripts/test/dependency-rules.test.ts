@@ -96,6 +96,55 @@ describe("the check catches each kind of violation", () => {
         text: 'import { y } from "../journal/run-write.js";',
       },
     ]);
-    expect(problems).toEqual([expect.stringContaining("ledger layer journal/ may not import")]);
+    expect(problems).toEqual([
+      expect.stringContaining("ledger layer journal/ may not import the higher layer runtime/"),
+      expect.stringContaining("folder cycle in packages/awr-ledger/src: journal/ ↔ runtime/"),
+      expect.stringContaining(
+        "file cycle: packages/awr-ledger/src/journal/run-write.ts ↔ packages/awr-ledger/src/runtime/session-start.ts",
+      ),
+    ]);
+  });
+
+  it("a ledger folder that is not placed among the layers", () => {
+    const problems = checkDependencyRules(base(), [
+      { path: "packages/awr-ledger/src/branches/branch.ts", text: 'import "../errors.js";' },
+    ]);
+    expect(problems).toEqual([expect.stringContaining("branches/ is not in LEDGER_LAYERS")]);
+  });
+
+  it("a folder cycle in any package, through a file directly in src/", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/mcp-client/src/internal/connection.ts",
+        text: 'import { MCPClient } from "../mcp-client.js";',
+      },
+      {
+        path: "packages/mcp-client/src/mcp-client.ts",
+        text: 'import { helper } from "./internal/helper.js";',
+      },
+      { path: "packages/mcp-client/src/internal/helper.ts", text: "export const helper = 1;" },
+    ]);
+    expect(problems).toEqual([
+      "folder cycle in packages/mcp-client/src: internal/ ↔ mcp-client.ts import each other; move what they share into a lower folder so imports point one way",
+    ]);
+  });
+
+  it("a file cycle made only of type imports, inside one folder", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/transport-http/src/a.ts",
+        text: 'import type { B } from "./b.js";\nexport interface A { b: B }',
+      },
+      {
+        path: "packages/transport-http/src/b.ts",
+        text: 'import type {\n  A,\n} from "./a.js";\nexport interface B { a: A }',
+      },
+    ]);
+    expect(problems).toEqual([
+      expect.stringContaining("folder cycle in packages/transport-http/src: a.ts ↔ b.ts"),
+      expect.stringContaining(
+        "file cycle: packages/transport-http/src/a.ts ↔ packages/transport-http/src/b.ts",
+      ),
+    ]);
   });
 });

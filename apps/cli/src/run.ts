@@ -1,8 +1,8 @@
-import { openBackend } from "./backend/open-backend.js";
 import { CliError, EXIT_CODES, usageError } from "./cli-error.js";
 import { CommandContext, type RunIO } from "./context.js";
 import { hoistGlobalOptions } from "./global-options.js";
 import { type Command, CommanderError } from "./internal/commander.js";
+import { openBackend } from "./open-backend.js";
 import { buildProgram } from "./program.js";
 import { cancelledError, toCliError, writeError } from "./report-error.js";
 import { withholdCredentials } from "./withhold-credentials.js";

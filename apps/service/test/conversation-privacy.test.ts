@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
 import {
@@ -9,6 +8,7 @@ import {
   type RunningService,
   startHttpService,
 } from "./support/service-process.js";
+import { TEST_STORAGES } from "./support/test-storage.js";
 
 /**
  * The per-client privacy rule over the real service (docs/design/conversation-privacy.md): two
@@ -16,11 +16,6 @@ import {
  * every read tool of every other client, searched for those strings, finds none, and every call
  * given another client's session, wait or checkpoint is RuleViolation.
  */
-
-const PG_URL = process.env["AWR_TEST_DATABASE_URL"];
-if (!PG_URL && process.env["CI"] === "true") {
-  throw new Error("AWR_TEST_DATABASE_URL is not set under CI=true: the PostgreSQL matrix must run");
-}
 
 const CLIENTS = { wa: "a".repeat(40), wb: "b".repeat(40), rd: "c".repeat(40) } as const;
 type ClientId = keyof typeof CLIENTS;
@@ -170,15 +165,11 @@ function foreignIdCalls(
   ];
 }
 
-const postgresManifest = (schema: string) => `[project]
+const manifest = (storageTable: string) => `[project]
 name = "privacy"
 authority_mode = "source_first"
 
-[storage]
-backend = "postgres"
-url_env = "AWR_SERVICE_PG_URL"
-schema = "${schema}"
-
+${storageTable}
 [[sources]]
 domain = "work"
 role = "primary"
@@ -186,137 +177,122 @@ path = "work-ledger.yaml"
 adapter = "yaml-ledger-v1"
 `;
 
-describe.each(["sqlite", "postgres"] as const)(
-  "conversation privacy over HTTP on %s",
-  (backend) => {
-    const schemas = PROJECTS.map(
-      (p) => `awr_privacy_${p}_${process.pid}_${Date.now().toString(36)}`,
-    );
-    const env: Record<string, string> =
-      backend === "postgres" ? { AWR_SERVICE_PG_URL: PG_URL ?? "" } : {};
-    let cleanup: () => Promise<void> = async () => undefined;
-    let service: RunningService | undefined;
-    const clients = {} as Record<ClientId, Client>;
-    const written = {} as Record<string, Written>;
+describe.each(TEST_STORAGES)("conversation privacy over HTTP on $name", (storage) => {
+  const schemas = PROJECTS.map((p) => `awr_privacy_${p}_${process.pid}_${Date.now().toString(36)}`);
+  const { env } = storage;
+  let cleanup: () => Promise<void> = async () => undefined;
+  let service: RunningService | undefined;
+  const clients = {} as Record<ClientId, Client>;
+  const written = {} as Record<string, Written>;
 
-    beforeAll(async () => {
-      if (backend === "postgres" && !PG_URL) {
-        throw new Error("AWR_TEST_DATABASE_URL is unset: scripts/test/global-setup.ts provides it");
+  beforeAll(async () => {
+    const temp = await tempDir(`awr-privacy-${storage.name}-`);
+    cleanup = temp.cleanup;
+    const projects = [];
+    for (const [i, key] of PROJECTS.entries()) {
+      const options = {
+        env: { ...process.env, ...env },
+        manifest: manifest(storage.storageTable(schemas[i] as string)),
+      };
+      projects.push({ key, ...(await makeProject(temp.dir, key, options)) });
+    }
+    const registry = await writeRegistry(temp.dir, projects, [
+      { id: "wa", token: CLIENTS.wa, write: [...PROJECTS] },
+      { id: "wb", token: CLIENTS.wb, write: [...PROJECTS] },
+      { id: "rd", token: CLIENTS.rd, read: [...PROJECTS] },
+    ]);
+    service = await startHttpService(registry.file, { ...registry.env, ...env });
+    for (const id of Object.keys(CLIENTS) as ClientId[]) {
+      clients[id] = await httpClient(service.url, CLIENTS[id]);
+    }
+    for (const project of PROJECTS) {
+      for (const writer of WRITERS) {
+        written[`${writer}:${project}`] = await leaveSecrets(clients[writer], project, writer);
       }
-      const temp = await tempDir(`awr-privacy-${backend}-`);
-      cleanup = temp.cleanup;
-      const projects = [];
-      for (const [i, key] of PROJECTS.entries()) {
-        const options =
-          backend === "postgres"
-            ? { env: { ...process.env, ...env }, manifest: postgresManifest(schemas[i] as string) }
-            : {};
-        projects.push({ key, ...(await makeProject(temp.dir, key, options)) });
-      }
-      const registry = await writeRegistry(temp.dir, projects, [
-        { id: "wa", token: CLIENTS.wa, write: [...PROJECTS] },
-        { id: "wb", token: CLIENTS.wb, write: [...PROJECTS] },
-        { id: "rd", token: CLIENTS.rd, read: [...PROJECTS] },
-      ]);
-      service = await startHttpService(registry.file, { ...registry.env, ...env });
-      for (const id of Object.keys(CLIENTS) as ClientId[]) {
-        clients[id] = await httpClient(service.url, CLIENTS[id]);
-      }
-      for (const project of PROJECTS) {
-        for (const writer of WRITERS) {
-          written[`${writer}:${project}`] = await leaveSecrets(clients[writer], project, writer);
-        }
-      }
-    }, 120_000);
+    }
+  }, 120_000);
 
-    afterAll(async () => {
-      await Promise.allSettled(Object.values(clients).map((c) => c.close()));
-      await service?.stop();
-      killAll();
-      await cleanup();
-      if (backend === "postgres" && PG_URL) {
-        const admin = new pg.Client({ connectionString: PG_URL });
-        await admin.connect();
-        for (const schema of schemas)
-          await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await admin.end();
-      }
-    });
+  afterAll(async () => {
+    await Promise.allSettled(Object.values(clients).map((c) => c.close()));
+    await service?.stop();
+    killAll();
+    await cleanup();
+    await storage.drop(schemas);
+  });
 
-    it("a writer reads its own conversation content back (the matrix can fail)", async () => {
-      for (const project of PROJECTS) {
-        const t = tag("wa", project);
-        const found = await ok(clients.wa, "awr_search", { project, text: `${t}question` });
-        expect((found["hits"] as unknown[]).length).toBeGreaterThan(0);
-        const own = await answer(clients.wa, "awr_context_compile", {
-          project,
-          session: written[`wa:${project}`]?.session,
-          budget: 50_000,
-        });
-        expect(own.text).toContain(`${t}waitdigest`);
-        expect(own.text).toContain(`${t}pending`);
-      }
-    });
-
-    it("no read tool of another client shows a writer's conversation content", async () => {
-      const leaks: string[] = [];
-      for (const project of PROJECTS) {
-        for (const writer of WRITERS) {
-          const t = tag(writer, project);
-          const secrets = FIELDS.map((f) => `${t}${f}`);
-          for (const reader of ["wa", "wb", "rd"] as const) {
-            if (reader === writer) continue;
-            for (const [tool, args] of readCalls(project, secrets)) {
-              const seen = await answer(clients[reader], tool, args);
-              // A search answers with its query, so only its hits are looked at; it finds none.
-              const searched = args["text"] !== undefined;
-              const shown = searched ? JSON.stringify(seen.content["hits"] ?? null) : seen.text;
-              if (shown.includes(t) || (searched && shown !== "[]")) {
-                leaks.push(`${reader} ${tool} ${JSON.stringify(args)}: ${shown.slice(0, 300)}`);
-              }
-            }
-          }
-        }
-      }
-      expect(leaks).toEqual([]);
-    });
-
-    it("every call given another client's session, wait or checkpoint is RuleViolation", async () => {
-      for (const project of PROJECTS) {
-        const before = await revision(clients.rd, project);
-        for (const owner of WRITERS) {
-          const ids = written[`${owner}:${project}`] as Written;
-          for (const caller of ["wa", "wb", "rd"] as const) {
-            if (caller === owner) continue;
-            for (const [tool, args] of foreignIdCalls(project, ids, before)) {
-              const refused = await answer(clients[caller], tool, args);
-              expect([caller, tool, refused.isError, refused.content["code"]]).toEqual([
-                caller,
-                tool,
-                true,
-                "RuleViolation",
-              ]);
-              expect(refused.text).not.toContain(tag(owner, project));
-            }
-            // Another client's request is not in the caller's journal.
-            const request = await answer(clients[caller], "awr_operation_get", {
-              project,
-              request_id: ids.requestId,
-            });
-            expect(request.content["code"]).toBe("NotFound");
-          }
-        }
-        expect(await revision(clients.rd, project)).toBe(before);
-      }
-    });
-
-    it("a session of one project is unknown in the other, even to its own client", async () => {
-      const alpha = written["wa:alpha"] as Written;
-      const other = await answer(clients.wa, "awr_session_get", {
-        project: "beta",
-        session: alpha.session,
+  it("a writer reads its own conversation content back (the matrix can fail)", async () => {
+    for (const project of PROJECTS) {
+      const t = tag("wa", project);
+      const found = await ok(clients.wa, "awr_search", { project, text: `${t}question` });
+      expect((found["hits"] as unknown[]).length).toBeGreaterThan(0);
+      const own = await answer(clients.wa, "awr_context_compile", {
+        project,
+        session: written[`wa:${project}`]?.session,
+        budget: 50_000,
       });
-      expect(other.content["code"]).toBe("NotFound");
+      expect(own.text).toContain(`${t}waitdigest`);
+      expect(own.text).toContain(`${t}pending`);
+    }
+  });
+
+  it("no read tool of another client shows a writer's conversation content", async () => {
+    const leaks: string[] = [];
+    for (const project of PROJECTS) {
+      for (const writer of WRITERS) {
+        const t = tag(writer, project);
+        const secrets = FIELDS.map((f) => `${t}${f}`);
+        for (const reader of ["wa", "wb", "rd"] as const) {
+          if (reader === writer) continue;
+          for (const [tool, args] of readCalls(project, secrets)) {
+            const seen = await answer(clients[reader], tool, args);
+            // A search answers with its query, so only its hits are looked at; it finds none.
+            const searched = args["text"] !== undefined;
+            const shown = searched ? JSON.stringify(seen.content["hits"] ?? null) : seen.text;
+            if (shown.includes(t) || (searched && shown !== "[]")) {
+              leaks.push(`${reader} ${tool} ${JSON.stringify(args)}: ${shown.slice(0, 300)}`);
+            }
+          }
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it("every call given another client's session, wait or checkpoint is RuleViolation", async () => {
+    for (const project of PROJECTS) {
+      const before = await revision(clients.rd, project);
+      for (const owner of WRITERS) {
+        const ids = written[`${owner}:${project}`] as Written;
+        for (const caller of ["wa", "wb", "rd"] as const) {
+          if (caller === owner) continue;
+          for (const [tool, args] of foreignIdCalls(project, ids, before)) {
+            const refused = await answer(clients[caller], tool, args);
+            expect([caller, tool, refused.isError, refused.content["code"]]).toEqual([
+              caller,
+              tool,
+              true,
+              "RuleViolation",
+            ]);
+            expect(refused.text).not.toContain(tag(owner, project));
+          }
+          // Another client's request is not in the caller's journal.
+          const request = await answer(clients[caller], "awr_operation_get", {
+            project,
+            request_id: ids.requestId,
+          });
+          expect(request.content["code"]).toBe("NotFound");
+        }
+      }
+      expect(await revision(clients.rd, project)).toBe(before);
+    }
+  });
+
+  it("a session of one project is unknown in the other, even to its own client", async () => {
+    const alpha = written["wa:alpha"] as Written;
+    const other = await answer(clients.wa, "awr_session_get", {
+      project: "beta",
+      session: alpha.session,
     });
-  },
-);
+    expect(other.content["code"]).toBe("NotFound");
+  });
+});

@@ -228,13 +228,18 @@ describe("stopping awr-mcp", () => {
   it("exits at once with a non-zero code on a second signal", async () => {
     const own = await startHttpService(registry.file, registry.env);
     const url = new URL(own.url);
-    // A request whose body never completes keeps the drain waiting.
+    // A request whose body never completes keeps the drain waiting. `Expect: 100-continue`
+    // makes the server answer once it has the request's headers, so the signal is sent only
+    // when the request is known to be in flight.
     const socket = tcpConnect(Number(url.port), url.hostname);
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.eng}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKENS.eng}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise<void>((resolve) =>
+      socket.on("data", (chunk: Buffer) => chunk.toString().includes("100 Continue") && resolve()),
+    );
+    socket.write('{"jsonrpc"');
     own.proc.kill("SIGINT");
     await new Promise<void>((resolve) => {
       const check = () => own.stderr().includes("SIGINT: finishing") && resolve();

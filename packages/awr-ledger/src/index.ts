@@ -30,7 +30,7 @@ export type {
 export type { JsonSchema, JsonType, ObjectSchema } from "./catalog/json-schema.js";
 export { createLedgerRuntime, type LedgerRuntime } from "./catalog/ledger-runtime.js";
 export { LIMITS } from "./catalog/limits.js";
-export type { Freshness, LedgerContext, Operation, OperationOptions } from "./catalog/operation.js";
+export type { Freshness, Operation, OperationOptions } from "./catalog/operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./catalog/service-tools.js";
 export { projectKey } from "./catalog/shared-fields.js";
 export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./catalog/validate-input.js";
@@ -72,7 +72,8 @@ export {
   openLedger,
   type ToolResult,
 } from "./ledger.js";
-export type { DatabaseInput } from "./project-storage.js";
+export type { LedgerContext } from "./project/ledger-context.js";
+export type { DatabaseInput } from "./project/project-storage.js";
 export { entityId } from "./projection/entity-id.js";
 export {
   type IndexOptions,

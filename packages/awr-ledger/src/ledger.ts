@@ -3,14 +3,14 @@ import { join, resolve } from "node:path";
 import type { ToolInput, ToolName, ToolOutput } from "./catalog/catalog.js";
 import { contextScope } from "./catalog/context-result.js";
 import { runOperation } from "./catalog/dispatch.js";
-import type { LedgerContext, OperationHost, OperationOptions } from "./catalog/operation.js";
+import type { OperationHost, OperationOptions } from "./catalog/operation.js";
 import type { ContextBootstrapInput } from "./context/bootstrap-context.js";
 import type { ContextBootstrapResult } from "./context/context-types.js";
 import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
 import { isLedgerError, LedgerError } from "./errors.js";
 import { throwIfAborted, untilClosed } from "./internal/abort.js";
-import { rememberLedgerStore } from "./ledger-store-of.js";
-import { type DatabaseInput, openProjectDatabase } from "./project-storage.js";
+import type { LedgerContext } from "./project/ledger-context.js";
+import { type DatabaseInput, openProjectDatabase } from "./project/project-storage.js";
 import { indexSources, refreshSources } from "./projection/index-sources.js";
 import { StaleChecker } from "./projection/stale-check.js";
 import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
@@ -19,6 +19,7 @@ import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { AdapterName, Manifest, ManifestSource, SourceDomain } from "./sources/manifest.js";
 import { loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
 import { LedgerStore } from "./storage/ledger-store.js";
+import { rememberLedgerStore } from "./storage/ledger-store-of.js";
 import { migrateToLatest } from "./storage/migrator.js";
 
 /** Who is calling: `"stdio"` for the stdio server and the local CLI. */

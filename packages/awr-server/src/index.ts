@@ -18,7 +18,7 @@ export {
   SINGLE_VALUE_HEADERS,
 } from "./http/request-guard.js";
 export { CallLimiter } from "./internal/call-limiter.js";
-export type { LedgerBackend } from "./ledger-backend.js";
+export type { IdentityReader, LedgerBackend } from "./ledger-backend.js";
 export type {
   LedgerCaller,
   LedgerCallOptions,
@@ -38,7 +38,6 @@ export {
 } from "./registry/check-registry.js";
 export { NAME_PATTERN } from "./registry/registry-shape.js";
 export type {
-  IdentityReader,
   Registry,
   RegistryClient,
   RegistryProject,

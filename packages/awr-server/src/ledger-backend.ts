@@ -1,5 +1,4 @@
 import type { LedgerOpener, LedgerPort } from "./ledger-port.js";
-import type { IdentityReader } from "./registry/registry-types.js";
 
 /**
  * How awr-server reaches ledgers. The app composes it (it owns the database drivers):
@@ -19,3 +18,9 @@ export interface LedgerBackend {
     options?: { signal?: AbortSignal },
   ) => Promise<{ project_id: string } | null>;
 }
+
+/** Reads a project's identity; `null` when the root holds no initialised AWR ledger. */
+export type IdentityReader = (
+  root: string,
+  options?: { signal?: AbortSignal },
+) => Promise<{ project_id: string } | null>;

@@ -8,7 +8,6 @@ import type { CircuitBreakerOptions } from "./circuit-breaker.js";
 import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
 import { createTransport } from "./create-transport.js";
 import { ListenerSet } from "./internal/listener-set.js";
-import { ServerConnection } from "./internal/server-connection.js";
 import type { MCPClient } from "./mcp-client.js";
 import type { CallOptions, MCPClientOptions } from "./mcp-client-options.js";
 import { loadMcpConfig, type ParseMcpConfigOptions } from "./mcp-config.js";
@@ -20,6 +19,7 @@ import {
   type ServerConfig,
   toolPassesFilter,
 } from "./server-config.js";
+import { ServerConnection } from "./server-connection.js";
 import type { ServerState, ServerStatus } from "./server-status.js";
 import { MemoryToolCache, type ToolCacheStore } from "./tool-cache.js";
 import { type ToolAddress, ToolNameMap } from "./tool-names.js";

@@ -2,7 +2,7 @@ import type { CompileContextScope } from "../context/compile-context.js";
 import type { ContextCompileResult } from "../context/context-types.js";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
-import type { LedgerContext } from "./operation.js";
+import type { LedgerContext } from "../project/ledger-context.js";
 
 /** What the context compiler needs to know about the project and the call. */
 export function contextScope(

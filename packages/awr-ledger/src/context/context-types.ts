@@ -194,3 +194,13 @@ export interface ContextBootstrapResult {
   /** As in L1: outside the packet's budget and hash. */
   continuity: Continuity;
 }
+
+/** What an L1 packet says about how it was asked for and against which revision. */
+export interface PacketMeta {
+  intent: string;
+  selection_basis: string;
+  session_id: string | null;
+  after_revision: number;
+  baseline_origin: string;
+  project_revision: number;
+}

@@ -1,10 +1,9 @@
 import type { EventTable } from "../storage/schema.js";
 import { oneLine, optional, required, stateLines, workEntity } from "./chunk-text.js";
 import { type ContextChunk, chunk } from "./context-records.js";
-import type { ContextCompleteness } from "./context-types.js";
+import type { ContextCompleteness, PacketMeta } from "./context-types.js";
 import type { ContextFacts } from "./gather-records.js";
 import { DONE_LIMIT } from "./milestone-neighbours.js";
-import type { PacketMeta } from "./packet-chunks.js";
 
 /**
  * The packet's delta, evidence, related-work and metadata chunks: the baseline and the

@@ -10,19 +10,10 @@ import {
   workEntity,
 } from "./chunk-text.js";
 import { type ContextChunk, chunk } from "./context-records.js";
-import type { ContextCompleteness } from "./context-types.js";
+import type { ContextCompleteness, PacketMeta } from "./context-types.js";
 import { deltaChunks } from "./delta-chunks.js";
 import type { ContextFacts } from "./gather-records.js";
 import { possiblyHard } from "./select-rules.js";
-
-export interface PacketMeta {
-  intent: string;
-  selection_basis: string;
-  session_id: string | null;
-  after_revision: number;
-  baseline_origin: string;
-  project_revision: number;
-}
 
 /**
  * Every chunk of an L1 packet. Required: the item's identity, state and acceptance; every

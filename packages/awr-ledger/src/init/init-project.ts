@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
-import { type DatabaseInput, openProjectDatabase, STATE_DB } from "../project-storage.js";
+import { type DatabaseInput, openProjectDatabase, STATE_DB } from "../project/project-storage.js";
 import { indexSources, type ReindexResult } from "../projection/index-sources.js";
 import {
   findKeyClash,

@@ -2,9 +2,9 @@ import { yieldToEventLoop } from "../internal/yield.js";
 import type { AdapterResult } from "../sources/adapters/index.js";
 import type { ReadSource } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
-import { writeWorkstreamCatalog } from "../workstreams/workstream-catalog-plan.js";
 import { entityId } from "./entity-id.js";
 import { keyClash, type ReindexPlan, WITHHELD_FINGERPRINT } from "./reindex-plan.js";
+import { writeWorkstreamCatalog } from "./workstream-catalog-plan.js";
 
 /**
  * Writes a plan into the projection inside the caller's write transaction, at `revision`:

@@ -10,10 +10,7 @@ import {
 } from "../sources/read-sources.js";
 import { isSecretIssue } from "../sources/source-secrets.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import {
-  type PlannedCatalog,
-  planWorkstreamCatalog,
-} from "../workstreams/workstream-catalog-plan.js";
+import { type PlannedCatalog, planWorkstreamCatalog } from "./workstream-catalog-plan.js";
 
 export interface SourceIndexState {
   path: string;

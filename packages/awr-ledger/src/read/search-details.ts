@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { Projection } from "./projection.js";
-import type { SearchHit } from "./search.js";
+import type { SearchHit } from "./search-hit.js";
 import { type Candidate, type CandidateFilter, SEARCH_CANDIDATES } from "./search-rank.js";
 import { containsPattern } from "./search-terms.js";
 

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { findSecret, REDACTED } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { SearchHit } from "./search.js";
+import type { SearchHit } from "./search-hit.js";
 
 /**
  * The secret policy on search output (docs/design/secret-boundaries.md, section 3): text stored

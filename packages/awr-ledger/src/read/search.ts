@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { StorageDialect } from "../storage/dialect.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { SourceRef } from "./entity-view.js";
 import { readStateAt } from "./projection-cache.js";
 import { memoAt, memoIn } from "./read-cache.js";
 import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
+import type { SearchHit } from "./search-hit.js";
 import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
 import { POSTGRES_SEARCH } from "./search-postgres.js";
 import {
@@ -18,6 +18,7 @@ import { withoutSecrets } from "./search-redaction.js";
 import { SQLITE_SEARCH } from "./search-sqlite.js";
 import { type SearchTerms, searchTerms } from "./search-terms.js";
 
+export type { SearchHit } from "./search-hit.js";
 export { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
 
 /** Bumped when what is indexed for search, or how, changes (reported as index_policy_version). */
@@ -35,29 +36,6 @@ export interface SearchInput {
   work?: string | undefined;
   /** 1..100, default 10. */
   limit?: number | undefined;
-}
-
-export interface SearchHit {
-  /** The entity id, evidence id or event id. */
-  id: string;
-  /** goal | plan | rule | work_item | decision | evidence | event (a milestone is a plan). */
-  kind: string;
-  /** The entity key, the evidence external_key, or the event id. */
-  external_key: string;
-  title: string;
-  /** One bounded line: the record's summary (or its title). */
-  summary: string;
-  /** Matching text with the terms marked as [term]. */
-  snippet: string;
-  status: string | null;
-  work_item_key: string | null;
-  source_ref: SourceRef | null;
-  /** `fresh` for a source record (reads refuse stale sources), null for runtime records. */
-  source_freshness: "fresh" | null;
-  origin: "source" | "runtime";
-  revision: number;
-  /** Lower is more relevant (0 for a search without text). */
-  rank: number;
 }
 
 export interface SearchResult {

@@ -1,4 +1,4 @@
-import { WORK_STATUSES } from "../sources/adapters/yaml-ledger-v1.js";
+import { WORK_STATUSES } from "../sources/adapters/work-status.js";
 import type { EntityView } from "./entity-row.js";
 import type { Derivation, Projection } from "./projection.js";
 import { CopyOnWrite, insertSorted, removeSorted } from "./sorted-list.js";

@@ -4,6 +4,6 @@
 // Not a stable API: it changes with the ledger's internals.
 
 export { FAULT_ENV, FAULT_POINTS, type FaultPoint } from "../journal/fault-injection.js";
-export { ledgerStore } from "../ledger-store-of.js";
-export { type DatabaseInput, openProjectDatabase } from "../project-storage.js";
+export { type DatabaseInput, openProjectDatabase } from "../project/project-storage.js";
 export * from "../storage/index.js";
+export { ledgerStore } from "../storage/ledger-store-of.js";

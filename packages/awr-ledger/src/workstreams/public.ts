@@ -1,6 +1,15 @@
 // Public API of the workstream domain, re-exported by src/index.ts
 // (docs/compatibility/workstreams.md).
 
+export type { Workstream } from "../projection/workstream-catalog.js";
+export {
+  isExternalKey,
+  WORKSTREAM_STATES,
+  type WorkstreamDeclaration,
+  type WorkstreamDefinition,
+  type WorkstreamState,
+  workstreamIdOf,
+} from "../sources/adapters/workstream-format.js";
 export type {
   WorkstreamAccess,
   WorkstreamGrant,
@@ -12,7 +21,6 @@ export {
   type WorkstreamAction,
   workstreamCapabilities,
 } from "./workstream-capabilities.js";
-export type { Workstream } from "./workstream-catalog.js";
 export {
   assertProjectToolAllowed,
   enableWorkstreams,
@@ -21,14 +29,6 @@ export {
   type WorkstreamListing,
   workstreamsEnabled,
 } from "./workstream-enablement.js";
-export {
-  isExternalKey,
-  WORKSTREAM_STATES,
-  type WorkstreamDeclaration,
-  type WorkstreamDefinition,
-  type WorkstreamState,
-  workstreamIdOf,
-} from "./workstream-format.js";
 export {
   derivedWorkstreamId,
   migrateWorkstreams,

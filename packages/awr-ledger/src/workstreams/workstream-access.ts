@@ -1,8 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import {
+  publicWorkstream,
+  type RecordedCatalog,
+  type Workstream,
+} from "../projection/workstream-catalog.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { publicWorkstream, type RecordedCatalog, type Workstream } from "./workstream-catalog.js";
 
 /** One operator grant: read access to one workstream at exactly one authority_version. */
 export interface WorkstreamGrant {

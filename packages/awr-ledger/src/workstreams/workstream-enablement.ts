@@ -2,14 +2,17 @@ import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { join, resolve } from "node:path";
 import { LedgerError } from "../errors.js";
 import { yamlModule } from "../internal/lazy-dependencies.js";
-import type { Ledger } from "../ledger.js";
-import { ledgerStore } from "../ledger-store-of.js";
 import { planReindex } from "../projection/reindex-plan.js";
+import {
+  publicWorkstream,
+  readCatalog,
+  type Workstream,
+} from "../projection/workstream-catalog.js";
 import { fingerprintBytes } from "../sources/fingerprint.js";
 import { parseManifest } from "../sources/manifest.js";
 import { loadManifest, MANIFEST_PATH, readManifestSources } from "../sources/read-sources.js";
+import { ledgerStore } from "../storage/ledger-store-of.js";
 import type { WorkstreamAccess } from "./workstream-access.js";
-import { publicWorkstream, readCatalog, type Workstream } from "./workstream-catalog.js";
 import type { WorkstreamLedger } from "./workstream-read.js";
 
 export const WORKSTREAM_ADAPTER = "yaml-workstream-ledger-v1";
@@ -124,10 +127,10 @@ export async function listWorkstreams(
  * without serving its workstreams. A failed reindex puts the manifest back.
  */
 export async function enableWorkstreams(
-  ledger: Ledger,
+  ledger: WorkstreamLedger,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<WorkstreamListing> {
-  const { root } = ledger;
+  const { root } = ledger.context;
   const current = loadManifest(root);
   if (!current.manifest.sources.some((s) => s.adapter === WORKSTREAM_ADAPTER)) {
     const index = declaringSource(ledger, current.manifest.sources);
@@ -155,7 +158,7 @@ export async function enableWorkstreams(
 
 /** The manifest index of the one ledger source whose file declares `workstreams:`. */
 function declaringSource(
-  ledger: Ledger,
+  ledger: WorkstreamLedger,
   sources: ReturnType<typeof loadManifest>["manifest"]["sources"],
 ): number {
   const { parseDocument } = yamlModule();
@@ -164,7 +167,7 @@ function declaringSource(
     if (source.domain !== "ledger" || source.adapter !== "yaml-ledger-v1") return;
     let text: string;
     try {
-      text = readFileSync(resolve(ledger.root, source.path), "utf8");
+      text = readFileSync(resolve(ledger.context.root, source.path), "utf8");
     } catch {
       return;
     }

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { YAMLMap, YAMLSeq } from "yaml";
 import { LedgerError } from "../errors.js";
 import { yamlModule } from "../internal/lazy-dependencies.js";
-import type { Ledger } from "../ledger.js";
+import { isExternalKey } from "../sources/adapters/workstream-format.js";
 import { loadManifest } from "../sources/read-sources.js";
 import { EARLIER_DIR, readEarlierWorkstreams } from "./earlier-format.js";
 import {
@@ -12,7 +12,7 @@ import {
   WORKSTREAM_ADAPTER,
   type WorkstreamListing,
 } from "./workstream-enablement.js";
-import { isExternalKey } from "./workstream-format.js";
+import type { WorkstreamLedger } from "./workstream-read.js";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -58,10 +58,11 @@ export interface WorkstreamMigration extends WorkstreamListing {
  * `.awr/workstreams/` is removed.
  */
 export async function migrateWorkstreams(
-  ledger: Ledger,
+  ledger: WorkstreamLedger,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<WorkstreamMigration> {
-  const { root, projectId } = ledger;
+  const { projectId } = ledger;
+  const { root } = ledger.context;
   const earlier = readEarlierWorkstreams(root);
   if (earlier.length === 0) {
     throw new LedgerError(

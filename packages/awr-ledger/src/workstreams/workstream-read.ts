@@ -1,8 +1,10 @@
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
-import type { Ledger } from "../ledger.js";
-import { ledgerStore } from "../ledger-store-of.js";
+import type { LedgerContext } from "../project/ledger-context.js";
+import { readCatalog, type Workstream } from "../projection/workstream-catalog.js";
+import { workstreamIdOf } from "../sources/adapters/workstream-format.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
+import { ledgerStore } from "../storage/ledger-store-of.js";
 import {
   accessDenied,
   authorize,
@@ -16,17 +18,19 @@ import {
   type WorkstreamAction,
   workstreamCapabilities,
 } from "./workstream-capabilities.js";
-import { readCatalog, type Workstream } from "./workstream-catalog.js";
 import { catalogPage } from "./workstream-catalog-page.js";
 import { workstreamContext } from "./workstream-context.js";
 import { readEvents } from "./workstream-events.js";
-import { workstreamIdOf } from "./workstream-format.js";
 import { readObject, readRecovery } from "./workstream-objects.js";
 import { searchScope } from "./workstream-search.js";
 import { workstreamVisibility } from "./workstream-visibility.js";
 
 /** The part of a Ledger the workstream reads use (the catalog passes its store along). */
-export type WorkstreamLedger = Pick<Ledger, "projectId" | "context"> & { store?: LedgerStore };
+export interface WorkstreamLedger {
+  readonly projectId: string;
+  readonly context: LedgerContext;
+  readonly store?: LedgerStore | undefined;
+}
 
 /** The result of every scoped action: the original's envelope around the action's result. */
 export interface WorkstreamEnvelope {

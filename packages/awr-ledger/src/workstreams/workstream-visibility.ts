@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
+import type { Workstream } from "../projection/workstream-catalog.js";
 import { type EntityView, entitiesOfKind, stringOf, stringsOf } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { Workstream } from "./workstream-catalog.js";
 
 /**
  * What one workstream's readers may see, derived once per call before any filter, count or

@@ -7,8 +7,11 @@ import type { TestDatabase } from "./backends.js";
  */
 export async function storedText(database: TestDatabase): Promise<string> {
   const tables = await database.db.introspection.getTables();
-  const own = tables.filter((t) =>
-    database.backend === "postgres" ? t.schema === database.location : true,
+  const own = tables.filter(
+    database.dialect.choose({
+      sqlite: () => true,
+      postgres: (t: { schema?: string | undefined }) => t.schema === database.location,
+    }),
   );
   const parts: string[] = [];
   for (const table of own) {

@@ -4,9 +4,10 @@ import { isAbsolute } from "node:path";
 import { parse, TomlError } from "smol-toml";
 
 import { defaultBackend } from "../default-backend.js";
+import type { IdentityReader } from "../ledger-backend.js";
 import { readRegistryFile } from "./read-registry-file.js";
 import { checkRegistryShape } from "./registry-shape.js";
-import type { IdentityReader, Registry, RegistryClient } from "./registry-types.js";
+import type { Registry, RegistryClient } from "./registry-types.js";
 
 export { REGISTRY_MAX_BYTES } from "./read-registry-file.js";
 /** Bearer tokens shorter than this are refused. */

@@ -36,9 +36,3 @@ export interface Registry {
   readonly projects: readonly RegistryProject[];
   readonly clients: readonly RegistryClient[];
 }
-
-/** Reads a project's identity; `null` when the root holds no initialised AWR ledger. */
-export type IdentityReader = (
-  root: string,
-  options?: { signal?: AbortSignal },
-) => Promise<{ project_id: string } | null>;

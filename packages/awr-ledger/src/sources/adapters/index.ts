@@ -1,9 +1,9 @@
-import { yamlWorkstreamLedgerV1 } from "../../workstreams/yaml-workstream-ledger-v1.js";
 import type { AdapterName } from "../manifest.js";
 import { markdownDirectoryV1 } from "./markdown-directory-v1.js";
 import { markdownHeadingV1, markdownRulesV1 } from "./markdown-heading-v1.js";
 import type { SourceAdapter } from "./types.js";
 import { yamlLedgerV1 } from "./yaml-ledger-v1.js";
+import { yamlWorkstreamLedgerV1 } from "./yaml-workstream-ledger-v1.js";
 
 /** The adapters by manifest name; markdown-directory-v1 parses one file of its directory. */
 export const SOURCE_ADAPTERS: Record<AdapterName, SourceAdapter> = {

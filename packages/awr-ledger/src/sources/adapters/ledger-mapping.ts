@@ -1,4 +1,4 @@
-import { WORK_STATUSES } from "./yaml-work-item.js";
+import { WORK_STATUSES } from "./work-status.js";
 
 /**
  * yaml-ledger-v1's `[sources.options]` vocabulary, as in the original AWR: `field_map` names

@@ -1,20 +1,8 @@
-import type { AwrErrorCode } from "../../errors.js";
 import type { EntityKind } from "../../storage/schema.js";
-import type { WorkstreamDeclaration } from "../../workstreams/workstream-format.js";
+import type { SourceIssue } from "./source-issue.js";
+import type { WorkstreamDeclaration } from "./workstream-format.js";
 
-/** A problem found in a source, always located by file and (when known) 1-based line. */
-export interface SourceIssue {
-  path: string;
-  line: number | null;
-  severity: "error" | "warning";
-  message: string;
-  /**
-   * The error code a refusal over this issue carries when it is not InvalidInput, e.g.
-   * `Unsupported` for what this build reads only through another adapter (a `workstreams:`
-   * block under yaml-ledger-v1, an unknown workstreams version).
-   */
-  code?: AwrErrorCode | undefined;
-}
+export type { SourceIssue } from "./source-issue.js";
 
 export interface ParsedEntity {
   kind: EntityKind;

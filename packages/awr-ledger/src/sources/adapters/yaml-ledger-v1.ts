@@ -1,6 +1,7 @@
 import type { Node, Pair, YAMLMap } from "yaml";
 import { yamlModule } from "../../internal/lazy-dependencies.js";
 import { type LedgerMapping, ledgerMapping } from "./ledger-mapping.js";
+import type { LedgerRecord } from "./ledger-record.js";
 import type {
   AdapterContext,
   AdapterResult,
@@ -10,25 +11,17 @@ import type {
 } from "./types.js";
 import { workItemEntity } from "./yaml-work-item.js";
 
+export type { LedgerRecord } from "./ledger-record.js";
+export { WORK_STATUSES, type WorkStatus } from "./work-status.js";
 export {
   type AcceptanceCriterion,
   DEFAULT_ACCEPTANCE_LEVEL,
   EVIDENCE_LEVELS,
-  WORK_STATUSES,
-  type WorkStatus,
 } from "./yaml-work-item.js";
 
 /** The three lists of a ledger, in the order they are projected. */
 const LISTS = ["goals", "milestones", "work_items"] as const;
 type ListName = (typeof LISTS)[number];
-
-/** One record of a list: its key, its value as data, and where it is. */
-export interface LedgerRecord {
-  key: string;
-  value: Record<string, unknown>;
-  line_start: number;
-  line_end: number;
-}
 
 export type IssueSink = (
   line: number | null,

@@ -1,18 +1,6 @@
 import type { LedgerMapping } from "./ledger-mapping.js";
+import type { LedgerRecord } from "./ledger-record.js";
 import type { ParsedDependency, ParsedEntity, SourceIssue } from "./types.js";
-import type { LedgerRecord } from "./yaml-ledger-v1.js";
-
-export const WORK_STATUSES = [
-  "draft",
-  "planned",
-  "ready",
-  "claimed",
-  "in_progress",
-  "blocked",
-  "completed",
-  "cancelled",
-] as const;
-export type WorkStatus = (typeof WORK_STATUSES)[number] | "unknown";
 
 export const EVIDENCE_LEVELS = [
   "designed",

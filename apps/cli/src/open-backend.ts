@@ -1,5 +1,5 @@
-import type { CommandContext } from "../context.js";
-import type { OperationBackend } from "./backend.js";
+import type { OperationBackend } from "./backend/backend.js";
+import type { CommandContext } from "./context.js";
 
 /**
  * Remote when `--url` is given, else the ledger of the project found from `--project`. Each
@@ -10,7 +10,7 @@ export async function openBackend(context: CommandContext): Promise<OperationBac
   const { url, tokenEnv, projectKey } = context.globals;
   const signal = context.signal ? { signal: context.signal } : {};
   if (url !== undefined) {
-    const { RemoteBackend } = await import("./remote-backend.js");
+    const { RemoteBackend } = await import("./backend/remote-backend.js");
     return RemoteBackend.open({
       url,
       env: context.io.env,
@@ -20,6 +20,6 @@ export async function openBackend(context: CommandContext): Promise<OperationBac
     });
   }
   const root = await context.projectRoot();
-  const { LocalBackend } = await import("./local-backend.js");
+  const { LocalBackend } = await import("./backend/local-backend.js");
   return LocalBackend.open(root, { env: context.io.env, ...signal });
 }

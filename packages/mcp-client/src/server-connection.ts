@@ -5,17 +5,17 @@ import {
   sleep,
   type TransportCloseInfo,
 } from "@awr/jsonrpc-core";
-import { CircuitBreaker, type CircuitBreakerOptions, CircuitState } from "../circuit-breaker.js";
-import { MCPClientError, MCPClientErrorCode } from "../client-errors.js";
-import { MCPClient } from "../mcp-client.js";
-import type { MCPClientOptions } from "../mcp-client-options.js";
-import type { Implementation, Tool } from "../mcp-types.js";
-import type { ManagedServerConfig, ServerConfig } from "../server-config.js";
-import { ServerState, type ServerStatus } from "../server-status.js";
-import { serverConfigHash, type ToolCacheStore } from "../tool-cache.js";
-import { errorStderrTail, toError } from "./async-helpers.js";
-import { Condition } from "./condition.js";
-import { isConfigError } from "./config-errors.js";
+import { CircuitBreaker, type CircuitBreakerOptions, CircuitState } from "./circuit-breaker.js";
+import { MCPClientError, MCPClientErrorCode } from "./client-errors.js";
+import { errorStderrTail, toError } from "./internal/async-helpers.js";
+import { Condition } from "./internal/condition.js";
+import { isConfigError } from "./internal/config-errors.js";
+import { MCPClient } from "./mcp-client.js";
+import type { MCPClientOptions } from "./mcp-client-options.js";
+import type { Implementation, Tool } from "./mcp-types.js";
+import type { ManagedServerConfig, ServerConfig } from "./server-config.js";
+import { ServerState, type ServerStatus } from "./server-status.js";
+import { serverConfigHash, type ToolCacheStore } from "./tool-cache.js";
 
 export interface ServerConnectionDeps {
   clientInfo: Implementation;

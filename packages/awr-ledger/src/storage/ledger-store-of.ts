@@ -1,4 +1,4 @@
-import type { LedgerStore } from "./storage/ledger-store.js";
+import type { LedgerStore } from "./ledger-store.js";
 
 /**
  * The store behind each open Ledger, kept out of Ledger's public type: the ledger's own modules

@@ -1,6 +1,6 @@
-import type { AdapterContext, AdapterResult, SourceIssue } from "../sources/adapters/types.js";
-import { readYamlLedger } from "../sources/adapters/yaml-ledger-v1.js";
+import type { AdapterContext, AdapterResult, SourceIssue } from "./types.js";
 import { readWorkstreamBlock, type WorkstreamDeclaration } from "./workstream-format.js";
+import { readYamlLedger } from "./yaml-ledger-v1.js";
 
 /**
  * yaml-workstream-ledger-v1: a yaml-ledger-v1 ledger (the same items, lists or maps, field_map

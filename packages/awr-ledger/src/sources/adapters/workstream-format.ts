@@ -1,4 +1,4 @@
-import type { SourceIssue } from "../sources/adapters/types.js";
+import type { SourceIssue } from "./source-issue.js";
 
 /**
  * The `workstreams:` block of a yaml-workstream-ledger-v1 ledger, as the original AWR defines it

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import type { Dialect, Kysely } from "kysely";
-import type { Manifest } from "./sources/manifest.js";
-import { AWR_DIR } from "./sources/read-sources.js";
-import type { OpenedDatabase } from "./storage/dialect.js";
-import { detectDialect, kyselyFromDialect, openConfiguredDatabase } from "./storage/dialects.js";
-import type { LedgerSchema } from "./storage/schema.js";
+import type { Manifest } from "../sources/manifest.js";
+import { AWR_DIR } from "../sources/read-sources.js";
+import type { OpenedDatabase } from "../storage/dialect.js";
+import { detectDialect, kyselyFromDialect, openConfiguredDatabase } from "../storage/dialects.js";
+import type { LedgerSchema } from "../storage/schema.js";
 
 /** A caller-provided database: a Kysely instance or a kysely Dialect (SQLite or PostgreSQL). */
 // biome-ignore lint/suspicious/noExplicitAny: any Kysely instance is accepted; the ledger owns its schema.

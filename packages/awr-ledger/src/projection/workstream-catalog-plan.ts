@@ -5,7 +5,10 @@ import type { ReadSource } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import "./workstream-catalog.js";
-import type { WorkstreamDeclaration, WorkstreamDefinition } from "./workstream-format.js";
+import type {
+  WorkstreamDeclaration,
+  WorkstreamDefinition,
+} from "../sources/adapters/workstream-format.js";
 
 /** A declaration a reindex will record, checked against what was recorded before. */
 export interface PlannedCatalog {

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
+import type { WorkstreamState } from "../sources/adapters/workstream-format.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import type { WorkstreamState } from "./workstream-format.js";
 
 /** Row shapes of migration 007, merged into `LedgerSchema`. JSON columns hold text. */
 export interface WorkstreamCatalogTable {
