@@ -137,9 +137,10 @@ class PendingRequest implements OutgoingContext {
 const UNCANCELLABLE_METHODS = new Set(["initialize"]);
 
 /**
- * Matches responses to requests for one connection: the pending map, per-request timeouts,
- * AbortSignal cancellation (rejecting with `signal.reason` unchanged and telling the peer with
- * `notifications/cancelled`), progress routing, and a bounded quarantine for late responses.
+ * Matches responses to requests for one connection: the pending map, per-request timeouts (one
+ * timer serves them all, see DeadlineTimer), AbortSignal cancellation (rejecting with
+ * `signal.reason` unchanged and telling the peer with `notifications/cancelled`), progress
+ * routing, and a bounded quarantine for late responses.
  * Transport-neutral: it only needs a `send` function and to be fed inbound responses.
  */
 export class RequestCorrelator {
@@ -190,9 +191,12 @@ export class RequestCorrelator {
     } catch (error) {
       return Promise.reject(error);
     }
-    const message: JsonRpcRequest = { jsonrpc: "2.0", id, method };
     const withToken = options.onprogress ? addProgressToken(params, id) : params;
-    if (withToken !== undefined) message.params = withToken;
+    // One literal per shape: adding `params` afterwards would cost a hidden-class transition.
+    const message: JsonRpcRequest =
+      withToken === undefined
+        ? { jsonrpc: "2.0", id, method }
+        : { jsonrpc: "2.0", id, method, params: withToken };
 
     return new Promise<T>((resolve, reject) => {
       const entry = new PendingRequest(

@@ -29,10 +29,12 @@ interface Item {
 }
 
 /**
- * Writes frames to a stream in call order, honouring backpressure: it hands the stream one frame
- * after another while `write()` returns true, and waits for `drain` when it returns false, so the
- * stream's own buffer never holds more than its high-water mark plus one frame. Each write
- * resolves once the stream flushed its bytes to the OS, or rejects with the wrapped stream error.
+ * Writes frames to a stream in call order, honouring backpressure: while the stream has room,
+ * the text frames of one tick are joined and handed over as one chunk when the tick ends (one
+ * syscall for many calls in flight); once it is full, frames queue here and go one after another
+ * as it drains, so the stream's own buffer never holds more than its high-water mark plus one
+ * frame. Each write resolves once the stream flushed its bytes to the OS (frames of one chunk
+ * share one promise), or rejects with the wrapped stream error.
  * A stream error (EPIPE when the reader is gone) fails every write that is still queued; it is
  * never left to become an uncaught exception.
  */
