@@ -5,13 +5,14 @@
 // `process.cpuUsage()` there is that client's own CPU (the server is another process; for
 // stdio it is that process's child). Runs of the two clients alternate, so machine noise hits
 // both alike; the table shows the median calls/s and CPU µs per call of each, and the ratios
-// (ours / SDK). Over stdio a third, minimal client (the floor) is measured the same way.
+// (ours / SDK). Over stdio a third, minimal client (the floor) is measured the same way, and
+// ours once more with `processGroup: false` (the "same-session" columns; see oursSameSession).
 //
 //   node scripts/bench-client.mjs [--calls 4000] [--http-calls 1500] [--warmup 2000]
 //       [--http-warmup 500] [--rounds 5] [--concurrency 32] [--only stdio|http]
 //
 // A worker alone (for profiling one client; "auto" starts its own HTTP server):
-//   node --cpu-prof scripts/bench-client.mjs --worker ours|sdk|floor stdio|http auto CONCURRENCY CALLS WARMUP
+//   node --cpu-prof scripts/bench-client.mjs --worker ours|oursSameSession|sdk|floor stdio|http auto CONCURRENCY CALLS WARMUP
 //
 // It runs our client from the built dist/ (`pnpm build`; `pnpm bench` builds when it is
 // missing). Not a test: it asserts nothing and is not run by CI.
@@ -77,14 +78,14 @@ const factories = {
       },
     };
   },
-  async ours(transport, url) {
+  async ours(transport, url, extra = {}) {
     const ours = await import(pathToFileURL(oursEntry).href);
     const config =
       transport === "stdio"
         ? { command: process.execPath, args: [everything, "stdio"] }
         : { type: "http", url };
     const client = new ours.MCPClient(
-      ours.createTransport(config, { closeGraceMs: 200 }),
+      ours.createTransport(config, { closeGraceMs: 200, ...extra }),
       clientInfo,
     );
     await client.connect();
@@ -92,6 +93,17 @@ const factories = {
       call: (i) => client.callTool("echo", { message: `m${i}` }, { timeout: 30_000 }),
       close: () => client.close(),
     };
+  },
+  /**
+   * Ours with `processGroup: false`, stdio only. By default our server leads its own process
+   * group, which Node can only create with setsid(): a new session, and on Linux with
+   * autogroup scheduling a scheduling group of its own. On a busy machine that delays every
+   * wake-up of the server, costing calls/s and client CPU whatever the client's code does; the
+   * SDK's server (and the floor's) stays in the host's session. This row shows the code alone.
+   */
+  oursSameSession(transport, url) {
+    if (transport !== "stdio") throw new Error("oursSameSession is a stdio measurement");
+    return factories.ours(transport, url, { processGroup: false });
   },
   async sdk(transport, url) {
     const { Client } = await import(pathToFileURL(join(sdkDir, "client/index.js")).href);
@@ -193,7 +205,16 @@ async function startHttpServer() {
 async function measure(kind, transport, url, concurrency) {
   const child = spawn(
     process.execPath,
-    [self, "--worker", kind, transport, url, String(concurrency), String(CALLS), String(WARMUP)],
+    [
+      self,
+      "--worker",
+      kind,
+      transport,
+      url,
+      String(concurrency),
+      String(transport === "http" ? HTTP_CALLS : CALLS),
+      String(transport === "http" ? HTTP_WARMUP : WARMUP),
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";
@@ -219,8 +240,9 @@ try {
       ["sequential", 1],
       [`${CONCURRENCY} concurrent`, CONCURRENCY],
     ]) {
-      const results = { ours: [], sdk: [], floor: [] };
-      const kinds = transport === "stdio" ? ["ours", "sdk", "floor"] : ["ours", "sdk"];
+      const results = { ours: [], sdk: [], floor: [], oursSameSession: [] };
+      const kinds =
+        transport === "stdio" ? ["ours", "sdk", "floor", "oursSameSession"] : ["ours", "sdk"];
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which client goes first, so none always runs on a warmer machine.
         const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
@@ -242,6 +264,11 @@ try {
       if (results.floor.length > 0) {
         row["floor cpu µs/call"] = round2(cpu("floor"));
         row["floor cpu ratio"] = round2(cpu("floor") / cpu("sdk"));
+      }
+      if (results.oursSameSession.length > 0) {
+        row["same-session calls/s"] = Math.round(rate("oursSameSession"));
+        row["same-session cpu µs/call"] = round2(cpu("oursSameSession"));
+        row["same-session cpu ratio"] = round2(cpu("oursSameSession") / cpu("sdk"));
       }
       rows.push(row);
       console.log(JSON.stringify(row));

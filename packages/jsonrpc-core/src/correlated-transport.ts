@@ -3,7 +3,7 @@ import { LocalErrorCode } from "./error-codes.js";
 import type { IdAllocator } from "./id-allocator.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { TransportError } from "./local-errors.js";
-import { classifyMessage, type ParsedMessage, parseMessage } from "./parser.js";
+import { classifyMessage, type ParsedMessage, type ParseOptions, parseMessage } from "./parser.js";
 import {
   NOTIFICATION_CONTEXT,
   type NotifyOptions,
@@ -48,7 +48,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
   onRequest?: IncomingRequestHandler;
 
   protected readonly correlator: RequestCorrelator;
-  readonly #maxMessageBytes: number | undefined;
+  readonly #parseOptions: ParseOptions;
   #state: State = "idle";
   #opening: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -56,7 +56,8 @@ export abstract class CorrelatedTransport implements MCPTransport {
   #malformed = 0;
 
   constructor(options: CorrelatedTransportOptions = {}) {
-    this.#maxMessageBytes = options.maxMessageBytes;
+    this.#parseOptions =
+      options.maxMessageBytes === undefined ? {} : { maxBytes: options.maxMessageBytes };
     this.correlator = new RequestCorrelator({
       send: (message, context) => this.#write(message, context),
       ids: options.ids,
@@ -153,12 +154,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
 
   /** Feeds one inbound text frame (one JSON-RPC message). */
   protected receiveText(text: string): void {
-    this.dispatch(
-      parseMessage(
-        text,
-        this.#maxMessageBytes === undefined ? {} : { maxBytes: this.#maxMessageBytes },
-      ),
-    );
+    this.dispatch(parseMessage(text, this.#parseOptions));
   }
 
   /** Feeds one inbound, already-decoded JSON value. */

@@ -1,6 +1,7 @@
 import { LocalErrorCode } from "./error-codes.js";
 import { createIdAllocator, type IdAllocator } from "./id-allocator.js";
 import { BoundedIdSet } from "./internal/bounded-id-set.js";
+import { DeadlineTimer } from "./internal/deadline-timer.js";
 import { JsonRpcError } from "./json-rpc-error.js";
 import { RequestTimeoutError, TransportError } from "./local-errors.js";
 import {
@@ -43,42 +44,74 @@ export interface CorrelatorStats {
   lateResponses: number;
 }
 
-interface Pending {
-  method: string;
-  resolve(value: unknown): void;
-  reject(reason: unknown): void;
-  settled: SettledSignal;
-  startedAt: number;
-  timeout: number;
-  maxTotalTimeout: number | undefined;
-  resetTimeoutOnProgress: boolean;
-  onprogress: ((progress: Progress) => void) | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-  detachAbort: (() => void) | undefined;
-}
-
 const SETTLED = Object.freeze(new Error("the request has settled"));
 
 /**
- * What a transport learns of one request's end. The AbortSignal is created only if a transport
- * reads it (an AbortController per request costs measurable CPU on the hot path); `onSettled`
- * is the cheap way to hear of the end.
+ * One request in flight, and what its transport learns of its end (the OutgoingContext). The
+ * AbortSignal is created only if a transport reads it (an AbortController per request costs
+ * measurable CPU on the hot path); `onSettled` is the cheap way to hear of the end.
  */
-class SettledSignal implements OutgoingContext {
+class PendingRequest implements OutgoingContext {
   readonly requestId: JsonRpcId;
+  readonly method: string;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (reason: unknown) => void;
+  readonly startedAt: number;
+  readonly timeout: number;
+  readonly maxTotalTimeout: number | undefined;
+  readonly resetTimeoutOnProgress: boolean;
+  readonly onprogress: ((progress: Progress) => void) | undefined;
+  /** When the request times out (a `Date.now()` time), and whether that is the total cap. */
+  deadline = 0;
+  capFires = false;
+  detachAbort: (() => void) | undefined;
   #controller: AbortController | undefined;
   #listeners: ((answered: boolean) => void)[] | undefined;
   #settled = false;
   #answered = false;
 
-  constructor(requestId: JsonRpcId) {
-    this.requestId = requestId;
+  constructor(
+    id: JsonRpcId,
+    method: string,
+    options: RequestOptions,
+    timeout: number,
+    resolve: (value: unknown) => void,
+    reject: (reason: unknown) => void,
+  ) {
+    this.requestId = id;
+    this.method = method;
+    this.resolve = resolve;
+    this.reject = reject;
+    this.startedAt = Date.now();
+    this.timeout = timeout;
+    this.maxTotalTimeout = options.maxTotalTimeout;
+    this.resetTimeoutOnProgress = options.resetTimeoutOnProgress ?? false;
+    this.onprogress = options.onprogress;
+    this.restartTimeout(this.startedAt);
   }
 
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
     if (this.#settled && !this.#controller.signal.aborted) this.#controller.abort(SETTLED);
     return this.#controller.signal;
+  }
+
+  /** Sets the deadline `timeout` after `now`, never past the `maxTotalTimeout` cap. */
+  restartTimeout(now: number): void {
+    const cap =
+      this.maxTotalTimeout === undefined
+        ? Number.POSITIVE_INFINITY
+        : this.startedAt + this.maxTotalTimeout;
+    this.capFires = cap <= now + this.timeout;
+    this.deadline = this.capFires ? cap : now + this.timeout;
+  }
+
+  timeoutError(): RequestTimeoutError {
+    return this.capFires
+      ? new RequestTimeoutError(this.method, this.requestId, this.maxTotalTimeout ?? this.timeout, {
+          details: { maxTotalTimeoutMs: this.maxTotalTimeout },
+        })
+      : new RequestTimeoutError(this.method, this.requestId, this.timeout);
   }
 
   onSettled(listener: (answered: boolean) => void): void {
@@ -104,13 +137,15 @@ class SettledSignal implements OutgoingContext {
 const UNCANCELLABLE_METHODS = new Set(["initialize"]);
 
 /**
- * Matches responses to requests for one connection: the pending map, per-request timeouts,
- * AbortSignal cancellation (rejecting with `signal.reason` unchanged and telling the peer with
- * `notifications/cancelled`), progress routing, and a bounded quarantine for late responses.
+ * Matches responses to requests for one connection: the pending map, per-request timeouts (one
+ * timer serves them all, see DeadlineTimer), AbortSignal cancellation (rejecting with
+ * `signal.reason` unchanged and telling the peer with `notifications/cancelled`), progress
+ * routing, and a bounded quarantine for late responses.
  * Transport-neutral: it only needs a `send` function and to be fed inbound responses.
  */
 export class RequestCorrelator {
-  readonly #pending = new Map<JsonRpcId, Pending>();
+  readonly #pending = new Map<JsonRpcId, PendingRequest>();
+  readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   readonly #quarantine: BoundedIdSet;
   readonly #send: SendMessage;
   readonly #ids: IdAllocator;
@@ -156,32 +191,30 @@ export class RequestCorrelator {
     } catch (error) {
       return Promise.reject(error);
     }
-    const message: JsonRpcRequest = { jsonrpc: "2.0", id, method };
     const withToken = options.onprogress ? addProgressToken(params, id) : params;
-    if (withToken !== undefined) message.params = withToken;
+    // One literal per shape: adding `params` afterwards would cost a hidden-class transition.
+    const message: JsonRpcRequest =
+      withToken === undefined
+        ? { jsonrpc: "2.0", id, method }
+        : { jsonrpc: "2.0", id, method, params: withToken };
 
     return new Promise<T>((resolve, reject) => {
-      const entry: Pending = {
+      const entry = new PendingRequest(
+        id,
         method,
-        resolve: resolve as (value: unknown) => void,
+        options,
+        options.timeout ?? this.#defaultTimeout,
+        resolve as (value: unknown) => void,
         reject,
-        settled: new SettledSignal(id),
-        startedAt: Date.now(),
-        timeout: options.timeout ?? this.#defaultTimeout,
-        maxTotalTimeout: options.maxTotalTimeout,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-        onprogress: options.onprogress,
-        timer: undefined,
-        detachAbort: undefined,
-      };
+      );
       this.#pending.set(id, entry);
-      this.#armTimer(id, entry);
+      this.#deadlines.schedule(entry.deadline);
       if (signal) {
         const onAbort = () => this.#cancel(id, signal.reason, "request aborted by the caller");
         signal.addEventListener("abort", onAbort, { once: true });
         entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       }
-      this.#send(message, entry.settled).catch((error: unknown) => {
+      this.#send(message, entry).catch((error: unknown) => {
         this.fail(id, error);
       });
     });
@@ -228,7 +261,10 @@ export class RequestCorrelator {
     }
     const entry = this.#pending.get(progressToken);
     if (!entry?.onprogress) return false;
-    if (entry.resetTimeoutOnProgress) this.#armTimer(progressToken, entry);
+    if (entry.resetTimeoutOnProgress) {
+      entry.restartTimeout(Date.now());
+      this.#deadlines.schedule(entry.deadline);
+    }
     const update: Progress = { progress };
     if (typeof total === "number") update.total = total;
     if (typeof message === "string") update.message = message;
@@ -253,25 +289,20 @@ export class RequestCorrelator {
     this.#closedWith ??=
       error ?? new TransportError(LocalErrorCode.TransportClosed, "Transport closed");
     for (const [id, entry] of this.#pending) this.#settle(id, entry, this.#closedWith, false);
+    this.#deadlines.stop();
   }
 
-  #armTimer(id: JsonRpcId, entry: Pending): void {
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    const elapsed = Date.now() - entry.startedAt;
-    const untilCap =
-      entry.maxTotalTimeout === undefined
-        ? Number.POSITIVE_INFINITY
-        : entry.maxTotalTimeout - elapsed;
-    const capFires = untilCap <= entry.timeout;
-    const delay = Math.max(0, Math.min(entry.timeout, untilCap));
-    entry.timer = setTimeout(() => {
-      const error = capFires
-        ? new RequestTimeoutError(entry.method, id, entry.maxTotalTimeout ?? entry.timeout, {
-            details: { maxTotalTimeoutMs: entry.maxTotalTimeout },
-          })
-        : new RequestTimeoutError(entry.method, id, entry.timeout);
-      this.#cancel(id, error, error.message);
-    }, delay);
+  /** Times out every request whose deadline passed; returns the earliest deadline left. */
+  #expire(now: number): number {
+    let next = Number.POSITIVE_INFINITY;
+    for (const [id, entry] of this.#pending) {
+      if (entry.deadline > now) next = Math.min(next, entry.deadline);
+      else {
+        const error = entry.timeoutError();
+        this.#cancel(id, error, error.message);
+      }
+    }
+    return next;
   }
 
   #cancel(id: JsonRpcId, reason: unknown, why: string): void {
@@ -290,11 +321,17 @@ export class RequestCorrelator {
     });
   }
 
-  #settle(id: JsonRpcId, entry: Pending, value: unknown, ok: boolean, answered = false): void {
+  #settle(
+    id: JsonRpcId,
+    entry: PendingRequest,
+    value: unknown,
+    ok: boolean,
+    answered = false,
+  ): void {
     this.#pending.delete(id);
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
+    if (this.#pending.size === 0) this.#deadlines.idle();
     entry.detachAbort?.();
-    entry.settled.settle(answered);
+    entry.settle(answered);
     if (ok) entry.resolve(value);
     else entry.reject(value);
   }

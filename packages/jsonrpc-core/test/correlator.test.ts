@@ -73,6 +73,39 @@ describe("RequestCorrelator", () => {
     expect(cancellations()[0]).toMatchObject({ params: { requestId: 1 } });
   });
 
+  it("times every request out at its own deadline, whatever was sent before or answered", async () => {
+    const { correlator, lastRequest } = setup();
+    const outcomes: string[] = [];
+    const track = (name: string, call: Promise<unknown>) =>
+      call.then(
+        () => outcomes.push(`${name} answered`),
+        (error: RequestTimeoutError) => outcomes.push(`${name} timed out after ${error.timeoutMs}`),
+      );
+    const long = track("long", correlator.request("a", {}, { timeout: 500 }));
+    const answered = track("answered", correlator.request("b", {}, { timeout: 50 }));
+    const answeredId = lastRequest().id;
+    const short = track("short", correlator.request("c", {}, { timeout: 100 }));
+    await vi.advanceTimersByTimeAsync(10);
+    correlator.handleResponse({ jsonrpc: "2.0", id: answeredId, result: {} });
+    await vi.advanceTimersByTimeAsync(89);
+    expect(outcomes).toEqual(["answered answered"]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(outcomes).toEqual(["answered answered", "short timed out after 100"]);
+    await vi.advanceTimersByTimeAsync(399);
+    expect(correlator.stats.pending).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await Promise.all([long, answered, short]);
+    expect(outcomes.at(-1)).toBe("long timed out after 500");
+    expect(correlator.stats.pending).toBe(0);
+    // A request sent after the others ended gets its full timeout too.
+    const later = track("later", correlator.request("d", {}, { timeout: 30 }));
+    await vi.advanceTimersByTimeAsync(29);
+    expect(outcomes).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(1);
+    await later;
+    expect(outcomes.at(-1)).toBe("later timed out after 30");
+  });
+
   it("never cancels initialize, even when it times out", async () => {
     const { correlator, cancellations } = setup();
     const call = correlator.request("initialize", {}, { timeout: 10 });

@@ -49,6 +49,8 @@ type NotificationEvents = Record<
 
 const DEFAULT_LIST_CHANGED_DEBOUNCE_MS = 100;
 
+const asIs = (raw: unknown): unknown => raw;
+
 /**
  * An MCP client over any MCPTransport: the handshake, tools, resources, prompts, answers to the
  * server's `ping` and `roots/list`, and notification routing. One client per transport; a
@@ -70,6 +72,7 @@ export class MCPClient {
   #state: State = "new";
   #initialize: InitializeResult | undefined;
   #tools: readonly Tool[] | undefined;
+  #toolsByName = new Map<string, Tool>();
   readonly #toolRefresh: DebouncedTask;
   #closing: Promise<void> | undefined;
   readonly #renewal = new SessionRenewal(async () => {
@@ -185,6 +188,8 @@ export class MCPClient {
   async listTools(options: CallOptions = {}): Promise<Tool[]> {
     const tools = await this.#listAll<Tool>("tools/list", "tools", options);
     this.#tools = tools;
+    // The first of duplicate names wins, as a search of the list would find it.
+    this.#toolsByName = new Map(tools.toReversed().map((tool) => [tool.name, tool]));
     this.#events.emit("toolsChanged", tools);
     return tools;
   }
@@ -196,21 +201,22 @@ export class MCPClient {
    * connection stays usable). When the listed tool has an `outputSchema`, a successful result
    * must carry `structuredContent` that conforms to it (INVALID_RESULT otherwise).
    */
-  async callTool(
+  callTool(
     name: string,
     args?: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    if (options.signal?.aborted) throw options.signal.reason;
-    requireNonEmptyString(name, "callTool needs a non-empty tool name");
-    if (args !== undefined && !isRecord(args)) {
-      throw invalidArgument(`callTool("${name}"): arguments must be an object`);
-    }
-    const raw = await this.request("tools/call", { name, arguments: args ?? {} }, options);
-    const result = expectResultWithArray<CallToolResult>("tools/call", raw, "content");
-    const tool = this.#tools?.find((candidate) => candidate.name === name);
-    if (tool) await checkStructuredContent(tool, result);
-    return result;
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    if (typeof name !== "string" || name.length === 0)
+      return Promise.reject(invalidArgument("callTool needs a non-empty tool name"));
+    if (args !== undefined && !isRecord(args))
+      return Promise.reject(invalidArgument(`callTool("${name}"): arguments must be an object`));
+    return this.#send("tools/call", { name, arguments: args ?? {} }, options, (raw) => {
+      const result = expectResultWithArray<CallToolResult>("tools/call", raw, "content");
+      const tool = this.#toolsByName.get(name);
+      const checking = tool && checkStructuredContent(tool, result);
+      return checking ? checking.then(() => result) : result;
+    });
   }
 
   async listResources(options: CallOptions = {}): Promise<Resource[]> {
@@ -279,25 +285,55 @@ export class MCPClient {
    * `readOnlyHint` or `idempotentHint`. Other tool calls reject with a SessionExpiredError that
    * says the call was not repeated.
    */
-  async request<T = unknown>(
+  request<T = unknown>(
     method: string,
     params?: JsonRpcParams,
     options: CallOptions = {},
   ): Promise<T> {
-    if (options.signal?.aborted) throw options.signal.reason;
-    if (this.#state !== "ready") throw this.#notConnected();
+    return this.#send(method, params, options, asIs as (raw: unknown) => T);
+  }
+
+  /**
+   * Sends one request and maps its result with `read`. The usual path costs one promise on top
+   * of the transport's: every call goes through here, so it stays lean.
+   */
+  #send<T>(
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: CallOptions,
+    read: (raw: unknown) => T | Promise<T>,
+  ): Promise<T> {
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    if (this.#state !== "ready") return Promise.reject(this.#notConnected());
     const requestOptions = this.#requestOptions(options);
-    if (this.#renewal.lost) await this.#renewal.renew();
+    if (this.#renewal.lost)
+      return this.#renewal.renew().then(() => this.#send(method, params, options, read));
     try {
-      return await this.transport.request<T>(method, params, requestOptions);
+      return this.transport
+        .request(method, params, requestOptions)
+        .then(read, (error: unknown) =>
+          this.#afterFailure(error, method, params, requestOptions).then(read),
+        );
     } catch (error) {
-      if (!this.#renews(error) || options.signal?.aborted) throw error;
-      await this.#renewal.renew();
-      // The server never ran the request (it did not know the session), but a tool call is
-      // only repeated for tools that say it is harmless.
-      if (!isSafeToRepeat(method, params, this.#tools)) throw notRepeated(error, params);
-      return this.transport.request<T>(method, params, requestOptions);
+      return Promise.reject(error);
     }
+  }
+
+  /**
+   * A request failed. When the HTTP session was lost, the client initialises a new one and
+   * repeats the request if it is safe to: the server never ran it (it did not know the
+   * session), but a tool call is only repeated for tools that say it is harmless.
+   */
+  async #afterFailure(
+    error: unknown,
+    method: string,
+    params: JsonRpcParams | undefined,
+    options: CallOptions,
+  ): Promise<unknown> {
+    if (!this.#renews(error) || options.signal?.aborted) throw error;
+    await this.#renewal.renew();
+    if (!isSafeToRepeat(method, params, this.#tools)) throw notRepeated(error, params);
+    return this.transport.request(method, params, options);
   }
 
   /** Replaces the roots and tells the server (`notifications/roots/list_changed`). */

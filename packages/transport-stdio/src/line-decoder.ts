@@ -21,6 +21,7 @@ const HEAD_BYTES = 256;
 const TAIL_BYTES = 64;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
+const OPEN_BRACE = 0x7b;
 
 /**
  * Splits a byte stream into newline-delimited frames. Chunks are kept as a list and joined once
@@ -122,7 +123,8 @@ export class LineDecoder {
     const last = buffer[end - 1] === CARRIAGE_RETURN ? end - 1 : end;
     if (last <= start) return;
     const line = buffer.toString("utf8", start, last);
-    if (line.trim() === "") return;
+    // A frame is an object (`{`): only something else can be a blank line.
+    if (buffer[start] !== OPEN_BRACE && line.trim() === "") return;
     this.#options.onLine(line);
   }
 }

@@ -70,6 +70,8 @@ export class StdioTransport extends CorrelatedTransport {
   #lostError: Error | undefined;
   #teardown: Promise<void> | undefined;
   #oversizedFrames = 0;
+  #lastWrite: Promise<void> | undefined;
+  #lastWriteReported: Promise<void> = Promise.resolve();
 
   constructor(config: StdioTransportConfig) {
     const resolved = resolveStdioConfig(config);
@@ -169,25 +171,36 @@ export class StdioTransport extends CorrelatedTransport {
     });
   }
 
-  protected override async writeMessage(
+  protected override writeMessage(
     message: JsonRpcMessage,
     context: OutgoingContext,
   ): Promise<void> {
     const writer = this.#writer;
-    if (!writer) throw this.closedError();
-    const frame = `${serializeMessage(message)}\n`;
+    if (!writer) return Promise.reject(this.closedError());
+    let frame: string;
     try {
-      await writer.write(frame, {
-        signal: () => context.signal,
-        dropQuietly: context.requestId !== undefined,
-      });
+      frame = `${serializeMessage(message)}\n`;
     } catch (error) {
-      const failure = writer.failure;
-      if (failure === undefined || error !== failure) throw error;
-      // A broken pipe usually means the server is exiting: report its exit (code, stderr) instead.
-      await settlesWithin(this.#stopped, this.#config.closeGraceMs);
-      throw this.#lostError ?? failure;
+      return Promise.reject(error);
     }
+    const written = writer.write(frame, {
+      signal: () => context.signal,
+      dropQuietly: context.requestId !== undefined,
+    });
+    // Frames written in one tick share one promise, and so one explanation of a failure.
+    if (written !== this.#lastWrite) {
+      this.#lastWrite = written;
+      this.#lastWriteReported = written.catch((error: unknown) => this.#writeFailed(writer, error));
+    }
+    return this.#lastWriteReported;
+  }
+
+  /** A broken pipe usually means the server is exiting: report its exit (code, stderr) instead. */
+  async #writeFailed(writer: WriteQueue, error: unknown): Promise<never> {
+    const failure = writer.failure;
+    if (failure === undefined || error !== failure) throw error;
+    await settlesWithin(this.#stopped, this.#config.closeGraceMs);
+    throw this.#lostError ?? failure;
   }
 
   protected override async closeConnection(): Promise<void> {

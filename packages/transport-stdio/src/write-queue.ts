@@ -29,10 +29,12 @@ interface Item {
 }
 
 /**
- * Writes frames to a stream in call order, honouring backpressure: it hands the stream one frame
- * after another while `write()` returns true, and waits for `drain` when it returns false, so the
- * stream's own buffer never holds more than its high-water mark plus one frame. Each write
- * resolves once the stream flushed its bytes to the OS, or rejects with the wrapped stream error.
+ * Writes frames to a stream in call order, honouring backpressure: while the stream has room,
+ * the text frames of one tick are joined and handed over as one chunk when the tick ends (one
+ * syscall for many calls in flight); once it is full, frames queue here and go one after another
+ * as it drains, so the stream's own buffer never holds more than its high-water mark plus one
+ * frame. Each write resolves once the stream flushed its bytes to the OS (frames of one chunk
+ * share one promise), or rejects with the wrapped stream error.
  * A stream error (EPIPE when the reader is gone) fails every write that is still queued; it is
  * never left to become an uncaught exception.
  */
@@ -46,11 +48,13 @@ export class WriteQueue {
   #failure: Error | undefined;
   #endRequested = false;
   readonly #watched = new WeakMap<AbortSignal, Set<Item>>();
-  #corked = false;
-  readonly #uncork = () => {
-    this.#corked = false;
-    this.#stream.uncork();
-  };
+  /** Text accepted in this tick: it goes to the stream as one chunk when the tick ends. */
+  #batch = "";
+  #batchBytes = 0;
+  #batchWritten: Promise<void> | undefined;
+  #resolveBatch: () => void = () => {};
+  #rejectBatch: (reason: unknown) => void = () => {};
+  readonly #flush = () => this.#flushBatch();
 
   constructor(stream: Writable, options: WriteQueueOptions) {
     this.#stream = stream;
@@ -60,7 +64,7 @@ export class WriteQueue {
 
   /** Bytes accepted but not yet flushed to the OS: still queued here plus buffered in the stream. */
   get queuedBytes(): number {
-    return this.#queuedBytes + this.#stream.writableLength;
+    return this.#queuedBytes + this.#batchBytes + this.#stream.writableLength;
   }
 
   /** The error that broke the stream, if any; later writes reject with it at once. */
@@ -74,14 +78,10 @@ export class WriteQueue {
     if (typeof options.signal !== "function" && options.signal?.aborted)
       return options.dropQuietly ? Promise.resolve() : Promise.reject(options.signal.reason);
     if (this.#idle()) {
-      // Fast path: nothing is queued and the stream has room, so the frame goes straight to the
-      // stream (no copy, no abort bookkeeping: once handed over it cannot be taken back anyway).
-      // Frames written in the same tick leave in one writev: the stream is corked until then.
-      if (!this.#corked) {
-        this.#corked = true;
-        this.#stream.cork();
-        process.nextTick(this.#uncork);
-      }
+      // Fast path: nothing is queued and the stream has room, so the frame is handed over at
+      // once (no copy, no abort bookkeeping: once handed over it cannot be taken back anyway).
+      if (typeof data === "string") return this.#addToBatch(data);
+      this.#flushBatch();
       return new Promise<void>((resolve, reject) => {
         this.#stream.write(data, (error) => this.#written(error, resolve, reject));
       });
@@ -115,6 +115,7 @@ export class WriteQueue {
   /** Rejects every queued write with `error` and refuses later ones. Idempotent. */
   fail(error: Error): void {
     this.#failure ??= error;
+    this.#flushBatch();
     for (let index = this.#head; index < this.#items.length; index++) {
       const item = this.#items[index] as Item;
       if (item.removed) continue;
@@ -129,6 +130,8 @@ export class WriteQueue {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
+      // Frames accepted before the queued ones go first.
+      this.#flushBatch();
       while (!this.#failure) {
         // A fast-path write may have filled the stream: wait before handing it another frame.
         if (this.#stream.writableNeedDrain) await this.#drained();
@@ -143,7 +146,42 @@ export class WriteQueue {
   }
 
   #idle(): boolean {
-    return !this.#pumping && this.#head >= this.#items.length && !this.#stream.writableNeedDrain;
+    const stream = this.#stream;
+    return (
+      !this.#pumping &&
+      this.#head >= this.#items.length &&
+      !stream.writableNeedDrain &&
+      stream.writableLength + this.#batchBytes < stream.writableHighWaterMark
+    );
+  }
+
+  /**
+   * Frames written in the same tick (many calls in flight answer in one read) leave in one
+   * write: one chunk and one syscall instead of one per frame. They share one promise.
+   */
+  #addToBatch(text: string): Promise<void> {
+    if (this.#batchWritten === undefined) {
+      this.#batchWritten = new Promise<void>((resolve, reject) => {
+        this.#resolveBatch = resolve;
+        this.#rejectBatch = reject;
+      });
+      process.nextTick(this.#flush);
+    }
+    this.#batch += text;
+    this.#batchBytes += Buffer.byteLength(text, "utf8");
+    return this.#batchWritten;
+  }
+
+  #flushBatch(): void {
+    if (this.#batchWritten === undefined) return;
+    const text = this.#batch;
+    const resolve = this.#resolveBatch;
+    const reject = this.#rejectBatch;
+    this.#batch = "";
+    this.#batchBytes = 0;
+    this.#batchWritten = undefined;
+    if (this.#failure) reject(this.#failure);
+    else this.#stream.write(text, (error) => this.#written(error, resolve, reject));
   }
 
   #written(

@@ -69,6 +69,25 @@ describe("the write queue", () => {
     expect(queue.queuedBytes).toBe(0);
   });
 
+  it("hands the frames of one tick to the stream as one chunk, counting them until then", async () => {
+    const chunks: string[] = [];
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk);
+        callback();
+      },
+    });
+    const queue = new WriteQueue(sink, { wrapError: (error) => error as Error });
+    const frames = ['{"a":1}\n', '{"b":"é"}\n', '{"c":3}\n'];
+    const writes = frames.map((frame) => queue.write(frame));
+    expect(queue.queuedBytes).toBe(frames.reduce((sum, f) => sum + Buffer.byteLength(f), 0));
+    expect(chunks).toEqual([]);
+    await Promise.all(writes);
+    expect(chunks).toEqual([frames.join("")]);
+    expect(queue.queuedBytes).toBe(0);
+  });
+
   it("turns a broken pipe into rejected writes, not an uncaught exception", async () => {
     const sink = new Writable({
       highWaterMark: 1,

@@ -30,12 +30,16 @@ const validators = new WeakMap<object, ValidateFunction>();
 /**
  * Checks a tool result against the tool's `outputSchema`, as the specification asks of clients
  * (and the SDK Client does): a successful result of a tool with an output schema must carry
- * `structuredContent` that conforms to it. Rejects with INVALID_RESULT naming the first
- * mismatch; results with `isError: true` and tools without a schema pass unchecked.
+ * `structuredContent` that conforms to it. Throws INVALID_RESULT naming the first mismatch;
+ * results with `isError: true` and tools without a schema pass unchecked. Synchronous once the
+ * tool's validator is compiled; only the first check of a schema returns a promise (ajv loads).
  */
-export async function checkStructuredContent(tool: Tool, result: CallToolResult): Promise<void> {
+export function checkStructuredContent(
+  tool: Tool,
+  result: CallToolResult,
+): Promise<void> | undefined {
   const schema = tool.outputSchema;
-  if (!schema || typeof schema !== "object" || result.isError === true) return;
+  if (!schema || typeof schema !== "object" || result.isError === true) return undefined;
   if (result.structuredContent === undefined) {
     throw new MCPClientError(
       MCPClientErrorCode.InvalidResult,
@@ -43,21 +47,31 @@ export async function checkStructuredContent(tool: Tool, result: CallToolResult)
       { details: { tool: tool.name } },
     );
   }
-  let validate = validators.get(schema);
-  if (!validate) {
-    const { draft7, draft2020 } = await loadCompilers();
-    try {
-      validate = (schema.$schema === DRAFT_2020_12 ? draft2020 : draft7)(schema);
-    } catch (error) {
-      throw new MCPClientError(
-        MCPClientErrorCode.InvalidResult,
-        `tool "${tool.name}" has an outputSchema that is not a valid JSON Schema: ${(error as Error).message}`,
-        { cause: error, details: { tool: tool.name } },
-      );
-    }
-    validators.set(schema, validate);
+  const validate = validators.get(schema);
+  if (validate) return conform(tool, validate, result.structuredContent);
+  return compile(tool, schema).then((compiled) =>
+    conform(tool, compiled, result.structuredContent),
+  );
+}
+
+async function compile(tool: Tool, schema: Record<string, unknown>): Promise<ValidateFunction> {
+  const { draft7, draft2020 } = await loadCompilers();
+  let validate: ValidateFunction;
+  try {
+    validate = (schema.$schema === DRAFT_2020_12 ? draft2020 : draft7)(schema);
+  } catch (error) {
+    throw new MCPClientError(
+      MCPClientErrorCode.InvalidResult,
+      `tool "${tool.name}" has an outputSchema that is not a valid JSON Schema: ${(error as Error).message}`,
+      { cause: error, details: { tool: tool.name } },
+    );
   }
-  if (validate(result.structuredContent)) return;
+  validators.set(schema, validate);
+  return validate;
+}
+
+function conform(tool: Tool, validate: ValidateFunction, content: unknown): undefined {
+  if (validate(content)) return undefined;
   const first = validate.errors?.[0];
   const where = first?.instancePath || "/";
   throw new MCPClientError(

@@ -41,6 +41,8 @@ export function expectArray<T>(
  */
 export function expectResultWithArray<R>(method: string, raw: unknown, field: string): R {
   const result = expectRecord(method, raw);
+  // The usual answer already has the array: it is returned as is, not copied.
+  if (Array.isArray(result[field])) return result as R;
   return { ...result, [field]: expectArray(method, result, field) } as R;
 }
 
