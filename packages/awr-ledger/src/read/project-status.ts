@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, type EntityView, stringOf } from "./entity-view.js";
 import type { Projection } from "./projection.js";
-import { priorityRank } from "./readiness.js";
 import {
   byCurrentOrder,
   type CurrentEntry,
+  currentEntry,
   isCurrent,
   type OrganisationGap,
   STATUS_SUMMARY,
@@ -98,9 +98,7 @@ function currentWork(
     seen.add(claim.work);
     const work = projection.ofKind("work")[slot.index] as EntityView;
     // An item current by status is in the summary's list already.
-    if (!isCurrent(work)) {
-      extras.push({ position: slot.index, work, rank: priorityRank(work.attributes["priority"]) });
-    }
+    if (!isCurrent(work)) extras.push(currentEntry(work, slot.index));
   }
   extras.sort(byCurrentOrder);
   const shown: EntityView[] = [];

@@ -58,7 +58,8 @@ const bySourceOrder = (e: Positioned, p: Positioned) => e.position - p.position;
 export const byCurrentOrder = (e: CurrentEntry, p: Pick<CurrentEntry, "rank" | "position">) =>
   e.rank - p.rank || e.position - p.position;
 
-const currentEntry = (work: EntityView, position: number): CurrentEntry => ({
+/** The item's entry in the current list (or among status's claimed extras). */
+export const currentEntry = (work: EntityView, position: number): CurrentEntry => ({
   position,
   work,
   rank: priorityRank(work.attributes["priority"]),
