@@ -23,10 +23,16 @@ before or after the subcommand. Under --json, results are the same JSON as the M
 structuredContent on stdout, and errors are {code, message, details?} on stderr.`;
 
 /**
- * The whole `awr` command tree for one run. Commander settings made here before the commands
- * are added (exitOverride, output, help) are inherited by every subcommand.
+ * The `awr` command tree for one run. Commander settings made here before the commands are added
+ * (exitOverride, output, help) are inherited by every subcommand. With `words` (the command
+ * line), the catalog's commands are added only under the top-level words it names (see
+ * registerCatalogCommands); without, the whole tree.
  */
-export function buildProgram(context: CommandContext, output: ProgramOutput): Command {
+export function buildProgram(
+  context: CommandContext,
+  output: ProgramOutput,
+  words?: readonly string[],
+): Command {
   const program = new Command("awr");
   program
     .description(
@@ -80,7 +86,7 @@ export function buildProgram(context: CommandContext, output: ProgramOutput): Co
     });
 
   registerProjectCommands(program, context);
-  registerCatalogCommands(program, context);
+  registerCatalogCommands(program, context, words);
   registerSourceCommands(program, context);
   registerWorkstreamCommands(program, context);
   registerRegistryCommands(program, context);

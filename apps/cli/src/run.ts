@@ -21,18 +21,23 @@ const SUCCESSFUL_EXITS = new Set(["commander.helpDisplayed", "commander.version"
 export async function run(argv: readonly string[], options: RunOptions): Promise<number> {
   const args = hoistGlobalOptions(argv);
   const end = args.indexOf("--");
-  const json = (end < 0 ? args : args.slice(0, end)).includes("--json");
+  const words = end < 0 ? args : args.slice(0, end);
+  const json = words.includes("--json");
   const context = new CommandContext(options, openBackend);
   context.globals = { json, color: !args.includes("--no-color") };
   let commanderMessage: string | undefined;
-  const program = buildProgram(context, {
-    writeOut: (text) => void options.stdout.write(text),
-    // Under --json the help commander prints for a missing subcommand is replaced by one JSON error.
-    writeErr: (text) => void (json ? undefined : options.stderr.write(text)),
-    outputError: (text) => {
-      commanderMessage = text;
+  const program = buildProgram(
+    context,
+    {
+      writeOut: (text) => void options.stdout.write(text),
+      // Under --json the help commander prints for a missing subcommand is replaced by one JSON error.
+      writeErr: (text) => void (json ? undefined : options.stderr.write(text)),
+      outputError: (text) => {
+        commanderMessage = text;
+      },
     },
-  });
+    words,
+  );
 
   try {
     await program.parseAsync(args, { from: "user" });

@@ -32,10 +32,13 @@ interface Listed {
   flags: Record<string, Kind>;
 }
 
-/** Every leaf command of the real tree: its operands and flags with their kinds. */
-function commandTree(): Map<string, Listed> {
+/**
+ * Every leaf command of the real tree: its operands and flags with their kinds. With `words`, the
+ * tree a run of that command line builds (see registerCatalogCommands).
+ */
+function commandTree(words?: string[]): Map<string, Listed> {
   const noOutput = { writeOut() {}, writeErr() {}, outputError() {} };
-  const program = buildProgram({} as CommandContext, noOutput);
+  const program = buildProgram({} as CommandContext, noOutput, words);
   const found = new Map<string, Listed>();
   const walk = (command: Command, path: string[]) => {
     if (path.length > 0 && command.commands.length === 0) {
@@ -59,6 +62,18 @@ describe("the awr command line snapshot", () => {
 
   it("has exactly the snapshot's commands", () => {
     expect([...tree.keys()].sort()).toEqual(Object.keys(SNAPSHOT.commands).sort());
+  });
+
+  it("builds each command line's own commands exactly as the whole tree has them", () => {
+    const catalogWords = new Set(OPERATION_LIST.flatMap((o) => o.cli.map((c) => c.path[0])));
+    for (const [path, listed] of tree) {
+      const words = ["--json", ...path.split(" ")];
+      const narrowed = commandTree(words);
+      expect({ path, listed: narrowed.get(path) }).toEqual({ path, listed });
+      // A catalog command's line leaves the other groups' catalog commands out; help never does.
+      if (catalogWords.has(words[1])) expect(narrowed.size).toBeLessThan(tree.size);
+      expect(commandTree([...words, "--help"]).size).toBe(tree.size);
+    }
   });
 
   it("gives every command the snapshot's operands and flags, the original's among them", () => {

@@ -2,8 +2,15 @@ import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, type EntityView, stringOf } from "./entity-view.js";
 import type { Projection } from "./projection.js";
-import { priorityRank } from "./readiness.js";
-import { type OrganisationGap, STATUS_SUMMARY, type StatusSummary } from "./status-summary.js";
+import {
+  byCurrentOrder,
+  type CurrentEntry,
+  currentEntry,
+  isCurrent,
+  type OrganisationGap,
+  STATUS_SUMMARY,
+  type StatusSummary,
+} from "./status-summary.js";
 import { briefRevisions, type WorkBrief, workBrief } from "./work-brief.js";
 import { analyseReady } from "./work-ready.js";
 
@@ -64,36 +71,51 @@ function ledgerNotes(projection: Projection): LedgerNote[] {
   }));
 }
 
+const CURRENT_SHOWN = 5;
+
+/** Status's current work: the first few in current order, and how many there are. */
+interface CurrentWork {
+  shown: EntityView[];
+  total: number;
+}
+
 /**
- * Items in progress or claimed by status, plus items an active claim holds: highest priority
- * first, then in source order.
+ * Items in progress or claimed by status, plus items an active claim holds, in current order
+ * (highest priority first, then source order). The summary keeps the first group sorted; the
+ * claimed extras are few (one per active claim), so a read sorts only them and merges the first
+ * CURRENT_SHOWN, whatever the number of items.
  */
 function currentWork(
   projection: Projection,
   summary: StatusSummary,
   claims: readonly ActiveClaim[],
-): EntityView[] {
-  const entries = summary.current.map(({ position, work }) => ({ position, work }));
-  const inCurrent = new Set(entries.map((e) => e.work.key));
+): CurrentWork {
+  const extras: CurrentEntry[] = [];
+  const seen = new Set<string>();
   for (const claim of claims) {
     const slot = projection.slot(claim.work);
-    if (inCurrent.has(claim.work) || slot?.kind !== "work") continue;
-    inCurrent.add(claim.work);
-    entries.push({
-      position: slot.index,
-      work: projection.ofKind("work")[slot.index] as EntityView,
-    });
+    if (slot?.kind !== "work" || seen.has(claim.work)) continue;
+    seen.add(claim.work);
+    const work = projection.ofKind("work")[slot.index] as EntityView;
+    // An item current by status is in the summary's list already.
+    if (!isCurrent(work)) extras.push(currentEntry(work, slot.index));
   }
-  return entries
-    .sort(
-      (a, b) =>
-        priorityRank(a.work.attributes["priority"]) - priorityRank(b.work.attributes["priority"]) ||
-        a.position - b.position,
-    )
-    .map((e) => e.work);
+  extras.sort(byCurrentOrder);
+  const shown: EntityView[] = [];
+  let [i, j] = [0, 0];
+  while (shown.length < CURRENT_SHOWN) {
+    const [a, b] = [summary.current[i], extras[j]];
+    if (a === undefined && b === undefined) break;
+    if (b === undefined || (a !== undefined && byCurrentOrder(a, b) < 0)) {
+      shown.push((a as CurrentEntry).work);
+      i++;
+    } else {
+      shown.push(b.work);
+      j++;
+    }
+  }
+  return { shown, total: summary.current.length + extras.length };
 }
-
-const CURRENT_SHOWN = 5;
 
 /**
  * The project overview. Counts, current work and organisation gaps are kept with the projection
@@ -112,7 +134,7 @@ export async function projectStatus(
   const { projection } = analysis;
   const summary = projection.derive(STATUS_SUMMARY);
   const current = currentWork(projection, summary, analysis.claims);
-  const focus = current[0] ?? analysis.firstReady(1)[0]?.work;
+  const focus = current.shown[0] ?? analysis.firstReady(1)[0]?.work;
   const next = focus === undefined ? null : stringOf(focus, "next_action");
   const blocked = analysis.notReadyCount;
   // Statuses that occur, in code-point order (a collator would cost milliseconds on a cold start).
@@ -128,8 +150,8 @@ export async function projectStatus(
     counts: Object.fromEntries(counts),
     total: projection.ofKind("work").length,
     entity_counts: Object.fromEntries(entityCounts),
-    current: current.slice(0, CURRENT_SHOWN).map((w) => workBrief(w, revisions)),
-    current_total: current.length,
+    current: current.shown.map((w) => workBrief(w, revisions)),
+    current_total: current.total,
     ready_count: analysis.readyCount,
     blocked_count: blocked,
     dependency_blocked_count: analysis.dependencyBlockedCount,

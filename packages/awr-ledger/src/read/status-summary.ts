@@ -1,6 +1,7 @@
 import { WORK_STATUSES } from "../sources/adapters/work-status.js";
 import type { EntityView } from "./entity-row.js";
 import type { Derivation, Projection } from "./projection.js";
+import { priorityRank } from "./readiness.js";
 import { CopyOnWrite, insertSorted, removeSorted } from "./sorted-list.js";
 
 export interface OrganisationGap {
@@ -22,16 +23,20 @@ interface Positioned {
   position: number;
 }
 
-/** A work item in progress or claimed by status, at its source position. */
+/** A work item in progress or claimed by status, at its source position, with its priority rank. */
 export interface CurrentEntry extends Positioned {
   work: EntityView;
+  rank: number;
 }
 
 /** The claim-independent part of the project status, at one projection generation. */
 export interface StatusSummary {
   /** Work items per status (every known status listed, plus `unknown`). */
   counts: Readonly<Record<string, number>>;
-  /** Items in progress or claimed by status, in source order. */
+  /**
+   * Items in progress or claimed by status, in current order (priority rank, then source
+   * position): status shows the first few, so a read takes them without sorting every item.
+   */
   current: readonly CurrentEntry[];
   /** Every organisation gap, in report order (see gaps()). */
   gaps: readonly OrganisationGap[];
@@ -43,9 +48,22 @@ export interface StatusSummary {
   goalWork: ReadonlyMap<string, number>;
 }
 
-const isCurrent = (item: EntityView) => item.status === "in_progress" || item.status === "claimed";
+/** In progress or claimed by status. */
+export const isCurrent = (item: EntityView) =>
+  item.status === "in_progress" || item.status === "claimed";
 const isOpen = (item: EntityView) => item.status !== "completed" && item.status !== "cancelled";
 const bySourceOrder = (e: Positioned, p: Positioned) => e.position - p.position;
+
+/** Current order: priority rank, then source position. */
+export const byCurrentOrder = (e: CurrentEntry, p: Pick<CurrentEntry, "rank" | "position">) =>
+  e.rank - p.rank || e.position - p.position;
+
+/** The item's entry in the current list (or among status's claimed extras). */
+export const currentEntry = (work: EntityView, position: number): CurrentEntry => ({
+  position,
+  work,
+  rank: priorityRank(work.attributes["priority"]),
+});
 
 /** The gaps an open work item has by itself: its goal, its milestone, its status. */
 function gapsOfItem(projection: Projection, item: EntityView): OrganisationGap[] {
@@ -136,11 +154,12 @@ export const STATUS_SUMMARY: Derivation<StatusSummary> = {
     const goalWork = new Map<string, number>();
     for (const [position, work] of projection.ofKind("work").entries()) {
       counts[work.status] = (counts[work.status] ?? 0) + 1;
-      if (isCurrent(work)) current.push({ position, work });
+      if (isCurrent(work)) current.push(currentEntry(work, position));
       const gaps = gapsOfItem(projection, work);
       if (gaps.length > 0) itemGaps.push({ position, gaps });
       countGoal(goalWork, stringAttribute(work, "goal"), 1);
     }
+    current.sort(byCurrentOrder);
     const parts = { itemGaps, dependencyGaps: dependencyGapsOf(projection), goalWork };
     return { counts, current, ...parts, gaps: allGaps(projection, parts) };
   },
@@ -160,9 +179,11 @@ export const STATUS_SUMMARY: Derivation<StatusSummary> = {
       if (counts === value.counts) counts = { ...counts };
       (counts as Record<string, number>)[before.status] = (counts[before.status] ?? 0) - 1;
       (counts as Record<string, number>)[after.status] = (counts[after.status] ?? 0) + 1;
-      if (isCurrent(before)) removeSorted(current.edit(), { position }, bySourceOrder);
+      if (isCurrent(before)) {
+        removeSorted(current.edit(), currentEntry(before, position), byCurrentOrder);
+      }
       if (isCurrent(after)) {
-        insertSorted(current.edit(), { position, work: after }, (e) => e, bySourceOrder);
+        insertSorted(current.edit(), currentEntry(after, position), (e) => e, byCurrentOrder);
       }
       const beforeGaps = gapsOfItem(prev, before);
       const afterGaps = gapsOfItem(next, after);
