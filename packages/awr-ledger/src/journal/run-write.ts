@@ -115,80 +115,10 @@ export async function runJournaledWrite<R extends object>(
 
   return ctx.store.withProjectLock(
     async () => {
-      throwIfAborted(signal);
-      const { store } = ctx;
-      const again = decideOrThrow(await findOperation(store.db, client, requestId), fingerprint);
-      if (again !== undefined) return again as R & WriteReceipt;
-      const current = await store.currentRevision();
-      checkExpectedRevision(spec.input.expected_revision, current);
-      const { project: _project, ...args } = spec.input as Record<string, unknown>;
-      const argumentsJson = canonicalJson(args);
-      const startedAt = new Date(ctx.now()).toISOString();
-      const entry = {
-        client,
-        request_id: requestId,
-        tool: spec.tool,
-        fingerprint,
-        arguments: argumentsJson,
-        recovered: 0,
-        started_at: startedAt,
-      };
-
-      if (spec.precheck !== undefined) {
-        const unchanged = await spec.precheck(store.db);
-        if (unchanged !== undefined) {
-          const result = { ...unchanged, request_id: requestId, project_revision: current };
-          await store.write(async (tx) => {
-            await tx
-              .insertInto("operations")
-              .values({
-                ...entry,
-                id: ulid(),
-                status: "finished",
-                write_outcome: "committed",
-                result: JSON.stringify(result),
-                error: null,
-                started_revision: current,
-                finished_revision: current,
-                finished_at: startedAt,
-              })
-              .execute();
-          });
-          return result;
-        }
-      }
-
-      throwIfAborted(signal);
-      // (a) The request is journaled before anything else changes.
-      const operationId = ulid();
-      await store.write(async (tx) => {
-        const revision = await spendRevision(tx);
-        await tx
-          .insertInto("operations")
-          .values({
-            ...entry,
-            id: operationId,
-            status: "started",
-            write_outcome: null,
-            result: null,
-            error: null,
-            started_revision: revision,
-            finished_revision: null,
-            finished_at: null,
-          })
-          .execute();
-        await appendEvent(tx, {
-          type: DOMAIN_EVENT_TYPES.operationStarted,
-          revision,
-          client,
-          operation_id: operationId,
-          summary: `${spec.tool} started (request ${requestId})`,
-          payload: { request_id: requestId, tool: spec.tool, fingerprint },
-          time: startedAt,
-        });
-      });
+      const begun = await beginJournaled(ctx, spec, { requestId, fingerprint, signal });
+      if (begun.kind === "answered") return begun.result;
       injectFault("after_begin");
-      const started = { request_id: requestId, id: operationId };
+      const started = { request_id: requestId, id: begun.operationId };
       try {
         return await finishJournaled(ctx, spec, started);
       } catch (error) {
@@ -197,7 +127,97 @@ export async function runJournaledWrite<R extends object>(
         throw lostReceiptError(started, error);
       }
     },
-    { signal, leaseMs: ctx.lockLeaseMs },
+    { signal, leaseMs: ctx.lockLeaseMs, leaseInWrites: true },
+  );
+}
+
+type Begun<R> =
+  | { kind: "answered"; result: R & WriteReceipt }
+  | { kind: "started"; operationId: string };
+
+/**
+ * Step (a), in the transaction that also takes the cross-process lock (leaseInWrites): the
+ * journal lookup is repeated and expected_revision checked there, then either the precheck
+ * answers (recorded as finished, the lock released with it), or `mcp.operation_started` and the
+ * `started` entry commit. A check that throws rolls the whole transaction back.
+ */
+async function beginJournaled<R extends object>(
+  ctx: RuntimeContext,
+  spec: JournaledWrite<R> & { tool: string },
+  request: { requestId: string; fingerprint: string; signal: AbortSignal | undefined },
+): Promise<Begun<R>> {
+  const { store } = ctx;
+  const { client } = spec.caller;
+  const { requestId, fingerprint, signal } = request;
+  return store.write<Begun<R>>(
+    async (tx) => {
+      throwIfAborted(signal);
+      const again = decideOrThrow(await findOperation(tx, client, requestId), fingerprint);
+      if (again !== undefined) return { kind: "answered", result: again as R & WriteReceipt };
+      const current = await store.currentRevision(tx);
+      checkExpectedRevision(spec.input.expected_revision, current);
+      const { project: _project, ...args } = spec.input as Record<string, unknown>;
+      const startedAt = new Date(ctx.now()).toISOString();
+      const entry = {
+        client,
+        request_id: requestId,
+        tool: spec.tool,
+        fingerprint,
+        arguments: canonicalJson(args),
+        recovered: 0,
+        started_at: startedAt,
+      };
+
+      const unchanged = await spec.precheck?.(tx);
+      if (unchanged !== undefined) {
+        const result = { ...unchanged, request_id: requestId, project_revision: current };
+        await tx
+          .insertInto("operations")
+          .values({
+            ...entry,
+            id: ulid(),
+            status: "finished",
+            write_outcome: "committed",
+            result: JSON.stringify(result),
+            error: null,
+            started_revision: current,
+            finished_revision: current,
+            finished_at: startedAt,
+          })
+          .execute();
+        return { kind: "answered", result };
+      }
+
+      throwIfAborted(signal);
+      // (a) The request is journaled before anything else changes.
+      const operationId = ulid();
+      const revision = await spendRevision(tx);
+      await tx
+        .insertInto("operations")
+        .values({
+          ...entry,
+          id: operationId,
+          status: "started",
+          write_outcome: null,
+          result: null,
+          error: null,
+          started_revision: revision,
+          finished_revision: null,
+          finished_at: null,
+        })
+        .execute();
+      await appendEvent(tx, {
+        type: DOMAIN_EVENT_TYPES.operationStarted,
+        revision,
+        client,
+        operation_id: operationId,
+        summary: `${spec.tool} started (request ${requestId})`,
+        payload: { request_id: requestId, tool: spec.tool, fingerprint },
+        time: startedAt,
+      });
+      return { kind: "started", operationId };
+    },
+    { signal, releasesLock: (begun) => begun.kind === "answered" },
   );
 }
 
@@ -228,48 +248,51 @@ async function finishJournaled<R extends object>(
   injectFault("finish_fails");
 
   // (c) The outcome is recorded; the result carries the final revision.
-  const finished = await store.write(async (tx) => {
-    const revision = await spendRevision(tx);
-    const finishedAt = new Date(ctx.now()).toISOString();
-    const result =
-      domainError === undefined
-        ? {
-            ...(domainResult as R),
-            terminal_event: terminalRef(scope.terminalEvent as EventTable),
-            request_id: started.request_id,
-            project_revision: revision,
-          }
-        : undefined;
-    const error = domainError === undefined ? undefined : errorRecord(domainError);
-    const writeOutcome = domainError === undefined ? "committed" : "not_committed";
-    await tx
-      .updateTable("operations")
-      .set({
-        status: "finished",
-        write_outcome: writeOutcome,
-        result: result === undefined ? null : JSON.stringify(result),
-        error: error === undefined ? null : JSON.stringify(error),
-        finished_revision: revision,
-        finished_at: finishedAt,
-      })
-      .where("id", "=", started.id)
-      .execute();
-    await appendEvent(tx, {
-      type: DOMAIN_EVENT_TYPES.operationFinished,
-      revision,
-      client,
-      operation_id: started.id,
-      summary: `${spec.tool} finished: ${writeOutcome}`,
-      payload: {
-        request_id: started.request_id,
-        tool: spec.tool,
-        write_outcome: writeOutcome,
-        ...(result === undefined ? { error } : { result }),
-      },
-      time: finishedAt,
-    });
-    return result as R & WriteReceipt;
-  });
+  const finished = await store.write(
+    async (tx) => {
+      const revision = await spendRevision(tx);
+      const finishedAt = new Date(ctx.now()).toISOString();
+      const result =
+        domainError === undefined
+          ? {
+              ...(domainResult as R),
+              terminal_event: terminalRef(scope.terminalEvent as EventTable),
+              request_id: started.request_id,
+              project_revision: revision,
+            }
+          : undefined;
+      const error = domainError === undefined ? undefined : errorRecord(domainError);
+      const writeOutcome = domainError === undefined ? "committed" : "not_committed";
+      await tx
+        .updateTable("operations")
+        .set({
+          status: "finished",
+          write_outcome: writeOutcome,
+          result: result === undefined ? null : JSON.stringify(result),
+          error: error === undefined ? null : JSON.stringify(error),
+          finished_revision: revision,
+          finished_at: finishedAt,
+        })
+        .where("id", "=", started.id)
+        .execute();
+      await appendEvent(tx, {
+        type: DOMAIN_EVENT_TYPES.operationFinished,
+        revision,
+        client,
+        operation_id: started.id,
+        summary: `${spec.tool} finished: ${writeOutcome}`,
+        payload: {
+          request_id: started.request_id,
+          tool: spec.tool,
+          write_outcome: writeOutcome,
+          ...(result === undefined ? { error } : { result }),
+        },
+        time: finishedAt,
+      });
+      return result as R & WriteReceipt;
+    },
+    { releasesLock: true },
+  );
   if (domainError !== undefined) throw domainError;
   return finished;
 }
