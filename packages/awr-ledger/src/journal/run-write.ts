@@ -13,7 +13,7 @@ import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
 import { injectFault } from "./fault-injection.js";
-import { canonicalJson, requestFingerprint } from "./fingerprint.js";
+import { journalRequest } from "./fingerprint.js";
 import { decideForRequest } from "./journal-decision.js";
 import {
   errorRecord,
@@ -105,7 +105,7 @@ export async function runJournaledWrite<R extends object>(
   if (requestId === undefined) return directWrite(ctx, spec, options);
   const signal = options?.signal;
   const { client } = spec.caller;
-  const fingerprint = requestFingerprint(spec.tool, spec.input);
+  const { arguments: argumentsJson, fingerprint } = journalRequest(spec.tool, spec.input);
   const early = decideOrThrow(
     await ctx.store.read((db) => findOperation(db, client, requestId), { signal }),
     fingerprint,
@@ -115,7 +115,8 @@ export async function runJournaledWrite<R extends object>(
 
   return ctx.store.withProjectLock(
     async () => {
-      const begun = await beginJournaled(ctx, spec, { requestId, fingerprint, signal });
+      const request = { requestId, argumentsJson, fingerprint, signal };
+      const begun = await beginJournaled(ctx, spec, request);
       if (begun.kind === "answered") return begun.result;
       injectFault("after_begin");
       const started = { request_id: requestId, id: begun.operationId };
@@ -144,11 +145,16 @@ type Begun<R> =
 async function beginJournaled<R extends object>(
   ctx: RuntimeContext,
   spec: JournaledWrite<R> & { tool: string },
-  request: { requestId: string; fingerprint: string; signal: AbortSignal | undefined },
+  request: {
+    requestId: string;
+    argumentsJson: string;
+    fingerprint: string;
+    signal: AbortSignal | undefined;
+  },
 ): Promise<Begun<R>> {
   const { store } = ctx;
   const { client } = spec.caller;
-  const { requestId, fingerprint, signal } = request;
+  const { requestId, argumentsJson, fingerprint, signal } = request;
   return store.write<Begun<R>>(
     async (tx) => {
       throwIfAborted(signal);
@@ -156,14 +162,13 @@ async function beginJournaled<R extends object>(
       if (again !== undefined) return { kind: "answered", result: again as R & WriteReceipt };
       const current = await store.currentRevision(tx);
       checkExpectedRevision(spec.input.expected_revision, current);
-      const { project: _project, ...args } = spec.input as Record<string, unknown>;
       const startedAt = new Date(ctx.now()).toISOString();
       const entry = {
         client,
         request_id: requestId,
         tool: spec.tool,
         fingerprint,
-        arguments: canonicalJson(args),
+        arguments: argumentsJson,
         recovered: 0,
         started_at: startedAt,
       };
