@@ -65,8 +65,9 @@ async function leaseStatements<T>(
  * With `leaseInWrites` no commit of its own is needed on the way: the holder's first write
  * transaction takes it (or is told busy and retried after a backoff while another process
  * holds it), and the transaction that passes `releasesLock` releases it (a durable journal
- * commit, so the lease row is as durable as the rows it guards). A hold that ends without such a
- * release (an error, a refused check) releases it afterwards as before. A holder that dies with
+ * commit, so the lease row is as durable as the rows it guards). A hold that ends with the lease
+ * taken but not released (an error after the first commit) releases it afterwards as before; a
+ * first transaction that rolled back took nothing. A holder that dies with
  * the lease taken leaves the same row either way, for the same takeover (lock-holder.ts).
  */
 export async function holdLease<T>(
