@@ -91,6 +91,8 @@ try {
         {
           event_type: "bench.note",
           summary: `w${i}`,
+          // Journaled, as figure 5's row it profiles (three commits, three revisions).
+          request_id: `profile-${process.pid}-${i}`,
           expected_revision: await ledger.revision(),
         },
         caller,

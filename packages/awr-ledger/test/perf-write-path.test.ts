@@ -1,7 +1,8 @@
 // The fast write path keeps every guarantee: each journal step (started, domain, finished) is
-// its own commit at synchronous=FULL; only the project-lock lease rows are committed without an
-// fsync, and only on a connection the ledger opened itself; statements are prepared once per SQL
-// text. SQLite-specific (pragmas, prepared statements); PostgreSQL runs the same journal code in
+// its own commit at synchronous=FULL, and the project-lock lease is taken in the first and
+// released in the last (no commit of its own); a lease's own commits (a direct write's) are the
+// only ones without an fsync, and only on a connection the ledger opened itself; statements are
+// prepared once per SQL text. SQLite-specific (pragmas, prepared statements); PostgreSQL runs the same journal code in
 // the rest of the suite.
 import { join } from "node:path";
 import { initProject, type Ledger, openLedger } from "@awr/awr-ledger";
@@ -94,7 +95,7 @@ async function append(ledger: Ledger, summary: string) {
 }
 
 describe("a journaled write on the ledger's own SQLite database", () => {
-  it("commits the three journal steps at synchronous=FULL and only the lease row below it", async () => {
+  it("commits its three journal steps at synchronous=FULL, the lease row riding in the first and the last", async () => {
     const { ledger } = await defaultSqliteProject();
     await append(ledger, "warm");
     const recorder = recordStatements();
@@ -103,20 +104,50 @@ describe("a journaled write on the ledger's own SQLite database", () => {
     } finally {
       recorder.stop();
     }
+    const { executed } = recorder;
+    const commits = executed.flatMap((e, index) => (isCommit(e) ? [index] : []));
+    expect(commits).toHaveLength(3);
+    expect(executed.filter((e) => e.synchronous < FULL)).toEqual([]);
+    const take = executed.findIndex((e) => /^insert into "project_locks"/.test(e.sql));
+    // The lease is released by expiring its row in place (taken again by updating it), never
+    // by deleting and re-inserting the row and its key.
+    const release = executed.findIndex((e) =>
+      /^update "project_locks" set "holder" = \?, "expires_at"/.test(e.sql),
+    );
+    expect(take).toBeGreaterThanOrEqual(0);
+    expect(take).toBeLessThan(commits[0] as number);
+    expect(release).toBeGreaterThan(commits[1] as number);
+    expect(release).toBeLessThan(commits[2] as number);
+    expect(executed.some((e) => /^delete from "project_locks"/.test(e.sql))).toBe(false);
+    const lease = await ledgerStore(ledger).db.selectFrom("project_locks").selectAll().execute();
+    expect(lease).toMatchObject([{ holder: "", expires_at: 0, holder_pid: null }]);
+  });
+
+  it("commits a direct write at synchronous=FULL and only its lease rows below it", async () => {
+    const { ledger } = await defaultSqliteProject();
+    const direct = async (summary: string) =>
+      ledger.call(
+        "awr_event_append",
+        {
+          event_type: "note.added",
+          summary,
+          expected_revision: await ledgerStore(ledger).currentRevision(),
+        },
+        caller,
+      );
+    await direct("warm");
+    const recorder = recordStatements();
+    try {
+      await direct("measured");
+    } finally {
+      recorder.stop();
+    }
     const commits = recorder.executed.filter(isCommit);
-    expect(commits.filter((e) => e.synchronous >= FULL)).toHaveLength(3);
+    expect(commits.filter((e) => e.synchronous >= FULL)).toHaveLength(1);
     expect(commits.filter((e) => e.synchronous < FULL)).toHaveLength(1);
     const relaxed = recorder.executed.filter((e) => e.synchronous < FULL);
     expect(relaxed.length).toBeGreaterThan(0);
     expect(relaxed.filter((e) => !touchesLease(e))).toEqual([]);
-    // The lease is released by expiring its row in place (taken again by updating it), never
-    // by deleting and re-inserting the row and its key.
-    expect(
-      recorder.executed.some((e) =>
-        /^update "project_locks" set "holder" = \?, "expires_at"/.test(e.sql),
-      ),
-    ).toBe(true);
-    expect(recorder.executed.some((e) => /^delete from "project_locks"/.test(e.sql))).toBe(false);
     const level = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(
       ledgerStore(ledger).db,
     );
@@ -158,8 +189,8 @@ describe("a journaled write on the ledger's own SQLite database", () => {
       recorder.stop();
     }
     const commits = recorder.executed.filter(isCommit);
-    expect(commits.length).toBeGreaterThanOrEqual(4);
-    expect(commits.every((e) => e.synchronous === FULL)).toBe(true);
+    expect(commits).toHaveLength(3);
+    expect(recorder.executed.every((e) => e.synchronous === FULL)).toBe(true);
   });
 });
 

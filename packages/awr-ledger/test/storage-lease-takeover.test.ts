@@ -3,7 +3,13 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLedgerError, openLedger } from "@awr/awr-ledger";
-import { LedgerStore, ledgerStore, migrateToLatest } from "@awr/awr-ledger/testing";
+import {
+  appendEvent,
+  LedgerStore,
+  type LedgerTx,
+  ledgerStore,
+  migrateToLatest,
+} from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { freshDatabase, type TestDatabase } from "./helpers/backends.js";
 import { openFixtureProject } from "./helpers/projects.js";
@@ -201,6 +207,97 @@ describe("the SQLite lease of a crashed holder on this machine", () => {
       ).rejects.toBe(reason);
       expect((await lease()).holder).toBe("elsewhere");
     }
+  });
+});
+
+describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () => {
+  let t: TestDatabase;
+  let store: LedgerStore;
+  beforeEach(async () => {
+    t = await freshDatabase("sqlite");
+    await migrateToLatest(t.db, t.dialect);
+    store = new LedgerStore(t.db, t.dialect, PROJECT);
+  });
+  afterEach(async () => {
+    for (const child of started.splice(0)) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGKILL");
+      await exited;
+    }
+    await t.close();
+  });
+
+  const leaseRow = () =>
+    t.db
+      .selectFrom("project_locks")
+      .selectAll()
+      .where("project_id", "=", PROJECT)
+      .executeTakeFirst();
+  const folded = () => ({ leaseInWrites: true, signal: AbortSignal.timeout(ATTEMPT_BOUND_MS) });
+  const note = (tx: LedgerTx, type: string) => appendEvent(tx, { type, revision: 1 });
+
+  it("is taken by the first write, released by the one that says so, with no commit of its own", async () => {
+    const seen = await store.withProjectLock(async () => {
+      const before = await leaseRow();
+      await store.write((tx) => note(tx, "a"));
+      const during = await leaseRow();
+      await store.write((tx) => note(tx, "b"), { releasesLock: true });
+      return { before, during, after: await leaseRow() };
+    }, folded());
+    expect(seen.before).toBeUndefined();
+    expect(seen.during?.holder_pid).toBe(process.pid);
+    expect(Number(seen.during?.expires_at)).toBeGreaterThan(Date.now());
+    expect(seen.after).toMatchObject({ holder: "", expires_at: 0, holder_pid: null });
+    expect(await leaseRow()).toEqual(seen.after);
+  });
+
+  it("is not taken by a first write that rolled back, and is released when the hold ends early", async () => {
+    const failure = new Error("refused check");
+    await expect(
+      store.withProjectLock(async () => {
+        await store.write(async () => {
+          throw failure;
+        });
+      }, folded()),
+    ).rejects.toBe(failure);
+    expect(await leaseRow()).toBeUndefined();
+    await expect(
+      store.withProjectLock(async () => {
+        await store.write((tx) => note(tx, "a"));
+        expect((await leaseRow())?.holder_pid).toBe(process.pid);
+        throw failure;
+      }, folded()),
+    ).rejects.toBe(failure);
+    expect(await leaseRow()).toMatchObject({ holder: "", expires_at: 0 });
+  });
+
+  it("makes the first write wait while another process holds the lease", async () => {
+    const holder = await startHolder(t.location);
+    const controller = new AbortController();
+    const reason = new Error("gave up waiting");
+    setTimeout(() => controller.abort(reason), 300);
+    await expect(
+      store.withProjectLock(() => store.write((tx) => note(tx, "a")), {
+        leaseInWrites: true,
+        signal: controller.signal,
+      }),
+    ).rejects.toBe(reason);
+    expect(await t.db.selectFrom("events").selectAll().execute()).toEqual([]);
+    expect((await leaseRow())?.holder_pid).toBe(holder.pid);
+  });
+
+  it("is taken over at once from a killed holder", async () => {
+    const holder = await startHolder(t.location);
+    holder.spawned.kill("SIGKILL");
+    await holder.exited;
+    const left = await leaseRow();
+    const taken = await store.withProjectLock(async () => {
+      await store.write((tx) => note(tx, "a"));
+      return { at: Date.now(), row: await leaseRow() };
+    }, folded());
+    expect(taken.at).toBeLessThan(Number(left?.expires_at));
+    expect(taken.row?.holder_pid).toBe(process.pid);
   });
 });
 

@@ -21,6 +21,7 @@ const opened = await m.storageDialect(backend).choose({
 })();
 const store = new m.LedgerStore(opened.db, opened.dialect, "P-LOCK");
 for (let i = 0; i < 6; i++) {
+  // every other hold folds its lease into its first and last writes, as the journal does
   await store.withProjectLock(async () => {
     await store.write(async (tx) => {
       const revision = await m.spendRevision(tx);
@@ -30,8 +31,8 @@ for (let i = 0; i < 6; i++) {
     await store.write(async (tx) => {
       const revision = await m.spendRevision(tx);
       await m.appendEvent(tx, { type: "lock.exit", revision, client: tag });
-    });
-  });
+    }, { releasesLock: i % 2 === 1 });
+  }, { leaseInWrites: i % 2 === 1 });
   // plain single-transaction writes must also wait for another process's held lock
   await store.write(async (tx) => {
     const revision = await m.spendRevision(tx);

@@ -22,12 +22,23 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The request journal's fingerprint: SHA-256, hex, of the canonical JSON
- * of `{tool, arguments}` where `arguments` is the tool input without `project`.
+ * The request journal's record of a request: `arguments`, the canonical JSON of the tool input
+ * without `project`, and `fingerprint`, SHA-256 (hex) of the canonical JSON of
+ * `{tool, arguments}` (built from the same text: "arguments" sorts before "tool").
  */
-export function requestFingerprint(tool: string, input: Readonly<Record<string, unknown>>): string {
+export function journalRequest(
+  tool: string,
+  input: Readonly<Record<string, unknown>>,
+): { arguments: string; fingerprint: string } {
   const { project: _project, ...args } = input;
-  return createHash("sha256")
-    .update(canonicalJson({ tool, arguments: args }))
+  const argumentsJson = canonicalJson(args);
+  const fingerprint = createHash("sha256")
+    .update(`{"arguments":${argumentsJson},"tool":${canonicalJson(tool)}}`)
     .digest("hex");
+  return { arguments: argumentsJson, fingerprint };
+}
+
+/** The request journal's fingerprint (journalRequest). */
+export function requestFingerprint(tool: string, input: Readonly<Record<string, unknown>>): string {
+  return journalRequest(tool, input).fingerprint;
 }

@@ -13,7 +13,7 @@ import { appendEvent } from "../storage/events.js";
 import { checkExpectedRevision, spendRevision } from "../storage/revision.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
 import { injectFault } from "./fault-injection.js";
-import { canonicalJson, requestFingerprint } from "./fingerprint.js";
+import { journalRequest } from "./fingerprint.js";
 import { decideForRequest } from "./journal-decision.js";
 import {
   errorRecord,
@@ -105,7 +105,7 @@ export async function runJournaledWrite<R extends object>(
   if (requestId === undefined) return directWrite(ctx, spec, options);
   const signal = options?.signal;
   const { client } = spec.caller;
-  const fingerprint = requestFingerprint(spec.tool, spec.input);
+  const { arguments: argumentsJson, fingerprint } = journalRequest(spec.tool, spec.input);
   const early = decideOrThrow(
     await ctx.store.read((db) => findOperation(db, client, requestId), { signal }),
     fingerprint,
@@ -115,14 +115,53 @@ export async function runJournaledWrite<R extends object>(
 
   return ctx.store.withProjectLock(
     async () => {
+      const request = { requestId, argumentsJson, fingerprint, signal };
+      const begun = await beginJournaled(ctx, spec, request);
+      if (begun.kind === "answered") return begun.result;
+      injectFault("after_begin");
+      const started = { request_id: requestId, id: begun.operationId };
+      try {
+        return await finishJournaled(ctx, spec, started);
+      } catch (error) {
+        if (isLedgerError(error)) throw error;
+        // The domain change may or may not have committed, and no final receipt says which.
+        throw lostReceiptError(started, error);
+      }
+    },
+    { signal, leaseMs: ctx.lockLeaseMs, leaseInWrites: true },
+  );
+}
+
+type Begun<R> =
+  | { kind: "answered"; result: R & WriteReceipt }
+  | { kind: "started"; operationId: string };
+
+/**
+ * Step (a), in the transaction that also takes the cross-process lock (leaseInWrites): the
+ * journal lookup is repeated and expected_revision checked there, then either the precheck
+ * answers (recorded as finished, the lock released with it), or `mcp.operation_started` and the
+ * `started` entry commit. A check that throws rolls the whole transaction back.
+ */
+async function beginJournaled<R extends object>(
+  ctx: RuntimeContext,
+  spec: JournaledWrite<R> & { tool: string },
+  request: {
+    requestId: string;
+    argumentsJson: string;
+    fingerprint: string;
+    signal: AbortSignal | undefined;
+  },
+): Promise<Begun<R>> {
+  const { store } = ctx;
+  const { client } = spec.caller;
+  const { requestId, argumentsJson, fingerprint, signal } = request;
+  return store.write<Begun<R>>(
+    async (tx) => {
       throwIfAborted(signal);
-      const { store } = ctx;
-      const again = decideOrThrow(await findOperation(store.db, client, requestId), fingerprint);
-      if (again !== undefined) return again as R & WriteReceipt;
-      const current = await store.currentRevision();
+      const again = decideOrThrow(await findOperation(tx, client, requestId), fingerprint);
+      if (again !== undefined) return { kind: "answered", result: again as R & WriteReceipt };
+      const current = await store.currentRevision(tx);
       checkExpectedRevision(spec.input.expected_revision, current);
-      const { project: _project, ...args } = spec.input as Record<string, unknown>;
-      const argumentsJson = canonicalJson(args);
       const startedAt = new Date(ctx.now()).toISOString();
       const entry = {
         client,
@@ -134,70 +173,56 @@ export async function runJournaledWrite<R extends object>(
         started_at: startedAt,
       };
 
-      if (spec.precheck !== undefined) {
-        const unchanged = await spec.precheck(store.db);
-        if (unchanged !== undefined) {
-          const result = { ...unchanged, request_id: requestId, project_revision: current };
-          await store.write(async (tx) => {
-            await tx
-              .insertInto("operations")
-              .values({
-                ...entry,
-                id: ulid(),
-                status: "finished",
-                write_outcome: "committed",
-                result: JSON.stringify(result),
-                error: null,
-                started_revision: current,
-                finished_revision: current,
-                finished_at: startedAt,
-              })
-              .execute();
-          });
-          return result;
-        }
+      const unchanged = await spec.precheck?.(tx);
+      if (unchanged !== undefined) {
+        const result = { ...unchanged, request_id: requestId, project_revision: current };
+        await tx
+          .insertInto("operations")
+          .values({
+            ...entry,
+            id: ulid(),
+            status: "finished",
+            write_outcome: "committed",
+            result: JSON.stringify(result),
+            error: null,
+            started_revision: current,
+            finished_revision: current,
+            finished_at: startedAt,
+          })
+          .execute();
+        return { kind: "answered", result };
       }
 
       throwIfAborted(signal);
       // (a) The request is journaled before anything else changes.
       const operationId = ulid();
-      await store.write(async (tx) => {
-        const revision = await spendRevision(tx);
-        await tx
-          .insertInto("operations")
-          .values({
-            ...entry,
-            id: operationId,
-            status: "started",
-            write_outcome: null,
-            result: null,
-            error: null,
-            started_revision: revision,
-            finished_revision: null,
-            finished_at: null,
-          })
-          .execute();
-        await appendEvent(tx, {
-          type: DOMAIN_EVENT_TYPES.operationStarted,
-          revision,
-          client,
-          operation_id: operationId,
-          summary: `${spec.tool} started (request ${requestId})`,
-          payload: { request_id: requestId, tool: spec.tool, fingerprint },
-          time: startedAt,
-        });
+      const revision = await spendRevision(tx);
+      await tx
+        .insertInto("operations")
+        .values({
+          ...entry,
+          id: operationId,
+          status: "started",
+          write_outcome: null,
+          result: null,
+          error: null,
+          started_revision: revision,
+          finished_revision: null,
+          finished_at: null,
+        })
+        .execute();
+      await appendEvent(tx, {
+        type: DOMAIN_EVENT_TYPES.operationStarted,
+        revision,
+        client,
+        operation_id: operationId,
+        summary: `${spec.tool} started (request ${requestId})`,
+        payload: { request_id: requestId, tool: spec.tool, fingerprint },
+        time: startedAt,
       });
-      injectFault("after_begin");
-      const started = { request_id: requestId, id: operationId };
-      try {
-        return await finishJournaled(ctx, spec, started);
-      } catch (error) {
-        if (isLedgerError(error)) throw error;
-        // The domain change may or may not have committed, and no final receipt says which.
-        throw lostReceiptError(started, error);
-      }
+      return { kind: "started", operationId };
     },
-    { signal, leaseMs: ctx.lockLeaseMs },
+    { signal, releasesLock: (begun) => begun.kind === "answered" },
   );
 }
 
@@ -228,48 +253,51 @@ async function finishJournaled<R extends object>(
   injectFault("finish_fails");
 
   // (c) The outcome is recorded; the result carries the final revision.
-  const finished = await store.write(async (tx) => {
-    const revision = await spendRevision(tx);
-    const finishedAt = new Date(ctx.now()).toISOString();
-    const result =
-      domainError === undefined
-        ? {
-            ...(domainResult as R),
-            terminal_event: terminalRef(scope.terminalEvent as EventTable),
-            request_id: started.request_id,
-            project_revision: revision,
-          }
-        : undefined;
-    const error = domainError === undefined ? undefined : errorRecord(domainError);
-    const writeOutcome = domainError === undefined ? "committed" : "not_committed";
-    await tx
-      .updateTable("operations")
-      .set({
-        status: "finished",
-        write_outcome: writeOutcome,
-        result: result === undefined ? null : JSON.stringify(result),
-        error: error === undefined ? null : JSON.stringify(error),
-        finished_revision: revision,
-        finished_at: finishedAt,
-      })
-      .where("id", "=", started.id)
-      .execute();
-    await appendEvent(tx, {
-      type: DOMAIN_EVENT_TYPES.operationFinished,
-      revision,
-      client,
-      operation_id: started.id,
-      summary: `${spec.tool} finished: ${writeOutcome}`,
-      payload: {
-        request_id: started.request_id,
-        tool: spec.tool,
-        write_outcome: writeOutcome,
-        ...(result === undefined ? { error } : { result }),
-      },
-      time: finishedAt,
-    });
-    return result as R & WriteReceipt;
-  });
+  const finished = await store.write(
+    async (tx) => {
+      const revision = await spendRevision(tx);
+      const finishedAt = new Date(ctx.now()).toISOString();
+      const result =
+        domainError === undefined
+          ? {
+              ...(domainResult as R),
+              terminal_event: terminalRef(scope.terminalEvent as EventTable),
+              request_id: started.request_id,
+              project_revision: revision,
+            }
+          : undefined;
+      const error = domainError === undefined ? undefined : errorRecord(domainError);
+      const writeOutcome = domainError === undefined ? "committed" : "not_committed";
+      await tx
+        .updateTable("operations")
+        .set({
+          status: "finished",
+          write_outcome: writeOutcome,
+          result: result === undefined ? null : JSON.stringify(result),
+          error: error === undefined ? null : JSON.stringify(error),
+          finished_revision: revision,
+          finished_at: finishedAt,
+        })
+        .where("id", "=", started.id)
+        .execute();
+      await appendEvent(tx, {
+        type: DOMAIN_EVENT_TYPES.operationFinished,
+        revision,
+        client,
+        operation_id: started.id,
+        summary: `${spec.tool} finished: ${writeOutcome}`,
+        payload: {
+          request_id: started.request_id,
+          tool: spec.tool,
+          write_outcome: writeOutcome,
+          ...(result === undefined ? { error } : { result }),
+        },
+        time: finishedAt,
+      });
+      return result as R & WriteReceipt;
+    },
+    { releasesLock: true },
+  );
   if (domainError !== undefined) throw domainError;
   return finished;
 }

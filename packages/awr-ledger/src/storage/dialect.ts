@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { LockOptions } from "./project-lock.js";
+import type { LockHold, LockOptions } from "./project-lock.js";
 import type { LedgerSchema } from "./schema.js";
 
 /** The databases a ledger can live in, as the manifest's `[storage] backend` names them. */
@@ -64,12 +64,14 @@ export interface StorageDialect {
   /**
    * Holds the cross-process project lock around `fn` (the caller already holds the in-process
    * mutex): waits, with backoff, while another process holds it; `options.signal` aborts the wait.
-   * `relaxedCommits`: see relaxedLeaseCommits.
+   * `fn` gets the hold its write transactions enter (HELD_LOCK once taken; with
+   * `options.leaseInWrites` a dialect may instead take and release it inside those
+   * transactions). `relaxedCommits`: see relaxedLeaseCommits.
    */
   holdProjectLock<T>(
     db: Kysely<LedgerSchema>,
     projectId: string,
-    fn: () => Promise<T>,
+    fn: (hold: LockHold) => Promise<T>,
     options: LockOptions,
     relaxedCommits: boolean,
   ): Promise<T>;

@@ -1,3 +1,4 @@
+import { sql } from "../internal/kysely.js";
 import { ulid } from "../internal/ulid.js";
 import type { LedgerTx } from "./ledger-store.js";
 import type { EventTable } from "./schema.js";
@@ -21,17 +22,14 @@ export interface NewEvent {
 }
 
 /**
- * Appends one immutable event inside a write transaction: assigns the next `seq` (dense, from 1)
- * and a ULID id, and binds it to the given revision. Returns the stored row.
+ * Appends one immutable event inside a write transaction: assigns the next `seq` (dense, from 1;
+ * computed by the INSERT itself, so an event costs one statement) and a ULID id, and binds it to
+ * the given revision. Returns the stored row. The caller holds the write lock (store.write), so
+ * no two writers compute the same seq.
  */
 export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventTable> {
-  const last = await tx
-    .selectFrom("events")
-    .select((eb) => eb.fn.max("seq").as("seq"))
-    .executeTakeFirst();
-  const row: EventTable = {
+  const row: Omit<EventTable, "seq"> = {
     id: event.id ?? ulid(),
-    seq: Number(last?.seq ?? 0) + 1,
     revision: event.revision,
     type: event.type,
     work: event.work ?? null,
@@ -45,9 +43,14 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
   };
   // `normal` is the column's default, so an ordinary event inserts the columns every schema has.
   const { importance, ...ordinary } = row;
-  await tx
+  const values = {
+    ...row,
+    seq: sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM events)`,
+  };
+  const inserted = await tx
     .insertInto("events")
-    .values(importance === "normal" ? (ordinary as EventTable) : row)
-    .execute();
-  return row;
+    .values(importance === "normal" ? ({ ...ordinary, seq: values.seq } as typeof values) : values)
+    .returning("seq")
+    .executeTakeFirstOrThrow();
+  return { ...row, seq: Number(inserted.seq) };
 }

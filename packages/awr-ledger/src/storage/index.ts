@@ -1,7 +1,12 @@
 export type { Backend, OpenedDatabase, PerBackend, StorageDialect } from "./dialect.js";
 export { detectDialect, STORAGE_DIALECTS, storageDialect } from "./dialects.js";
 export { appendEvent, type NewEvent } from "./events.js";
-export { LedgerStore, type LedgerStoreOptions, type LedgerTx } from "./ledger-store.js";
+export {
+  LedgerStore,
+  type LedgerStoreOptions,
+  type LedgerTx,
+  type WriteOptions,
+} from "./ledger-store.js";
 export type { Migration } from "./migration.js";
 export { EVENT_SEARCH_WINDOW } from "./migrations/009-projection-changes.js";
 export { MIGRATIONS } from "./migrations/index.js";

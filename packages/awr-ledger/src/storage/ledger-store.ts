@@ -4,14 +4,25 @@ import type { StorageDialect } from "./dialect.js";
 import {
   backoff,
   holdsProjectLock,
+  type LockHold,
   type LockOptions,
   mutexFor,
+  projectLockHold,
   runHoldingLock,
 } from "./project-lock.js";
 import type { LedgerSchema } from "./schema.js";
 
 /** A kysely handle inside a write transaction (a `Transaction` on PostgreSQL). */
 export type LedgerTx = Kysely<LedgerSchema>;
+
+export interface WriteOptions<T> extends LockOptions {
+  /**
+   * Inside withProjectLock: this transaction ends the hold, so a lock folded into the holder's
+   * writes (LockOptions.leaseInWrites) is released in it rather than by a commit of its own. A
+   * function decides from the transaction's value. The caller writes nothing after it.
+   */
+  releasesLock?: boolean | ((value: T) => boolean) | undefined;
+}
 
 /**
  * What every per-operation module receives: the database, its dialect, the project id and the
@@ -32,6 +43,8 @@ export interface LedgerStoreOptions {
    */
   relaxedLeaseCommits?: boolean | undefined;
 }
+
+type Outcome<T> = { busy: true } | { busy: false; value: T };
 
 export class LedgerStore {
   readonly db: Kysely<LedgerSchema>;
@@ -62,25 +75,20 @@ export class LedgerStore {
   /**
    * Runs `fn` in ONE durable transaction holding the project's write lock (the dialect's
    * transaction, entered with enterWriteTransaction; retried after a backoff while another
-   * process holds the lock). Inside withProjectLock it re-enters without waiting. Never call
-   * store.read/write from inside `fn`: use `tx`.
+   * process holds the lock). Inside withProjectLock it enters the hold instead (LockHold.enter:
+   * no wait once the cross-process lock is taken). Never call store.read/write from inside `fn`:
+   * use `tx`.
    */
-  async write<T>(fn: (tx: LedgerTx) => Promise<T>, options?: LockOptions): Promise<T> {
+  async write<T>(fn: (tx: LedgerTx) => Promise<T>, options?: WriteOptions<T>): Promise<T> {
     throwIfAborted(options?.signal);
-    if (holdsProjectLock(this.projectId)) {
-      const outcome = await this.#transaction(fn, true);
-      // The lock's holder is never told it is busy (StorageDialect.enterWriteTransaction).
-      if (outcome.busy) throw new Error("the storage dialect refused the project lock's holder");
-      return outcome.value;
+    const hold = projectLockHold(this.projectId);
+    if (hold !== undefined) {
+      const signal = options?.signal ?? hold.signal;
+      return this.#retrying(() => this.#heldTransaction(fn, hold, options), signal);
     }
-    return mutexFor(this.projectId).run(async () => {
-      for (let attempt = 0; ; attempt++) {
-        throwIfAborted(options?.signal);
-        const outcome = await this.#transaction(fn, false);
-        if (!outcome.busy) return outcome.value;
-        await backoff(attempt, options?.signal);
-      }
-    });
+    return mutexFor(this.projectId).run(() =>
+      this.#retrying(() => this.#transaction(fn), options?.signal),
+    );
   }
 
   /**
@@ -95,8 +103,12 @@ export class LedgerStore {
       this.dialect.holdProjectLock(
         this.db,
         this.projectId,
-        () => runHoldingLock(this.projectId, fn),
-        { signal: options?.signal, leaseMs: options?.leaseMs ?? this.lockLeaseMs },
+        (hold) => runHoldingLock(this.projectId, hold, fn),
+        {
+          signal: options?.signal,
+          leaseMs: options?.leaseMs ?? this.lockLeaseMs,
+          leaseInWrites: options?.leaseInWrites,
+        },
         this.relaxedLeaseCommits,
       ),
     );
@@ -112,16 +124,44 @@ export class LedgerStore {
     return Number(row?.revision ?? 0);
   }
 
+  /** Runs `attempt` until it is not busy, with a backoff between tries. */
+  async #retrying<T>(attempt: () => Promise<Outcome<T>>, signal?: AbortSignal): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      throwIfAborted(signal);
+      const outcome = await attempt();
+      if (!outcome.busy) return outcome.value;
+      await backoff(tries, signal);
+    }
+  }
+
   /** One write transaction, or `busy` (nothing written) when another process holds the lock. */
-  async #transaction<T>(
-    fn: (tx: LedgerTx) => Promise<T>,
-    lockHeld: boolean,
-  ): Promise<{ busy: true } | { busy: false; value: T }> {
+  async #transaction<T>(fn: (tx: LedgerTx) => Promise<T>): Promise<Outcome<T>> {
     return this.dialect.transaction(this.db, async (tx) => {
-      if (!(await this.dialect.enterWriteTransaction(tx, this.projectId, lockHeld))) {
+      if (!(await this.dialect.enterWriteTransaction(tx, this.projectId, false))) {
         return { busy: true };
       }
       return { busy: false, value: await fn(tx) };
     });
+  }
+
+  /** One write transaction of the lock's holder: enters its hold, releases it when asked to. */
+  async #heldTransaction<T>(
+    fn: (tx: LedgerTx) => Promise<T>,
+    hold: LockHold,
+    options: WriteOptions<T> | undefined,
+  ): Promise<Outcome<T> & { released?: boolean }> {
+    const outcome = await this.dialect.transaction(
+      this.db,
+      async (tx): Promise<Outcome<T> & { released?: boolean }> => {
+        if (!(await hold.enter(tx))) return { busy: true };
+        const value = await fn(tx);
+        const releases = options?.releasesLock;
+        const released = typeof releases === "function" ? releases(value) : releases === true;
+        if (released) await hold.release(tx);
+        return { busy: false, value, released };
+      },
+    );
+    if (!outcome.busy) hold.committed(outcome.released === true);
+    return outcome;
   }
 }

@@ -1,16 +1,46 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { Kysely } from "kysely";
 import { sleep } from "../internal/abort.js";
 import { AsyncMutex } from "../internal/async-mutex.js";
+import type { LedgerSchema } from "./schema.js";
 
 /**
  * The project write lock, in two layers:
  * - in process: one FIFO mutex per project id, shared by every store of this process;
  * - across processes: the dialect's holdProjectLock (PostgreSQL a session advisory lock,
  *   postgres/advisory-lock.ts; SQLite a lease row, sqlite/sqlite-lease-lock.ts).
- * Holding is tracked in AsyncLocalStorage so code already inside the lock re-enters it freely.
+ * Holding is tracked in AsyncLocalStorage so code already inside the lock re-enters it freely;
+ * what is held is a LockHold, which every write transaction of the holder enters.
  */
 const mutexes = new Map<string, AsyncMutex>();
-const held = new AsyncLocalStorage<ReadonlySet<string>>();
+const held = new AsyncLocalStorage<ReadonlyMap<string, LockHold>>();
+
+/**
+ * The cross-process part of a held project lock, as the holder's write transactions see it.
+ * Usually it was taken before the holder's code ran (HELD_LOCK); a SQLite lease folded into the
+ * holder's writes (LockOptions.leaseInWrites) is taken inside the first of them instead.
+ */
+export interface LockHold {
+  /**
+   * Run first inside each write transaction of the holder. False when another process holds the
+   * lock (only before it was taken): nothing was written; end the transaction, retry after a
+   * backoff. What it writes commits or rolls back with the transaction.
+   */
+  enter(tx: Kysely<LedgerSchema>): Promise<boolean>;
+  /** Run last inside the holder's final write transaction: the lock is released with it. */
+  release(tx: Kysely<LedgerSchema>): Promise<void>;
+  /** After a transaction that ran enter (and `released`: release) has committed. */
+  committed(released: boolean): void;
+  /** The holder's signal (withProjectLock's): it also ends a write's wait in enter. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A lock whose cross-process part was taken before the holder ran: transactions just enter. */
+export const HELD_LOCK: LockHold = {
+  enter: async () => true,
+  release: async () => undefined,
+  committed: () => undefined,
+};
 
 export const DEFAULT_LEASE_MS = 30_000;
 const MIN_BACKOFF_MS = 5;
@@ -25,13 +55,22 @@ export function mutexFor(projectId: string): AsyncMutex {
   return mutex;
 }
 
-export function holdsProjectLock(projectId: string): boolean {
-  return held.getStore()?.has(projectId) ?? false;
+/** The hold of this async context on the project's lock, if it holds it. */
+export function projectLockHold(projectId: string): LockHold | undefined {
+  return held.getStore()?.get(projectId);
 }
 
-export function runHoldingLock<T>(projectId: string, fn: () => Promise<T>): Promise<T> {
-  const current = held.getStore() ?? new Set<string>();
-  return held.run(new Set([...current, projectId]), fn);
+export function holdsProjectLock(projectId: string): boolean {
+  return projectLockHold(projectId) !== undefined;
+}
+
+export function runHoldingLock<T>(
+  projectId: string,
+  hold: LockHold,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const current = held.getStore() ?? new Map<string, LockHold>();
+  return held.run(new Map([...current, [projectId, hold]]), fn);
 }
 
 export async function backoff(attempt: number, signal?: AbortSignal): Promise<void> {
@@ -43,4 +82,12 @@ export interface LockOptions {
   signal?: AbortSignal | undefined;
   /** SQLite lease length in milliseconds (default: the store's, else DEFAULT_LEASE_MS). */
   leaseMs?: number | undefined;
+  /**
+   * withProjectLock, SQLite: take the cross-process lease inside the holder's first write
+   * transaction and release it inside the one that passes `releasesLock`, instead of a commit
+   * of its own before and after (the journal's three steps, docs/design/journal-three-steps.md).
+   * Until that first write commits, other processes may still write: every check that must see
+   * a settled ledger belongs inside it. Ignored where the lock costs no commits (PostgreSQL).
+   */
+  leaseInWrites?: boolean | undefined;
 }

@@ -1,5 +1,6 @@
 import { sql } from "../../internal/kysely.js";
 import type { StorageDialect } from "../dialect.js";
+import { HELD_LOCK } from "../project-lock.js";
 import { advisoryKey, holdAdvisoryLock } from "./advisory-lock.js";
 
 /** A constant advisory-lock key so concurrent openers of one PostgreSQL schema migrate once. */
@@ -25,7 +26,8 @@ export const POSTGRES_DIALECT: StorageDialect = {
     );
     return true;
   },
-  holdProjectLock: (db, projectId, fn, options) => holdAdvisoryLock(db, projectId, fn, options),
+  holdProjectLock: (db, projectId, fn, options) =>
+    holdAdvisoryLock(db, projectId, () => fn(HELD_LOCK), options),
   relaxedLeaseCommits: () => false,
   async lockMigrations(tx) {
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY}::bigint)`.execute(tx);

@@ -2,9 +2,15 @@ import type { Kysely } from "kysely";
 import { throwIfAborted } from "../../internal/abort.js";
 import { sql } from "../../internal/kysely.js";
 import { ulid } from "../../internal/ulid.js";
-import { backoff, DEFAULT_LEASE_MS, type LockOptions } from "../project-lock.js";
+import {
+  backoff,
+  DEFAULT_LEASE_MS,
+  HELD_LOCK,
+  type LockHold,
+  type LockOptions,
+} from "../project-lock.js";
 import type { LedgerSchema, ProjectLockTable } from "../schema.js";
-import { currentLeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
+import { currentLeaseHolder, type LeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
 import { inSqliteTransaction, sqliteTransaction } from "./sqlite-transaction.js";
 
 /**
@@ -53,76 +59,136 @@ async function leaseStatements<T>(
   });
 }
 
-/** Holds the project's lease row around `fn`, renewing it every third of the lease length. */
+/**
+ * Holds the project's lease row around `fn`, renewing it every third of the lease length. By
+ * default the lease is taken by a commit of its own before `fn` and released by another after.
+ * With `leaseInWrites` no commit of its own is needed on the way: the holder's first write
+ * transaction takes it (or is told busy and retried after a backoff while another process
+ * holds it), and the transaction that passes `releasesLock` releases it (a durable journal
+ * commit, so the lease row is as durable as the rows it guards). A hold that ends with the lease
+ * taken but not released (an error after the first commit) releases it afterwards as before; a
+ * first transaction that rolled back took nothing. A holder that dies with
+ * the lease taken leaves the same row either way, for the same takeover (lock-holder.ts).
+ */
 export async function holdLease<T>(
   db: Kysely<LedgerSchema>,
   projectId: string,
-  fn: () => Promise<T>,
-  { signal, leaseMs = DEFAULT_LEASE_MS }: LockOptions,
+  fn: (hold: LockHold) => Promise<T>,
+  { signal, leaseMs = DEFAULT_LEASE_MS, leaseInWrites = false }: LockOptions,
   relaxed: boolean,
 ): Promise<T> {
-  const holder = ulid();
-  const me = await currentLeaseHolder();
-  for (let attempt = 0; ; attempt++) {
-    throwIfAborted(signal);
-    const taken = await leaseStatements(db, relaxed, (conn) =>
-      relaxed ? sqliteTransaction(conn, take) : inSqliteTransaction(conn, take),
+  const lease = { projectId, holder: ulid(), me: await currentLeaseHolder(), leaseMs };
+  let renew: NodeJS.Timeout | undefined;
+  const startRenewing = () => {
+    renew = setInterval(
+      () => {
+        leaseStatements(db, relaxed, (conn) =>
+          conn
+            .updateTable("project_locks")
+            .set({ expires_at: Date.now() + leaseMs })
+            .where("project_id", "=", projectId)
+            .where("holder", "=", lease.holder)
+            .execute(),
+        ).catch(() => undefined);
+      },
+      Math.max(10, Math.floor(leaseMs / 3)),
     );
-    if (taken) break;
-    await backoff(attempt, signal);
-  }
-  async function take(tx: Kysely<LedgerSchema>): Promise<boolean> {
-    const lease = await tx
-      .selectFrom("project_locks")
-      .selectAll()
-      .where("project_id", "=", projectId)
-      .executeTakeFirst();
-    if (lease !== undefined && (await leaseIsLive(lease))) return false;
-    const row = {
-      holder,
-      expires_at: Date.now() + leaseMs,
-      holder_pid: me.pid,
-      holder_host: me.host,
-      holder_start: me.start,
+    renew.unref();
+  };
+  let hold: LockHold = HELD_LOCK;
+  let taken = !leaseInWrites;
+  if (leaseInWrites) {
+    // What the current transaction did to the lease; it counts once that transaction commits.
+    let pending: { took: boolean; released: boolean } = { took: false, released: false };
+    hold = {
+      signal,
+      async enter(tx) {
+        pending = { took: false, released: false };
+        if (taken) return true;
+        if (!(await takeLease(tx, lease))) return false;
+        pending.took = true;
+        return true;
+      },
+      async release(tx) {
+        await releaseLease(tx, lease);
+        pending.released = true;
+      },
+      committed() {
+        if (pending.took) {
+          taken = true;
+          startRenewing();
+        }
+        if (pending.released) {
+          taken = false;
+          clearInterval(renew);
+        }
+        pending = { took: false, released: false };
+      },
     };
-    await tx
-      .insertInto("project_locks")
-      .values({ project_id: projectId, ...row })
-      .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
-      .execute();
-    return true;
+  } else {
+    for (let attempt = 0; ; attempt++) {
+      throwIfAborted(signal);
+      const ok = await leaseStatements(db, relaxed, (conn) =>
+        relaxed
+          ? sqliteTransaction(conn, (tx) => takeLease(tx, lease))
+          : inSqliteTransaction(conn, (tx) => takeLease(tx, lease)),
+      );
+      if (ok) break;
+      await backoff(attempt, signal);
+    }
+    startRenewing();
   }
-  const renew = setInterval(
-    () => {
-      leaseStatements(db, relaxed, (conn) =>
-        conn
-          .updateTable("project_locks")
-          .set({ expires_at: Date.now() + leaseMs })
-          .where("project_id", "=", projectId)
-          .where("holder", "=", holder)
-          .execute(),
-      ).catch(() => undefined);
-    },
-    Math.max(10, Math.floor(leaseMs / 3)),
-  );
-  renew.unref();
   try {
-    return await fn();
+    return await fn(hold);
   } finally {
     clearInterval(renew);
-    // Released by expiring the row in place rather than deleting it: the next take then updates
-    // the same row (one page) instead of inserting it and its key again (two more), every write.
-    // A released row is always the same row (no holder, expired), so a write that was refused
-    // leaves the database exactly as it found it.
-    await leaseStatements(db, relaxed, (conn) =>
-      conn
-        .updateTable("project_locks")
-        .set(RELEASED_LEASE)
-        .where("project_id", "=", projectId)
-        .where("holder", "=", holder)
-        .execute(),
-    );
+    if (taken) await leaseStatements(db, relaxed, (conn) => releaseLease(conn, lease));
   }
+}
+
+interface Lease {
+  projectId: string;
+  holder: string;
+  me: LeaseHolder;
+  leaseMs: number;
+}
+
+/** In a write transaction: takes the lease row unless another holder's lease is live. */
+async function takeLease(tx: Kysely<LedgerSchema>, lease: Lease): Promise<boolean> {
+  const current = await tx
+    .selectFrom("project_locks")
+    .selectAll()
+    .where("project_id", "=", lease.projectId)
+    .executeTakeFirst();
+  if (current !== undefined && (await leaseIsLive(current))) return false;
+  const row = {
+    holder: lease.holder,
+    expires_at: Date.now() + lease.leaseMs,
+    holder_pid: lease.me.pid,
+    holder_host: lease.me.host,
+    holder_start: lease.me.start,
+  };
+  await tx
+    .insertInto("project_locks")
+    .values({ project_id: lease.projectId, ...row })
+    .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
+    .execute();
+  return true;
+}
+
+/**
+ * Releases the lease by expiring the row in place rather than deleting it: the next take then
+ * updates the same row (one page) instead of inserting it and its key again (two more), every
+ * write. A released row is always the same row (no holder, expired), so a write that was refused
+ * leaves the database exactly as it found it.
+ */
+async function releaseLease(conn: Kysely<LedgerSchema>, lease: Lease): Promise<void> {
+  await conn
+    .updateTable("project_locks")
+    .set(RELEASED_LEASE)
+    .where("project_id", "=", lease.projectId)
+    .where("holder", "=", lease.holder)
+    .execute();
 }
 
 /** What a released lease row holds: nobody, expired. */
