@@ -230,9 +230,53 @@ describe.each(BACKENDS)("awr doctor repair on %s", (backend) => {
       message:
         "no unfinished checkpoint save attempt A-1: checkpoints are saved in one transaction here",
     });
+  });
+
+  it("clears an invalid selected branch only, selecting main again", async () => {
+    await h.database.db
+      .insertInto("branches")
+      .values({
+        id: "B-1",
+        name: "spike",
+        parent_branch_id: null,
+        git_ref: null,
+        fork_revision: 0,
+        status: "active",
+        revision: 1,
+        created_revision: 0,
+        created_at: new Date(h.clock.now).toISOString(),
+        closed_revision: null,
+        closed_at: null,
+      })
+      .execute();
+    const selected = () =>
+      h.database.db
+        .selectFrom("project_state")
+        .select("current_branch_id")
+        .executeTakeFirstOrThrow();
+    const notCurrent = await ledgerFailure(repair("clear_invalid_branch", "B-1"));
+    expect(notCurrent).toMatchObject({
+      code: "InvalidTransition",
+      message: "branch B-1 is not the project's current branch",
+    });
+    await h.database.db.updateTable("project_state").set({ current_branch_id: "B-1" }).execute();
     const before = await snapshot();
-    expect((await ledgerFailure(repair("clear_invalid_branch", "B-1"))).code).toBe("Unsupported");
+    const valid = await ledgerFailure(repair("clear_invalid_branch", "B-1"));
+    expect(valid).toMatchObject({
+      code: "InvalidTransition",
+      message: "current branch B-1 is still valid",
+    });
     expect(await snapshot()).toEqual(before);
+    await h.database.db.updateTable("branches").set({ status: "abandoned" }).execute();
+    const cleared = await repair("clear_invalid_branch", "B-1");
+    expect(cleared.receipt).toMatchObject({
+      action: { kind: "clear_invalid_branch", branch_id: "B-1" },
+      event: {
+        event_type: "branch.current_cleared",
+        payload: { branch_id: "B-1", current_branch_id: null, reason: "the host is gone" },
+      },
+    });
+    expect((await selected()).current_branch_id).toBeNull();
   });
 
   it("refuses every repair while the database is not intact", async () => {

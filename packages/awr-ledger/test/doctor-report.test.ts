@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MIGRATIONS } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -60,8 +61,9 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
       artifacts_checked: 0,
     });
     const migrations = report["migrations"] as { version: number; name: string }[];
-    expect(migrations.map((m) => m.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(report["schema_version"]).toBe(9);
+    expect(migrations.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    expect(report["schema_version"]).toBe(MIGRATIONS.length);
     if (backend === "sqlite") {
       expect(report).toMatchObject({
         journal_mode: "wal",
@@ -353,6 +355,71 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
       await exited;
     }
   }, 60_000);
+
+  const insertBranch = (id: string, status: string, extra: Record<string, unknown> = {}) =>
+    h.database.db
+      .insertInto("branches")
+      .values({
+        id,
+        name: `name-${id}`,
+        parent_branch_id: null,
+        git_ref: null,
+        fork_revision: 0,
+        status,
+        revision: 1,
+        created_revision: 0,
+        created_at: new Date(h.clock.now).toISOString(),
+        closed_revision: null,
+        closed_at: null,
+        ...extra,
+      })
+      .execute();
+
+  it("calls a closed selected branch, and a missing one, invalid with the clear repair", async () => {
+    await insertBranch("B-CLOSED", "merged");
+    await insertBranch("B-FUTURE", "active", { fork_revision: 99 });
+    await h.database.db
+      .updateTable("project_state")
+      .set({ current_branch_id: "B-CLOSED" })
+      .execute();
+    const report = await doctor(h);
+    expect(report.findings.filter((f) => f.code === "invalid_branch")).toEqual([
+      {
+        code: "invalid_branch",
+        severity: "error",
+        object_kind: "branch",
+        object_id: "B-CLOSED",
+        message: "current branch is merged",
+        repair: { kind: "clear_invalid_branch", branch_id: "B-CLOSED" },
+      },
+      expect.objectContaining({
+        object_id: "B-FUTURE",
+        message: "active branch forks from a future project revision",
+        repair: null,
+      }),
+    ]);
+    await h.database.db.updateTable("project_state").set({ current_branch_id: "B-GONE" }).execute();
+    const missing = await doctor(h);
+    expect(missing.findings.find((f) => f.object_id === "B-GONE")).toMatchObject({
+      message: "Project current_branch_id points to a missing branch",
+      repair: { kind: "clear_invalid_branch", branch_id: "B-GONE" },
+    });
+  });
+
+  it("calls a session and a claim on a closed branch an orphan and invalid", async () => {
+    const started = await startSession(h, { work: "W-1", conversation: "c-1", claim: true });
+    await insertBranch("B-OLD", "abandoned");
+    await h.database.db.updateTable("sessions").set({ branch: "B-OLD" }).execute();
+    await h.database.db.updateTable("claims").set({ branch: "B-OLD" }).execute();
+    const report = await doctor(h);
+    expect(report.findings.find((f) => f.code === "orphan_session")).toMatchObject({
+      object_id: started.session.id,
+      message: "Active session has inconsistent bindings: bound branch is abandoned",
+    });
+    expect(report.findings.find((f) => f.code === "invalid_claim")).toMatchObject({
+      message: "Claim has inconsistent bindings or state: branch is not active",
+    });
+  });
 
   if (backend === "postgres") {
     it("refuses --database on a PostgreSQL project", async () => {

@@ -53,6 +53,7 @@ export interface DoctorRepairResult {
 
 /** Receipt types of the repairs that are not already domain events of their own. */
 const SESSION_INTERRUPTED = "session.interrupted";
+const BRANCH_CURRENT_CLEARED = "branch.current_cleared";
 
 type Db = Kysely<LedgerSchema>;
 
@@ -99,9 +100,54 @@ async function sessionExists(db: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * The selected branch may be cleared only when it is invalid: missing, closed, forked after the
+ * current revision, or naming a missing parent or itself. Returns whether its row exists.
+ */
+async function invalidSelectedBranch(db: Db, id: string): Promise<boolean> {
+  const state = await db
+    .selectFrom("project_state")
+    .select(["revision", "current_branch_id"])
+    .executeTakeFirstOrThrow();
+  if (state.current_branch_id !== id) {
+    throw new LedgerError("InvalidTransition", `branch ${id} is not the project's current branch`, {
+      branch: id,
+      current_branch_id: state.current_branch_id,
+    });
+  }
+  const branch = await db
+    .selectFrom("branches")
+    .selectAll()
+    .where("id", "=", id)
+    .executeTakeFirst();
+  if (branch === undefined) return false;
+  const parent =
+    branch.parent_branch_id === null
+      ? undefined
+      : await db
+          .selectFrom("branches")
+          .select("id")
+          .where("id", "=", branch.parent_branch_id)
+          .executeTakeFirst();
+  const fork = Number(branch.fork_revision);
+  const invalid =
+    branch.status !== "active" ||
+    fork < 0 ||
+    fork > Number(state.revision) ||
+    branch.parent_branch_id === id ||
+    (branch.parent_branch_id !== null && parent === undefined);
+  if (!invalid) {
+    throw new LedgerError("InvalidTransition", `current branch ${id} is still valid`, {
+      branch: id,
+    });
+  }
+  return true;
+}
+
 type Checked =
   | { kind: "expire_claim"; claim: ClaimTable; owned: boolean }
-  | { kind: "interrupt_session"; session: SessionTable };
+  | { kind: "interrupt_session"; session: SessionTable }
+  | { kind: "clear_invalid_branch"; branch: string; exists: boolean };
 
 async function check(db: Db, input: DoctorRepairInput, nowMs: number): Promise<Checked> {
   switch (input.action) {
@@ -118,11 +164,11 @@ async function check(db: Db, input: DoctorRepairInput, nowMs: number): Promise<C
         { attempt: input.id },
       );
     case "clear_invalid_branch":
-      throw new LedgerError(
-        "Unsupported",
-        `clear-invalid-branch needs work branches, which this ledger does not store yet (no branches table, no selected branch): the selection is always main, so branch ${input.id} cannot be the invalid selected one`,
-        { branch: input.id },
-      );
+      return {
+        kind: "clear_invalid_branch",
+        branch: input.id,
+        exists: await invalidSelectedBranch(db, input.id),
+      };
   }
 }
 
@@ -150,6 +196,7 @@ async function expire(
       type: DOMAIN_EVENT_TYPES.claimExpired,
       work: claim.work,
       session: owned ? claim.session : null,
+      branch: claim.branch,
       summary: `claim on ${claim.work} by session ${claim.session} expired (doctor repair)`,
       payload: {
         claim_id: claim.id,
@@ -199,6 +246,7 @@ async function interrupt(
       type: SESSION_INTERRUPTED,
       work: session.work,
       session: session.id,
+      branch: session.branch,
       summary: `session interrupted (doctor repair)`,
       payload: {
         session_id: session.id,
@@ -209,6 +257,35 @@ async function interrupt(
         reconciled_at: unit.nowMs,
         reason,
       },
+    },
+  };
+}
+
+async function clearBranch(
+  unit: CommitUnit,
+  branch: string,
+  exists: boolean,
+  reason: string,
+): Promise<{ action: RepairAction; event: DomainEvent }> {
+  const updated = await unit.tx
+    .updateTable("project_state")
+    .set({ current_branch_id: null })
+    .where("current_branch_id", "=", branch)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) {
+    throw new LedgerError(
+      "MutationConflict",
+      `current branch ${branch} changed during reconciliation`,
+      { branch },
+    );
+  }
+  return {
+    action: { kind: "clear_invalid_branch", branch_id: branch },
+    event: {
+      type: BRANCH_CURRENT_CLEARED,
+      branch: exists ? branch : null,
+      summary: "the selected branch was invalid; main is selected again (doctor repair)",
+      payload: { branch_id: branch, current_branch_id: null, reason },
     },
   };
 }
@@ -250,7 +327,9 @@ export async function doctorRepair(
         const { action, event } =
           checked.kind === "expire_claim"
             ? await expire(unit, checked.claim, checked.owned, reason)
-            : await interrupt(unit, checked.session, reason);
+            : checked.kind === "interrupt_session"
+              ? await interrupt(unit, checked.session, reason)
+              : await clearBranch(unit, checked.branch, checked.exists, reason);
         const receipt = { ...event, id: ulid() };
         const record = eventRecord({
           id: receipt.id,
@@ -264,6 +343,7 @@ export async function doctorRepair(
           payload: JSON.stringify(receipt.payload ?? {}),
           time: unit.time,
           importance: "normal",
+          branch: receipt.branch ?? null,
         });
         return {
           result: {

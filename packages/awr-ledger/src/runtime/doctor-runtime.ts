@@ -59,14 +59,42 @@ async function workStatuses(db: Db): Promise<Map<string, string>> {
 interface SessionRow {
   id: string;
   work: string | null;
+  branch: string | null;
   client: string;
   status: string;
   last_checkpoint: string | null;
 }
 
+interface BranchRow {
+  id: string;
+  status: string;
+  fork_revision: number;
+  parent_branch_id: string | null;
+}
+
+/** Why a branch cannot carry runtime state: closed, forked in the future, or a bad parent. */
+function branchProblems(
+  branch: BranchRow,
+  branches: ReadonlyMap<string, BranchRow>,
+  revision: number,
+): { closed?: string; fork?: true; parent?: true } {
+  return {
+    ...(branch.status !== "active" ? { closed: branch.status } : {}),
+    ...(Number(branch.fork_revision) < 0 || Number(branch.fork_revision) > revision
+      ? { fork: true as const }
+      : {}),
+    ...(branch.parent_branch_id !== null &&
+    (branch.parent_branch_id === branch.id || !branches.has(branch.parent_branch_id))
+      ? { parent: true as const }
+      : {}),
+  };
+}
+
 function inspectSessions(
   sessions: readonly SessionRow[],
   work: ReadonlyMap<string, string>,
+  branches: ReadonlyMap<string, BranchRow>,
+  revision: number,
 ): DoctorFinding[] {
   const found: DoctorFinding[] = [];
   for (const session of sessions) {
@@ -76,6 +104,16 @@ function inspectSessions(
     if (session.work !== null && status === undefined) problems.push("bound work item is missing");
     if (status !== undefined && UNUSABLE_WORK_STATUSES.has(status)) {
       problems.push(`bound work item is terminal or unusable (${status})`);
+    }
+    if (session.branch !== null) {
+      const branch = branches.get(session.branch);
+      if (branch === undefined) problems.push("bound branch is missing");
+      else {
+        const bad = branchProblems(branch, branches, revision);
+        if (bad.closed !== undefined) problems.push(`bound branch is ${bad.closed}`);
+        if (bad.fork) problems.push("bound branch forks from a future project revision");
+        if (bad.parent) problems.push("bound branch has an invalid parent reference");
+      }
     }
     const repair: RepairAction = { kind: "interrupt_session", session_id: session.id };
     found.push(
@@ -105,11 +143,12 @@ async function inspectClaims(
   db: Db,
   sessions: ReadonlyMap<string, SessionRow>,
   work: ReadonlyMap<string, string>,
+  branches: ReadonlyMap<string, BranchRow>,
   checkedAt: number,
 ): Promise<DoctorFinding[]> {
   const claims = await db
     .selectFrom("claims")
-    .select(["id", "work", "session", "client", "status", "expires_at", "ended_at"])
+    .select(["id", "work", "session", "client", "branch", "status", "expires_at", "ended_at"])
     .orderBy("id")
     .execute();
   const found: DoctorFinding[] = [];
@@ -135,6 +174,7 @@ async function inspectClaims(
     } else {
       if (owner.work !== claim.work) problems.push("work item differs from the owning session");
       if (owner.client !== claim.client) problems.push("client differs from the owning session");
+      if (owner.branch !== claim.branch) problems.push("branch differs from the owning session");
       if (active && owner.status !== "active") {
         problems.push("active claim belongs to a non-active session");
       }
@@ -143,6 +183,11 @@ async function inspectClaims(
     if (status === undefined) problems.push("work item is missing");
     if (active && status !== undefined && UNUSABLE_WORK_STATUSES.has(status)) {
       problems.push("work item is terminal or unusable");
+    }
+    const branch = claim.branch === null ? undefined : branches.get(claim.branch);
+    if (claim.branch !== null && branch === undefined) problems.push("branch is missing");
+    if (active && branch !== undefined && branch.status !== "active") {
+      problems.push("branch is not active");
     }
     if (active && claim.ended_at !== null) problems.push("active claim has a release timestamp");
     if (problems.length > 0) {
@@ -249,6 +294,55 @@ async function inspectDependencies(
   return found;
 }
 
+/**
+ * The selected branch must exist and be active; an active branch must fork at or before the
+ * current revision and name an existing parent other than itself. Only the selected one can be
+ * repaired (by selecting main again).
+ */
+function inspectBranches(
+  branches: ReadonlyMap<string, BranchRow>,
+  current: string | null,
+  revision: number,
+): DoctorFinding[] {
+  const found: DoctorFinding[] = [];
+  for (const branch of [...branches.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const selected = branch.id === current;
+    const bad = branchProblems(branch, branches, revision);
+    const problems: string[] = [];
+    if (selected && bad.closed !== undefined) problems.push(`current branch is ${bad.closed}`);
+    if (branch.status === "active" && bad.fork) {
+      problems.push("active branch forks from a future project revision");
+    }
+    if (branch.status === "active" && bad.parent) {
+      problems.push("active branch has an invalid parent reference");
+    }
+    if (problems.length === 0) continue;
+    found.push(
+      finding(
+        "invalid_branch",
+        "error",
+        "branch",
+        branch.id,
+        problems.join("; "),
+        selected ? { kind: "clear_invalid_branch", branch_id: branch.id } : null,
+      ),
+    );
+  }
+  if (current !== null && !branches.has(current)) {
+    found.push(
+      finding(
+        "invalid_branch",
+        "error",
+        "branch",
+        current,
+        "Project current_branch_id points to a missing branch",
+        { kind: "clear_invalid_branch", branch_id: current },
+      ),
+    );
+  }
+  return found;
+}
+
 /** Journal entries still `started`: their outcome is unknown until recovered. */
 async function inspectOperations(db: Db): Promise<DoctorFinding[]> {
   const started = await db
@@ -279,23 +373,30 @@ export async function inspectRuntime(
 ): Promise<RuntimeInspection | undefined> {
   const state = await db
     .selectFrom("project_state")
-    .select("revision")
+    .select(["revision", "current_branch_id"])
     .where("project_id", "=", projectId)
     .executeTakeFirst();
   if (state === undefined) return undefined;
+  const revision = Number(state.revision);
   const work = await workStatuses(db);
+  const branchRows = await db
+    .selectFrom("branches")
+    .select(["id", "status", "fork_revision", "parent_branch_id"])
+    .execute();
+  const branches = new Map(branchRows.map((b) => [b.id, b]));
   const sessions = await db
     .selectFrom("sessions")
-    .select(["id", "work", "client", "status", "last_checkpoint"])
+    .select(["id", "work", "branch", "client", "status", "last_checkpoint"])
     .orderBy("id")
     .execute();
   const byId = new Map(sessions.map((s) => [s.id, s]));
   const findings = [
-    ...inspectSessions(sessions, work),
-    ...(await inspectClaims(db, byId, work, checkedAt)),
+    ...inspectSessions(sessions, work, branches, revision),
+    ...(await inspectClaims(db, byId, work, branches, checkedAt)),
+    ...inspectBranches(branches, state.current_branch_id, revision),
     ...(await inspectCheckpointPointers(db, sessions)),
     ...(await inspectDependencies(db, work)),
     ...(await inspectOperations(db)),
   ];
-  return { project_revision: Number(state.revision), findings };
+  return { project_revision: revision, findings };
 }
