@@ -1,4 +1,5 @@
 import {
+  branchCloseOperation,
   branchCreateOperation,
   branchListOperation,
   branchShowOperation,
@@ -70,6 +71,7 @@ export const OPERATION_LIST = [
   branchListOperation,
   branchShowOperation,
   branchSwitchOperation,
+  branchCloseOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];
