@@ -167,7 +167,7 @@ describe.each(BACKENDS)("branch close on %s", (backend) => {
     expect(note.code).toBe("NotFound");
     expect(await h.revision()).toBe(before);
     const shown = await h.runtime.call("awr_branch_show", { branch: "spike" }, CALLER);
-    expect(shown.record?.closure).toMatchObject({ event_id: closed.event.id });
+    expect(shown).toMatchObject({ record: { closure: { event_id: closed.event.id } } });
     const work = await h.runtime.call("awr_work_get", { work: "W-1", branch: "spike" }, CALLER);
     expect(work.work.work).toBe("W-1");
   });
