@@ -11,6 +11,7 @@ import {
   sessionResumeOperation,
   sourceReindexOperation,
 } from "./continuity-operations.js";
+import { workHandoffOperation } from "./handoff-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -72,6 +73,7 @@ export const OPERATION_LIST = [
   branchShowOperation,
   branchSwitchOperation,
   branchCloseOperation,
+  workHandoffOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];
