@@ -12,6 +12,7 @@ import {
   sourceReindexOperation,
 } from "./continuity-operations.js";
 import { workHandoffOperation } from "./handoff-operations.js";
+import { eventHistoryOperation, workHistoryOperation } from "./history-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -74,6 +75,8 @@ export const OPERATION_LIST = [
   branchSwitchOperation,
   branchCloseOperation,
   workHandoffOperation,
+  workHistoryOperation,
+  eventHistoryOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];
