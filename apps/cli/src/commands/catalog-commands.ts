@@ -25,6 +25,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
   source: "the project's planning sources (Markdown/YAML) and their index",
   repair: "apply exactly one named doctor repair to one object (checked again inside the write)",
+  branch: "work branches: named lines of runtime work (never a Git checkout)",
 };
 
 export const WRITE_HELP = `
@@ -103,7 +104,7 @@ function addCommand(
     command.addHelpText("after", WRITE_HELP);
   }
   command.action(async (...args: unknown[]) => {
-    // CLI-only operations (no MCP tool) act on the project's own ledger.
+    // A CLI-only operation has no tool a remote service could answer.
     if (operation.surface === "cli") localOnly(context, spec.path.join(" "));
     const operands = args.slice(0, spec.operands?.length ?? 0) as (string | undefined)[];
     const given = command.opts<Record<string, unknown>>();
