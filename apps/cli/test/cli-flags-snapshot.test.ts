@@ -33,7 +33,8 @@ interface Listed {
 }
 
 /**
- * Every leaf command of the real tree: its operands and flags with their kinds. With `words`, the
+ * Every command of the real tree that runs something: the leaves, and a command with flags of
+ * its own above its subcommands (`awr doctor` above `awr doctor repair …`). With `words`, the
  * tree a run of that command line builds (see registerCatalogCommands).
  */
 function commandTree(words?: string[]): Map<string, Listed> {
@@ -41,7 +42,8 @@ function commandTree(words?: string[]): Map<string, Listed> {
   const program = buildProgram({} as CommandContext, noOutput, words);
   const found = new Map<string, Listed>();
   const walk = (command: Command, path: string[]) => {
-    if (path.length > 0 && command.commands.length === 0) {
+    const ownFlags = command.options.some((o) => o.long !== undefined && o.long !== "--help");
+    if (path.length > 0 && (command.commands.length === 0 || ownFlags)) {
       const flags: Record<string, Kind> = {};
       for (const option of command.options) {
         if (option.long === undefined || option.long === "--help") continue;

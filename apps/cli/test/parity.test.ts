@@ -159,10 +159,12 @@ describe("awr --json equals the tools' structuredContent", () => {
       }
     }
     expect(cliRevision).toBe(toolRevision);
-    // Every tool stdio serves (awr_workstream is the shared service's, with no command).
-    const stdioTools = OPERATION_LIST.filter((o) => o.availability === undefined);
+    // Every tool stdio serves (awr_workstream is the shared service's, with no command; CLI-only
+    // operations have no tool to compare with).
+    const tools = OPERATION_LIST.filter((o) => o.surface !== "cli");
+    const stdioTools = tools.filter((o) => o.availability === undefined);
     expect([...coveredTools].sort()).toEqual(stdioTools.map((o) => o.tool).sort());
-    for (const operation of OPERATION_LIST) {
+    for (const operation of tools) {
       for (const command of operation.cli) {
         expect(coveredCommands, command.path.join(" ")).toContain(command.path.join(" "));
       }

@@ -7,10 +7,12 @@ import {
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
+import { doctorFailure, doctorLines, repairLines } from "../render/doctor-view.js";
 import { readView, writeLines } from "../render/views.js";
 import { type CommandFlag, commandFlags } from "./command-flags.js";
 import { lineInput, type ParsedCommand, withFiles } from "./command-input.js";
 import { fieldHelp } from "./field-help.js";
+import { localOnly } from "./local-only.js";
 import { collect, integer } from "./option-parsers.js";
 
 /** One line per command group, for `awr --help`. */
@@ -22,6 +24,8 @@ const GROUPS: Readonly<Record<string, string>> = {
   context: "compile context packets for agents",
   operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
   source: "the project's planning sources (Markdown/YAML) and their index",
+  repair: "apply exactly one named doctor repair to one object (checked again inside the write)",
+  branch: "work branches: named lines of runtime work (never a Git checkout)",
 };
 
 export const WRITE_HELP = `
@@ -100,6 +104,8 @@ function addCommand(
     command.addHelpText("after", WRITE_HELP);
   }
   command.action(async (...args: unknown[]) => {
+    // A CLI-only operation has no tool a remote service could answer.
+    if (operation.surface === "cli") localOnly(context, spec.path.join(" "));
     const operands = args.slice(0, spec.operands?.length ?? 0) as (string | undefined)[];
     const given = command.opts<Record<string, unknown>>();
     const values = new Map<string, unknown>();
@@ -115,6 +121,12 @@ function addCommand(
     if (operation.kind === "read") {
       const input = await withFiles(context, spec, flags, parsed, fromLine);
       const result = await context.read(operation.tool, input);
+      if (spec.view === "doctor") {
+        context.print(result, () => doctorLines(result, context.colors));
+        const failure = doctorFailure(result);
+        if (failure !== undefined) throw failure;
+        return;
+      }
       context.print(result, () => readView(spec.view, result, context.colors));
       return;
     }
@@ -127,7 +139,11 @@ function addCommand(
       ...(expected === undefined ? {} : { expectedRevision: expected }),
       ...(requestId === undefined ? {} : { requestId }),
     });
-    context.print(result, () => writeLines(result, context.colors, headline, expectedRevision));
+    context.print(result, () =>
+      spec.view === "doctor-repair"
+        ? repairLines(result, context.colors, expectedRevision)
+        : writeLines(result, context.colors, headline, expectedRevision),
+    );
   });
 }
 

@@ -11,7 +11,7 @@ const HELP: Readonly<Record<string, string>> = {
   model: "the model",
   claim: "also claim the work item (start) / the claim's id (release)",
   ttl_ms: "claim lifetime in milliseconds (omit for no expiry)",
-  branch: "work branch (only the baseline, main, exists today)",
+  branch: "work branch name or id (default: the selected one; main = the baseline)",
   source_sha: "full source revision SHA (40 or 64 hex digits) to check evidence against",
   view: "how much to show",
   goal: "a goal key, e.g. goal#checkout (repeatable where it is a list)",
@@ -55,6 +55,10 @@ const HELP: Readonly<Record<string, string>> = {
   reply: "the user's answer (or, with --cancel, why it is cancelled)",
   cancel: "cancel the question instead of answering it",
   request_id: "the request_id the write was sent with",
+  database: "inspect this SQLite ledger file instead (relative to the working directory)",
+  database_only: "check only the database and its schema",
+  max_bytes: "artifact read cap in bytes, 1..1073741824 (default 16 MiB; no artifacts here)",
+  id: "the claim, session, save attempt or branch the repair acts on",
 };
 
 export function fieldHelp(field: string, choices?: readonly string[]): string {

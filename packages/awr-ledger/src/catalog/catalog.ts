@@ -1,9 +1,19 @@
 import {
+  branchCloseOperation,
+  branchCreateOperation,
+  branchListOperation,
+  branchShowOperation,
+  branchSwitchOperation,
+} from "./branch-operations.js";
+import {
   operationGetOperation,
   operationRecoverOperation,
   sessionResumeOperation,
   sourceReindexOperation,
 } from "./continuity-operations.js";
+import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
+import { workHandoffOperation } from "./handoff-operations.js";
+import { eventHistoryOperation, workHistoryOperation } from "./history-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -34,7 +44,7 @@ import {
 
 /**
  * The operation catalog: every AWR operation, in the order tools/list presents them (the
- * original's). The MCP tool list, the CLI's commands and the ledger's dispatch are all built from
+ * original's), then the CLI-only operations. The MCP tool list, the CLI's commands and the ledger's dispatch are all built from
  * this list and SERVICE_TOOLS; nothing else names the tools (docs/design/operation-catalog.md).
  */
 export const OPERATION_LIST = [
@@ -59,6 +69,17 @@ export const OPERATION_LIST = [
   operationRecoverOperation,
   sourceReindexOperation,
   workstreamOperation,
+  // CLI-only (surface "cli"): never tools.
+  branchCreateOperation,
+  branchListOperation,
+  branchShowOperation,
+  branchSwitchOperation,
+  branchCloseOperation,
+  workHandoffOperation,
+  workHistoryOperation,
+  eventHistoryOperation,
+  doctorOperation,
+  doctorRepairOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];
@@ -93,8 +114,9 @@ export interface ToolFeatures {
   readonly workstreams?: boolean | undefined;
 }
 
-/** Whether an entry is offered on `mode` with `features`. */
+/** Whether an entry is offered as a tool on `mode` with `features` (CLI-only entries never). */
 export function offeredOn(entry: AnyOperation, mode: ServerMode, features: ToolFeatures): boolean {
+  if (entry.surface === "cli") return false;
   return entry.availability !== "workstreams" || (mode === "http" && features.workstreams === true);
 }
 

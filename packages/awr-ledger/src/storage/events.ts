@@ -19,6 +19,8 @@ export interface NewEvent {
   time?: string | undefined;
   /** Defaults to `normal`. */
   importance?: string | undefined;
+  /** The work branch; null or absent = main. */
+  branch?: string | null | undefined;
 }
 
 /**
@@ -40,16 +42,20 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
     payload: JSON.stringify(event.payload ?? {}),
     time: event.time ?? new Date().toISOString(),
     importance: event.importance ?? "normal",
+    branch: event.branch ?? null,
   };
-  // `normal` is the column's default, so an ordinary event inserts the columns every schema has.
-  const { importance, ...ordinary } = row;
+  // `normal` and NULL are the columns' defaults, so an ordinary main event inserts only the
+  // columns every schema has.
+  const { importance, branch, ...ordinary } = row;
   const values = {
-    ...row,
+    ...ordinary,
+    ...(importance === "normal" ? {} : { importance }),
+    ...(branch === null ? {} : { branch }),
     seq: sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM events)`,
   };
   const inserted = await tx
     .insertInto("events")
-    .values(importance === "normal" ? ({ ...ordinary, seq: values.seq } as typeof values) : values)
+    .values(values as typeof values & EventTable)
     .returning("seq")
     .executeTakeFirstOrThrow();
   return { ...row, seq: Number(inserted.seq) };
