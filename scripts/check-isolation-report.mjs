@@ -73,7 +73,7 @@ let passedCells = 0;
 let missedCells = 0;
 for (const [index, id] of ids.entries()) {
   const cells = BACKENDS.map((b) => cell(seen.get(id).get(b)));
-  for (const [i, value] of cells.entries()) {
+  for (const value of cells) {
     if (value === "passed") passedCells++;
     else missedCells++;
   }

@@ -6,7 +6,7 @@ import pg from "pg";
 import { type AwrRun, runAwr } from "./awr-process.js";
 import { type IsolationBackend, PG_URL } from "./backends.js";
 import { type Contender, startContender } from "./contender.js";
-import { type Snapshot, snapshot } from "./snapshot.js";
+import { type DatabaseLocation, type Snapshot, snapshot } from "./snapshot.js";
 
 /**
  * The fixture project (our own text): one goal, one rule, and a YAML ledger with two ready work
@@ -63,6 +63,8 @@ export interface IsolationCase {
   readonly backend: IsolationBackend;
   readonly root: string;
   readonly projectId: string;
+  /** Where the project's database is (for the fault trigger of condition 12). */
+  readonly location: DatabaseLocation;
   /** A live awr-mcp process on this project (closed with the case). */
   contender(label: string): Promise<Contender>;
   /** `label` contenders, started side by side; their pids are checked to differ. */
@@ -93,11 +95,12 @@ export async function openCase(backend: IsolationBackend): Promise<IsolationCase
   await writeFile(join(dir, "project.toml"), manifest(schema));
   const init = await initProject({ root, accept: true, manifest: join(dir, "project.toml") });
   const processes: Contender[] = [];
-  const where = { backend, root, url: PG_URL, schema };
+  const where: DatabaseLocation = { backend, root, url: PG_URL, schema };
   const self: IsolationCase = {
     backend,
     root,
     projectId: init.project_id as string,
+    location: where,
     async contender(label) {
       const contender = await startContender(root, label);
       processes.push(contender);
