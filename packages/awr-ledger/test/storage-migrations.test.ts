@@ -29,6 +29,7 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
         revision: 0,
         manifest_fingerprint: null,
         created_at: "now",
+        current_branch_id: null,
       })
       .execute();
     return new LedgerStore(t.db, t.dialect, "P1");
@@ -78,6 +79,77 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
       [1, 1],
       [2, 2],
       [3, 3],
+    ]);
+  });
+
+  it("makes every runtime row of a ledger from before work branches a row of main", async () => {
+    t = await freshDatabase(backend);
+    const before = MIGRATIONS.filter((m) => m.version < 10);
+    await migrateToLatest(t.db, t.dialect, before);
+    const db = t.db;
+    await sql`INSERT INTO project_state (project_id, name, revision, created_at)
+              VALUES ('P1', 'p', 3, 'now')`.execute(db);
+    await sql`INSERT INTO sessions (id, client, conversation, work, agent, provider, model,
+                status, start_revision, started_at)
+              VALUES ('S1', 'c', 'conv', 'W1', 'a', 'p', 'm', 'active', 1, 'now')`.execute(db);
+    await sql`INSERT INTO claims (id, work, session, client, status, acquired_revision,
+                acquired_at)
+              VALUES ('C1', 'W1', 'S1', 'c', 'active', 1, 'now')`.execute(db);
+    await sql`INSERT INTO checkpoints (id, session, revision, digest, open_loops,
+                changed_entities, created_at)
+              VALUES ('K1', 'S1', 2, 'd', '[]', '[]', 'now')`.execute(db);
+    await sql`INSERT INTO events (id, seq, revision, type, payload, time)
+              VALUES ('E1', 1, 1, 'x.old', '{}', 'now')`.execute(db);
+    await sql`INSERT INTO evidence (id, external_key, evidence_type, level, summary, scope,
+                revision, recorded_at)
+              VALUES ('V1', 'ev-1', 'test', 'verified', 's', '[]', 3, 'now')`.execute(db);
+    const result = await migrateToLatest(db, t.dialect);
+    expect(result.applied).toContain(10);
+    const state = await db.selectFrom("project_state").select("current_branch_id").execute();
+    expect(state).toEqual([{ current_branch_id: null }]);
+    for (const table of ["sessions", "claims", "checkpoints", "events", "evidence"] as const) {
+      const rows = await db.selectFrom(table).select("branch").execute();
+      expect(rows, table).toEqual([{ branch: null }]);
+    }
+    expect(await db.selectFrom("branches").selectAll().execute()).toEqual([]);
+  });
+
+  it("allows one active claim per work item and branch, and claims across branches", async () => {
+    const store = await migratedStore();
+    const claim = (id: string, branch: string | null, status = "active") =>
+      store.db
+        .insertInto("claims")
+        .values({
+          id,
+          work: "W1",
+          session: `S-${id}`,
+          client: "c",
+          status,
+          ttl_ms: null,
+          expires_at: null,
+          acquired_revision: 1,
+          ended_revision: null,
+          acquired_at: "now",
+          ended_at: null,
+          branch,
+        })
+        .execute();
+    await claim("C-main", null);
+    await claim("C-b1", "01BRANCHB1");
+    await claim("C-b2", "01BRANCHB2");
+    await claim("C-old", "01BRANCHB1", "released");
+    await expect(claim("C-main-2", null)).rejects.toThrow(/unique|UNIQUE/);
+    await expect(claim("C-b1-2", "01BRANCHB1")).rejects.toThrow(/unique|UNIQUE/);
+    const active = await store.db
+      .selectFrom("claims")
+      .select(["id", "branch"])
+      .where("status", "=", "active")
+      .orderBy("id")
+      .execute();
+    expect(active).toEqual([
+      { id: "C-b1", branch: "01BRANCHB1" },
+      { id: "C-b2", branch: "01BRANCHB2" },
+      { id: "C-main", branch: null },
     ]);
   });
 

@@ -93,8 +93,9 @@ export interface ToolFeatures {
   readonly workstreams?: boolean | undefined;
 }
 
-/** Whether an entry is offered on `mode` with `features`. */
+/** Whether an entry is offered as a tool on `mode` with `features` (CLI-only entries never). */
 export function offeredOn(entry: AnyOperation, mode: ServerMode, features: ToolFeatures): boolean {
+  if (entry.surface === "cli") return false;
   return entry.availability !== "workstreams" || (mode === "http" && features.workstreams === true);
 }
 

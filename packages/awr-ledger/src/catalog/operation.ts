@@ -34,6 +34,12 @@ export interface Operation<I = never, R = unknown, T extends string = string> {
    */
   readonly availability?: "workstreams";
   /**
+   * `cli`: a CLI-only operation (the original has no tool for it: branch writes, doctor). It is
+   * never on tools/list and a tools/call naming it is an unknown tool (-32601); the CLI and the
+   * ledger's own dispatch run it like any entry. Absent: `mcp`, a tool.
+   */
+  readonly surface?: "mcp" | "cli";
+  /**
    * Arguments whose `const` or `enum` the listed schema shows but the implementation checks
    * itself, so another value gets the implementation's answer (awr_workstream: another
    * protocol_version or action is Unsupported, as the original answers it, not InvalidInput).

@@ -1,5 +1,5 @@
 /**
- * Row shapes of the runtime tables created by migration 002, merged into the
+ * Row shapes of the runtime tables created by migration 002 (and the branches of 010), merged into the
  * `LedgerSchema` so every kysely handle of the ledger sees them. JSON columns hold text.
  */
 
@@ -36,6 +36,8 @@ export interface SessionTable {
   end_revision: number | null;
   started_at: string;
   ended_at: string | null;
+  /** The work branch (migration 010); null = main. Set at insert, never changed. */
+  branch: string | null;
 }
 
 /**
@@ -56,6 +58,8 @@ export interface ClaimTable {
   ended_revision: number | null;
   acquired_at: string;
   ended_at: string | null;
+  /** Its session's branch (migration 010); null = main. */
+  branch: string | null;
 }
 
 export interface CheckpointTable {
@@ -70,6 +74,8 @@ export interface CheckpointTable {
   /** JSON array text. */
   changed_entities: string;
   created_at: string;
+  /** A copy of its session's branch (migration 010), so "latest on branch B" is one query. */
+  branch: string | null;
 }
 
 export interface WaitTable {
@@ -107,8 +113,33 @@ export interface OperationTable {
   finished_at: string | null;
 }
 
+export const BRANCH_STATUSES = ["active", "merged", "abandoned"] as const;
+export type BranchStatus = (typeof BRANCH_STATUSES)[number];
+
+/** A work branch (migration 010). Main has no row. */
+export interface BranchTable {
+  /** ULID. */
+  id: string;
+  /** Unique; 1..128 bytes, never `main`. */
+  name: string;
+  /** Null = main; a record only, nothing is inherited at runtime. */
+  parent_branch_id: string | null;
+  /** The Git ref as requested at creation; the observation is in the branch.created receipt. */
+  git_ref: string | null;
+  /** The creator's expected_revision: the branch's runtime history starts after it. */
+  fork_revision: number;
+  status: string;
+  /** The row's own version: 1, 2 once closed. */
+  revision: number;
+  created_revision: number;
+  created_at: string;
+  closed_revision: number | null;
+  closed_at: string | null;
+}
+
 declare module "../storage/schema.js" {
   interface LedgerSchema {
+    branches: BranchTable;
     sessions: SessionTable;
     claims: ClaimTable;
     checkpoints: CheckpointTable;

@@ -25,6 +25,7 @@ export async function insertCheckpoint(
   const row: CheckpointTable = {
     id: ulid(),
     session: session.id,
+    branch: session.branch,
     revision: unit.revision,
     context_hash: fields.context_hash,
     digest: fields.digest,

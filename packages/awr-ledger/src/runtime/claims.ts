@@ -81,6 +81,7 @@ export async function acquireClaim(
   }
   const claim: ClaimTable = {
     id: ulid(),
+    branch: null,
     work,
     session: session.id,
     client: session.client,

@@ -77,6 +77,7 @@ export async function eventAppend(
           revision: unit.revision,
           client: caller.client,
           operation_id: null,
+          branch: null,
           payload: JSON.stringify(payload),
           time: unit.time,
         };

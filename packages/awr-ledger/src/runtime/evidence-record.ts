@@ -117,6 +117,7 @@ export async function evidenceRecord(
       apply: async (unit, linked) => {
         const row: EvidenceTable = {
           id: ulid(),
+          branch: null,
           external_key: input.external_key,
           evidence_type: input.evidence_type,
           level: input.level,

@@ -184,6 +184,7 @@ async function reacquire(
   const ttlMs = released.ttl_ms === null ? null : Number(released.ttl_ms);
   const claim: ClaimTable = {
     id: ulid(),
+    branch: released.branch,
     work: released.work,
     session: successor.id,
     client: successor.client,

@@ -11,7 +11,7 @@ import type {
  * A session as tools return it: everything but the owning client, the agent and the last
  * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`).
  */
-export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint"> & {
+export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint" | "branch"> & {
   agent_id: string;
   last_checkpoint_id: string | null;
 };

@@ -98,6 +98,7 @@ export async function sessionResume(
       apply: async (unit, { predecessor, inheritance }) => {
         const successor: SessionTable = {
           id: ulid(),
+          branch: predecessor.branch,
           client: caller.client,
           conversation,
           work: predecessor.work,

@@ -102,6 +102,7 @@ export async function sessionStart(
           const { item } = await check(unit.tx);
           const session: SessionTable = {
             id: ulid(),
+            branch: null,
             client: caller.client,
             conversation,
             work: item.key,

@@ -255,6 +255,7 @@ export async function workTransition(
             event: eventRecord({
               ...event,
               importance: "normal",
+              branch: null,
               revision: unit.revision,
               client: caller.client,
               operation_id: op.operationId,

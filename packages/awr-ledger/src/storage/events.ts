@@ -18,6 +18,8 @@ export interface NewEvent {
   time?: string | undefined;
   /** Defaults to `normal`. */
   importance?: string | undefined;
+  /** The work branch; null or absent = main. */
+  branch?: string | null | undefined;
 }
 
 /**
@@ -42,12 +44,18 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
     payload: JSON.stringify(event.payload ?? {}),
     time: event.time ?? new Date().toISOString(),
     importance: event.importance ?? "normal",
+    branch: event.branch ?? null,
   };
-  // `normal` is the column's default, so an ordinary event inserts the columns every schema has.
-  const { importance, ...ordinary } = row;
+  // `normal` and NULL are the columns' defaults, so an ordinary main event inserts only the
+  // columns every schema has.
+  const { importance, branch, ...ordinary } = row;
   await tx
     .insertInto("events")
-    .values(importance === "normal" ? (ordinary as EventTable) : row)
+    .values({
+      ...ordinary,
+      ...(importance === "normal" ? {} : { importance }),
+      ...(branch === null ? {} : { branch }),
+    } as EventTable)
     .execute();
   return row;
 }

@@ -13,6 +13,8 @@ export interface ProjectStateTable {
   /** The manifest fingerprint recorded by the last index (stale detection of the manifest). */
   manifest_fingerprint: string | null;
   created_at: string;
+  /** The selected default work branch (migration 010); null = main. Project-wide. */
+  current_branch_id: string | null;
 }
 
 export interface MigrationTable {
@@ -95,6 +97,8 @@ export interface EventTable {
   time: string;
   /** low | normal | high | critical (migration 008). */
   importance: string;
+  /** The work branch (migration 010); null = main, and for the journal's own receipts. */
+  branch: string | null;
 }
 
 export interface EvidenceTable {
@@ -116,6 +120,8 @@ export interface EvidenceTable {
   client: string | null;
   revision: number;
   recorded_at: string;
+  /** The branch it was recorded on (migration 010); null = main. */
+  branch: string | null;
 }
 
 export interface LedgerSchema {

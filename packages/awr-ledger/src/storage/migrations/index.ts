@@ -8,6 +8,7 @@ import { migration006SourcesAnyLanguage } from "./006-sources-any-language.js";
 import { migration007Workstreams } from "./007-workstreams.js";
 import { migration008EventImportanceEvidenceSha } from "./008-event-importance-evidence-sha.js";
 import { migration009ProjectionChanges } from "./009-projection-changes.js";
+import { migration010WorkBranches } from "./010-work-branches.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration007Workstreams,
   migration008EventImportanceEvidenceSha,
   migration009ProjectionChanges,
+  migration010WorkBranches,
 ];

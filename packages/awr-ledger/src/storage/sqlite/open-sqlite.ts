@@ -22,7 +22,8 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * Opens (creating if needed) a SQLite ledger file through better-sqlite3: WAL journal,
- * synchronous=FULL so every commit is durable, foreign keys on, and a busy timeout. Statements
+ * synchronous=FULL so every commit is durable, foreign keys on, recursive triggers on (the
+ * event guards), and a busy timeout. Statements
  * are prepared once per SQL text and reused (withStatementCache).
  * better-sqlite3 is an optional peer: the error names the fix when it is missing.
  */
@@ -46,6 +47,9 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
   database.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`);
   database.pragma("foreign_keys = ON");
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  // REPLACE deletes the row it overwrites without firing delete triggers unless this is on, so
+  // without it `INSERT OR REPLACE` could rewrite an append-only event.
+  database.pragma("recursive_triggers = ON");
   const db = new KyselyClass<LedgerSchema>({
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
   });
