@@ -1,5 +1,6 @@
 /**
- * The AWR error codes: the 14 of every tool, then the workstream codes `awr_workstream` answers
+ * The AWR error codes: the 14 of every tool, `Storage` (the database itself failed or is not
+ * intact: a doctor finding, a refused repair), then the workstream codes `awr_workstream` answers
  * (docs/compatibility/workstreams.md). One `as const` table; the union type is derived from it.
  * awr-server turns a LedgerError into an MCP tool error result; the CLI prints `{code, message,
  * details?}`. Messages always name the problem and the fix.
@@ -19,6 +20,8 @@ export const AWR_ERROR_CODES = {
   BudgetExceeded: "BudgetExceeded",
   InvalidTransition: "InvalidTransition",
   Unsupported: "Unsupported",
+  /** The database is unreadable or not intact, or `awr doctor` found problems (exit 1). */
+  Storage: "Storage",
   /** No grant for the selected workstream, or the work, session or object is not visible. */
   WorkstreamAccessDenied: "WorkstreamAccessDenied",
   /** Several workstreams are granted and nothing selects one: pass `workstream`, `work` or `session`. */

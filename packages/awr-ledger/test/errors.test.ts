@@ -2,7 +2,7 @@ import { AWR_ERROR_CODES, isLedgerError, LedgerError } from "@awr/awr-ledger";
 import { describe, expect, it } from "vitest";
 
 describe("ledger errors", () => {
-  it("use exactly the 14 AWR codes, then the five workstream codes", () => {
+  it("use exactly the 14 AWR codes, Storage, then the five workstream codes", () => {
     expect(Object.values(AWR_ERROR_CODES)).toEqual([
       "NotFound",
       "InvalidInput",
@@ -18,6 +18,7 @@ describe("ledger errors", () => {
       "BudgetExceeded",
       "InvalidTransition",
       "Unsupported",
+      "Storage",
       "WorkstreamAccessDenied",
       "WorkstreamScopeRequired",
       "WorkstreamBindingMismatch",

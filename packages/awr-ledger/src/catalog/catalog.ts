@@ -4,6 +4,7 @@ import {
   sessionResumeOperation,
   sourceReindexOperation,
 } from "./continuity-operations.js";
+import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -59,6 +60,8 @@ export const OPERATION_LIST = [
   operationRecoverOperation,
   sourceReindexOperation,
   workstreamOperation,
+  doctorOperation,
+  doctorRepairOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];

@@ -27,7 +27,7 @@ export interface CliCommand {
   /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */
   readonly generated?: readonly string[];
   /** The CLI's human rendering of the result (its own views); a generic one when absent. */
-  readonly view?: "status" | "ready" | "work" | "search" | "context";
+  readonly view?: "status" | "ready" | "work" | "search" | "context" | "doctor" | "doctor-repair";
 }
 
 export interface CliOperand {

@@ -94,7 +94,7 @@ export class StaleChecker {
 }
 
 /** The manifest source a recorded unit belongs to (a directory's files belong to it). */
-function owningSource(manifest: Manifest, path: string): ManifestSource | undefined {
+export function owningSource(manifest: Manifest, path: string): ManifestSource | undefined {
   return manifest.sources.find(
     (s) =>
       s.path.replace(/\/+$/, "") === path ||
