@@ -29,8 +29,10 @@ const RUNTIME_TABLES = ["sessions", "claims", "checkpoints", "events"] as const;
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_parallel_sessions_claims", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("on-a", "on-b");
       const ids = { a: await createBranch(c, "a"), b: await createBranch(c, "b") };
-      const contenders = await c.contenders("on-a", "on-b");
+      const contenders = await starting;
       const facts = sourceFacts(await contenders[0]!.ok("awr_work_get", { work: "W" }));
       const before = await c.revision();
       const branches = ["a", "b"] as const;
@@ -84,9 +86,11 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("branch_switch_retains_ownership", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const b = await createBranch(c, "b");
       await createBranch(c, "a");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const sessions: StartedSession[] = [];
       for (const branch of ["main", "a", "b"]) {
         sessions.push(

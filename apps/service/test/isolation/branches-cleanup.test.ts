@@ -12,9 +12,11 @@ import { createBranch, endSession, startSession } from "./support/steps.js";
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_cleanup_scope", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       await createBranch(c, "a");
       await createBranch(c, "b");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const on: Record<string, Awaited<ReturnType<typeof startSession>>> = {};
       for (const branch of ["main", "a", "b"]) {
         on[branch] = await startSession(c, p!, {
@@ -61,8 +63,10 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("branch_closed_mutation_rejection", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const a = await createBranch(c, "a");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const ended = await startSession(c, p!, { conversation: "conv-a", branch: "a" });
       await p!.ok("awr_event_append", {
         event_type: "report.observed",

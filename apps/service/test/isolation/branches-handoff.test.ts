@@ -25,9 +25,10 @@ interface HandoffWorld {
 
 /** Branches a and b; on a a sender with a 60 s claim and a checkpoint, and a receiver; on b a claim. */
 async function handoffWorld(c: IsolationCase): Promise<HandoffWorld> {
+  const starting = c.contenders("agent");
   const a = await createBranch(c, "a");
   await createBranch(c, "b");
-  const [p] = await c.contenders("agent");
+  const [p] = await starting;
   const sender = await startSession(c, p!, {
     conversation: "conv-sender",
     branch: "a",
@@ -114,6 +115,8 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("branch_resume_binding", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("resume-1", "resume-2");
       const w = await handoffWorld(c);
       const transferred = await handOver(c, w);
       const bBefore = claimRow(await c.snapshot(), w.onB.claim?.id as string);
@@ -131,7 +134,7 @@ describe.each(BACKENDS)("%s", (backend) => {
       expect((await resume(w.p)).body.code).toBe("InvalidInput");
       expect(await c.snapshot()).toEqual(before);
       await switchBranch(c, "a");
-      const contenders = await c.contenders("resume-1", "resume-2");
+      const contenders = await starting;
       const revision = await c.revision();
       const args = {
         session: w.receiver.session.id,

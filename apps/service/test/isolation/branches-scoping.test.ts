@@ -19,9 +19,11 @@ interface Recorded {
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_checkpoint_and_evidence_scoping", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       await createBranch(c, "a");
       await createBranch(c, "b");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const checkpoints: Record<string, string> = {};
       for (const branch of ["main", "a", "b"]) {
         const started = await startSession(c, p!, { conversation: `conv-${branch}`, branch });

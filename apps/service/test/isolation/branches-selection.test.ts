@@ -19,10 +19,12 @@ import {
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_session_selection", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const ids: Record<string, string | null> = { main: null };
       ids["a"] = await createBranch(c, "a");
       ids["b"] = await createBranch(c, "b");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const sessions: Record<string, string> = {};
       const checkpoints: Record<string, string> = {};
       for (const branch of ["main", "a", "b"]) {

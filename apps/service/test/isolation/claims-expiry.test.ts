@@ -65,9 +65,11 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("claim_expiry_scope", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const a = await createBranch(c, "a");
       const b = await createBranch(c, "b");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const onMain = await startSession(c, p!, {
         conversation: "conv-main",
         branch: "main",

@@ -80,6 +80,8 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("claim_expired_race_processes", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("a", "b");
       const lapsed = await c.awrOk<{ claim: { id: string; expires_at: number } }>(
         "session",
         "start",
@@ -96,7 +98,7 @@ describe.each(BACKENDS)("%s", (backend) => {
         "--ttl-ms",
         "5",
       );
-      const contenders = await c.contenders("a", "b");
+      const contenders = await starting;
       await waitPast(lapsed.claim.expires_at);
       const before = await c.revision();
       const answers = await Promise.all(

@@ -9,9 +9,11 @@ import { createBranch, startSession } from "./support/steps.js";
 describe.each(BACKENDS)("%s", (backend) => {
   condition("claim_release_owner", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       await createBranch(c, "a");
       await createBranch(c, "b");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const onMain = await startSession(c, p!, { conversation: "conv-main", claim: true });
       const onA = await startSession(c, p!, { conversation: "conv-a", branch: "a", claim: true });
       const onB = await startSession(c, p!, { conversation: "conv-b", branch: "b", claim: true });

@@ -52,6 +52,8 @@ describe.each(BACKENDS)("%s", (backend) => {
 
   condition("claim_event_failure_rollback", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const lapsed = await c.awrOk<{ claim: { id: string; expires_at: number } }>(
         "session",
         "start",
@@ -63,7 +65,7 @@ describe.each(BACKENDS)("%s", (backend) => {
         "--ttl-ms",
         "5",
       );
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       await waitPast(lapsed.claim.expires_at);
       await installFault(c.location);
       const before = await c.snapshot();

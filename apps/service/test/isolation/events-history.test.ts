@@ -66,10 +66,12 @@ async function walk(c: IsolationCase, filters: string[]): Promise<Brief[]> {
 describe.each(BACKENDS)("%s", (backend) => {
   condition("event_branch_query_isolation", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("main", "a", "b");
       const ids: Record<string, string | null> = { main: null };
       ids["a"] = await createBranch(c, "a");
       ids["b"] = await createBranch(c, "b");
-      const contenders = await c.contenders("main", "a", "b");
+      const contenders = await starting;
       const branches = ["main", "a", "b"] as const;
       const sessions: Record<string, string> = {};
       for (const [i, branch] of branches.entries()) {

@@ -54,6 +54,8 @@ async function append(
 describe.each(BACKENDS)("%s", (backend) => {
   condition("event_reserved_and_bound_provenance", () =>
     withCase(backend, async (c) => {
+      // Contenders start beside the set-up; they answer once it is done.
+      const starting = c.contenders("agent");
       const ids: Record<string, string | null> = { main: null };
       ids["review-a"] = await createBranch(c, "review-a");
       ids["review-b"] = await createBranch(c, "review-b");
@@ -73,7 +75,7 @@ describe.each(BACKENDS)("%s", (backend) => {
         sessions[branch] = started.session.id;
       }
       await switchBranch(c, "main");
-      const [p] = await c.contenders("agent");
+      const [p] = await starting;
       const elsewhere = await openCase(backend);
       try {
         const foreign = await elsewhere.awrOk<{ session: { id: string } }>(

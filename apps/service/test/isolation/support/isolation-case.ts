@@ -65,7 +65,7 @@ export interface IsolationCase {
   readonly projectId: string;
   /** Where the project's database is (for the fault trigger of condition 12). */
   readonly location: DatabaseLocation;
-  /** A live awr-mcp process on this project (closed with the case). */
+  /** A live awr-mcp process on this project (closed with the case, even while starting). */
   contender(label: string): Promise<Contender>;
   /** `label` contenders, started side by side; their pids are checked to differ. */
   contenders(...labels: string[]): Promise<Contender[]>;
@@ -94,17 +94,19 @@ export async function openCase(backend: IsolationBackend): Promise<IsolationCase
   await writeFile(join(root, "RULES.md"), RULES);
   await writeFile(join(dir, "project.toml"), manifest(schema));
   const init = await initProject({ root, accept: true, manifest: join(dir, "project.toml") });
-  const processes: Contender[] = [];
+  // Starts still in flight count too: a case may start its contenders early, beside its set-up,
+  // and close() must not miss one that was still starting when the case failed.
+  const processes: Promise<Contender>[] = [];
   const where: DatabaseLocation = { backend, root, url: PG_URL, schema };
   const self: IsolationCase = {
     backend,
     root,
     projectId: init.project_id as string,
     location: where,
-    async contender(label) {
-      const contender = await startContender(root, label);
-      processes.push(contender);
-      return contender;
+    contender(label) {
+      const started = startContender(root, label);
+      processes.push(started);
+      return started;
     },
     async contenders(...labels) {
       const started = await Promise.all(labels.map((label) => self.contender(label)));
@@ -127,7 +129,7 @@ export async function openCase(backend: IsolationBackend): Promise<IsolationCase
       return Number(state.revision);
     },
     async close() {
-      await Promise.allSettled(processes.map((p) => p.close()));
+      await Promise.allSettled(processes.map(async (p) => (await p).close()));
       if (schema !== undefined) {
         const admin = new pg.Client({ connectionString: PG_URL });
         await admin.connect();
