@@ -11,6 +11,7 @@ import { readView, writeLines } from "../render/views.js";
 import { type CommandFlag, commandFlags } from "./command-flags.js";
 import { lineInput, type ParsedCommand, withFiles } from "./command-input.js";
 import { fieldHelp } from "./field-help.js";
+import { localOnly } from "./local-only.js";
 import { collect, integer } from "./option-parsers.js";
 
 /** One line per command group, for `awr --help`. */
@@ -22,6 +23,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   context: "compile context packets for agents",
   operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
   source: "the project's planning sources (Markdown/YAML) and their index",
+  branch: "work branches: named lines of runtime work (never a Git checkout)",
 };
 
 export const WRITE_HELP = `
@@ -100,6 +102,8 @@ function addCommand(
     command.addHelpText("after", WRITE_HELP);
   }
   command.action(async (...args: unknown[]) => {
+    // A CLI-only operation has no tool a remote service could answer.
+    if (operation.surface === "cli") localOnly(context, spec.path.join(" "));
     const operands = args.slice(0, spec.operands?.length ?? 0) as (string | undefined)[];
     const given = command.opts<Record<string, unknown>>();
     const values = new Map<string, unknown>();

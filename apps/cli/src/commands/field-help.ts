@@ -11,7 +11,7 @@ const HELP: Readonly<Record<string, string>> = {
   model: "the model",
   claim: "also claim the work item (start) / the claim's id (release)",
   ttl_ms: "claim lifetime in milliseconds (omit for no expiry)",
-  branch: "work branch (only the baseline, main, exists today)",
+  branch: "work branch name or id (default: the selected one; main = the baseline)",
   source_sha: "full source revision SHA (40 or 64 hex digits) to check evidence against",
   view: "how much to show",
   goal: "a goal key, e.g. goal#checkout (repeatable where it is a list)",

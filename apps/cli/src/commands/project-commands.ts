@@ -1,6 +1,5 @@
 import type { Command } from "commander";
 import type { LocalBackend } from "../backend/local-backend.js";
-import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
 import { workListLines } from "../render/views.js";
@@ -10,8 +9,7 @@ import { runInit } from "./init-command.js";
 import { localOnly } from "./local-only.js";
 
 /**
- * Commands that are not catalog tools: init, work list, context bootstrap, and the work-branch
- * group.
+ * Commands that are not catalog tools: init, work list, context bootstrap.
  */
 export function registerProjectCommands(program: Command, context: CommandContext): void {
   program
@@ -48,37 +46,4 @@ export function registerProjectCommands(program: Command, context: CommandContex
     });
 
   registerContextBootstrap(program, context);
-
-  const branch = program
-    .command("branch")
-    .description("work branches (not supported yet: every command reads the baseline, main)");
-  branch
-    .command("list")
-    .description("the project's work branches and the current one (none exist yet)")
-    .action(async () => {
-      const backend = await context.backend();
-      const result = {
-        ok: true,
-        project_revision: await backend.currentRevision({ refresh: false }),
-        current_branch_id: null,
-        branches: [],
-      };
-      context.print(result, () => [
-        `no work branches: every command works on the baseline (main)  revision ${result.project_revision}`,
-      ]);
-    });
-  for (const name of ["create", "context", "switch"]) {
-    branch
-      .command(name)
-      .description(`${name} a work branch (not supported yet)`)
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(() => {
-        throw new CliError(
-          "Unsupported",
-          `\`awr branch ${name}\` is not available: work branches are not supported yet; every command works on the baseline (main).`,
-          { details: { command: `branch ${name}` } },
-        );
-      });
-  }
 }

@@ -1,4 +1,10 @@
 import {
+  branchCreateOperation,
+  branchListOperation,
+  branchShowOperation,
+  branchSwitchOperation,
+} from "./branch-operations.js";
+import {
   operationGetOperation,
   operationRecoverOperation,
   sessionResumeOperation,
@@ -35,7 +41,7 @@ import {
 
 /**
  * The operation catalog: every AWR operation, in the order tools/list presents them (the
- * original's). The MCP tool list, the CLI's commands and the ledger's dispatch are all built from
+ * original's), then the CLI-only operations. The MCP tool list, the CLI's commands and the ledger's dispatch are all built from
  * this list and SERVICE_TOOLS; nothing else names the tools (docs/design/operation-catalog.md).
  */
 export const OPERATION_LIST = [
@@ -60,6 +66,11 @@ export const OPERATION_LIST = [
   operationRecoverOperation,
   sourceReindexOperation,
   workstreamOperation,
+  // CLI-only (surface "cli"): never tools.
+  branchCreateOperation,
+  branchListOperation,
+  branchShowOperation,
+  branchSwitchOperation,
   doctorOperation,
   doctorRepairOperation,
 ] as const;

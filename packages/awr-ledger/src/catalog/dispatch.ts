@@ -39,23 +39,13 @@ export function readPolicy(
       };
 }
 
-function checkBranch(input: Record<string, unknown>): void {
-  const branch = input["branch"];
-  if (branch === undefined || branch === "main") return;
-  throw new LedgerError(
-    "Unsupported",
-    `work branch "${String(branch)}" is not available: this ledger serves only the baseline until work branches are supported; omit branch or pass "main"`,
-    { branch, supported: ["main"] },
-  );
-}
-
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
  * the ledger's own API): arguments holding a credential are refused first (RuleViolation naming
  * the tool and the field path, never the value: before the schema check, whose messages quote
  * argument names, and before anything is journaled, so a refused write commits nothing and its
  * request_id stays free); then they are checked against the tool's schema (InvalidInput
- * naming every problem), a branch other than the baseline is Unsupported, the sources are
+ * naming every problem), the sources are
  * checked or refreshed as the entry's freshness says, and the answer gets `ok` and the read
  * policy. An error with a partial result gets the same, with the error under `error`.
  */
@@ -76,7 +66,6 @@ export async function runOperation(
   }
   assertNoSecret(args, `the ${tool} input`);
   const input = validateInput(tool, checkedSchemaFor(entry, "stdio"), args);
-  checkBranch(input);
   const policy = readPolicy(entry, host, options);
   try {
     if (entry.kind === "read" && entry.freshness === "sources") {

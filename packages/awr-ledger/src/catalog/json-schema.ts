@@ -87,11 +87,11 @@ export const limit = (): JsonSchema => ({
 export const ttlMs = (): JsonSchema =>
   nullable({ type: "integer", minimum: LIMITS.ttlMs.min, maximum: LIMITS.ttlMs.max });
 
-/** Work-branch selection: null, omitted or "main" read the baseline. */
+/** Work-branch selection: null or omitted = the selected default, "main" = the baseline. */
 export const branch = (): JsonSchema => ({
   type: ["string", "null"],
   maxLength: LIMITS.idBytes,
-  description: "Work branch; null, omitted or main = baseline.",
+  description: "Work branch name or id; null/omitted = selected default, main = baseline.",
 });
 
 export const choice = (values: readonly string[]): JsonSchema => ({

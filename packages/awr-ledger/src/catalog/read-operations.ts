@@ -5,6 +5,7 @@ import { loadInOrder } from "../internal/ordered-import.js";
 import type { StatusFilters } from "../read/read-extras.js";
 import type { SearchInput } from "../read/search.js";
 import { SEARCH_KINDS } from "../read/search-kinds.js";
+import { branchIdOf, resolveBranch } from "../runtime/branch-select.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { completeContext, contextScope } from "./context-result.js";
 import { branch, choice, id, limit, nullable, object, strings, text } from "./json-schema.js";
@@ -30,7 +31,7 @@ function project(host: OperationHost) {
 }
 
 export interface ProjectStatusInput extends StatusFilters {
-  branch?: string | undefined;
+  branch?: string | null | undefined;
 }
 
 export const projectStatusOperation = operation({
@@ -52,10 +53,12 @@ export const projectStatusOperation = operation({
       const ledger = project(host);
       const { projectStatus } = await import("../read/project-status.js");
       const { projectStatusView } = await import("../read/read-extras.js");
+      const branch = branchIdOf(await resolveBranch(db, input.branch));
       const status = await projectStatus(
         db,
         { id: ledger.projectId, name: ledger.projectName },
         revision,
+        branch,
       );
       return projectStatusView(db, status, input);
     }),
@@ -75,12 +78,13 @@ export const workReadyOperation = operation({
   description:
     "Work you could start now (status ready, unclaimed, required dependencies completed) with diagnostics and active_claims. Pick one, then awr_session_start with claim: true.",
   input: object({ branch: branch(), limit: limit() }),
-  run: async (host, input: { limit?: number; branch?: string }, _caller, options) => {
+  run: async (host, input: { limit?: number; branch?: string | null }, _caller, options) => {
     const { workReady } = await loadInOrder(() => import("../read/work-ready.js"));
     const { workReadyView } = await import("../read/read-extras.js");
-    return readAt(host, options, async (db, revision) =>
-      workReadyView(db, await workReady(db, input, revision)),
-    );
+    return readAt(host, options, async (db, revision) => {
+      const branch = branchIdOf(await resolveBranch(db, input.branch));
+      return workReadyView(db, await workReady(db, input, revision, branch));
+    });
   },
   cli: [
     {
@@ -93,7 +97,7 @@ export const workReadyOperation = operation({
 
 export interface WorkGetToolInput {
   work: string;
-  branch?: string | undefined;
+  branch?: string | null | undefined;
   source_sha?: string | undefined;
 }
 
@@ -107,9 +111,11 @@ export const workGetOperation = operation({
   run: async (host, input: WorkGetToolInput, _caller, options) => {
     const { workGet } = await loadInOrder(() => import("../read/work-get.js"));
     const { workGetView } = await import("../read/read-extras.js");
-    return readAt(host, options, async (db, revision) =>
-      workGetView(db, await workGet(db, { work: input.work }, revision), input.source_sha),
-    );
+    return readAt(host, options, async (db, revision) => {
+      const branch = branchIdOf(await resolveBranch(db, input.branch));
+      const result = await workGet(db, { work: input.work }, revision);
+      return workGetView(db, result, input.source_sha, branch);
+    });
   },
   cli: [
     {
@@ -122,7 +128,7 @@ export const workGetOperation = operation({
 });
 
 export interface ContextCompileToolInput extends ContextCompileInput {
-  branch?: string | undefined;
+  branch?: string | null | undefined;
   source_sha?: string | undefined;
 }
 
@@ -166,6 +172,21 @@ export const contextCompileOperation = operation({
       summary: "compile the bounded context packet for a work item or a session",
       operands: [{ field: "work", name: "WORK", optional: true }],
       flags: { goals: "--goal", paths: "--path", tags: "--tag" },
+      view: "context",
+    },
+    {
+      path: ["branch", "context"],
+      summary: "the context packet of a work item on a branch, with the changes since its fork",
+      operands: [{ field: "branch", name: "BRANCH" }],
+      flags: {
+        goals: "--goal",
+        paths: "--path",
+        tags: "--tag",
+        branch: null,
+        conversation: null,
+        checkpoint: null,
+        after_revision: null,
+      },
       view: "context",
     },
   ],

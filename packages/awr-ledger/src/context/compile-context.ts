@@ -3,14 +3,22 @@ import { LedgerError } from "../errors.js";
 import { tableExists } from "../read/entity-view.js";
 import { ownCheckpoint } from "../runtime/conversation-privacy.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import {
+  branchContextFacts,
+  branchContextText,
+  checkOrdinaryBaseline,
+  contextBranch,
+  forkBaseline,
+} from "./branch-baseline.js";
 import { budgetChunks } from "./budget-chunks.js";
+import { required } from "./chunk-text.js";
 import {
   assessCompleteness,
   type CompletenessBase,
   missingWorkCompleteness,
 } from "./completeness.js";
 import { DEFAULT_CONTEXT_BUDGET } from "./context-defaults.js";
-import { headerText } from "./context-records.js";
+import { chunk, headerText } from "./context-records.js";
 import { selectContext } from "./context-selection.js";
 import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
@@ -37,6 +45,11 @@ export interface ContextCompileInput {
   goals?: string[] | undefined;
   checkpoint?: string | undefined;
   after_revision?: number | undefined;
+  /**
+   * Omitted or null: the selected default, with the ordinary baseline; a name, an id or "main":
+   * that branch's delta since its fork (docs/design/work-branches.md R8).
+   */
+  branch?: string | null | undefined;
 }
 
 /** What the ledger knows about the project and the call. */
@@ -110,6 +123,7 @@ export async function compileContext(
   scope: CompileContextScope,
 ): Promise<ContextCompileResult> {
   const budget = validate(input);
+  const branch = await contextBranch(db, input, scope.revision);
   const intent = input.intent?.trim() ?? "work";
   const selection = await selectContext(db, scope.revision, input, scope.client);
   const continuity = await continuityOf(db, selection.session);
@@ -122,6 +136,7 @@ export async function compileContext(
     project_revision: scope.revision,
     work_item_key: selection.work_key,
     sources,
+    branch_id: branch.id,
   };
   const report = {
     project_revision: scope.revision,
@@ -179,8 +194,9 @@ export async function compileContext(
       },
     );
   }
-  const [afterRevision, origin] =
-    input.checkpoint !== undefined
+  const [afterRevision, origin] = branch.fork
+    ? forkBaseline(branch)
+    : input.checkpoint !== undefined
       ? [checkpoint?.revision ?? 0, "checkpoint"]
       : input.after_revision !== undefined
         ? [input.after_revision, "after_revision"]
@@ -188,6 +204,15 @@ export async function compileContext(
           ? [checkpoint.revision, "session_checkpoint"]
           : [0, "project_start"];
   const explicitBaseline = input.checkpoint !== undefined || input.after_revision !== undefined;
+  if (!branch.fork) {
+    checkOrdinaryBaseline(
+      branch,
+      checkpoint,
+      input.checkpoint !== undefined,
+      afterRevision,
+      explicitBaseline,
+    );
+  }
 
   const facts = await gatherFacts(db, scope.revision, {
     work: selection.work,
@@ -198,11 +223,15 @@ export async function compileContext(
     goals: input.goals ?? [],
     checkpoint,
     after_revision: afterRevision,
+    branch: branch.id,
     sources: sourceRows,
     client: scope.client,
     visible: scope.visible,
   });
-  const completeness = assessCompleteness(base, facts);
+  const assessed = assessCompleteness(base, facts);
+  const branchFacts = branch.fork ? await branchContextFacts(db, branch) : undefined;
+  const completeness =
+    branchFacts === undefined ? assessed : { ...assessed, branch_context: branchFacts };
   const packet = packetChunks(facts, completeness, {
     intent,
     selection_basis: selection.basis,
@@ -211,6 +240,9 @@ export async function compileContext(
     baseline_origin: origin,
     project_revision: scope.revision,
   });
+  if (branchFacts !== undefined) {
+    packet.push(chunk("branch-context", "metadata", branchContextText(branchFacts), [], required));
+  }
   const chunks = withoutSecretChunks(packet);
   const { work } = facts;
   const identity: ContextIdentity = {
@@ -220,7 +252,7 @@ export async function compileContext(
     work_item_id: work.id,
     work_item_key: work.external_key,
     work_item_revision: work.revision,
-    branch_id: null,
+    branch_id: branch.id,
     source_versions: sources,
   };
   const header = headerText([

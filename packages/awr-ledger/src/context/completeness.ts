@@ -26,6 +26,8 @@ export interface CompletenessBase {
   project_revision: number;
   work_item_key: string;
   sources: SourceVersion[];
+  /** The branch compiled (null = main). */
+  branch_id: string | null;
 }
 
 function verdict(
@@ -66,7 +68,7 @@ function verdict(
     project_id: base.project_id,
     project_revision: base.project_revision,
     work_item_key: base.work_item_key,
-    branch_id: null,
+    branch_id: base.branch_id,
     // Every read verifies the sources first (reindexing them for the CLI, refusing with
     // SourceStale over MCP), so both transports compile from sources current at this revision
     // and state it alike: the verdict and the hash binding it do not depend on the transport.

@@ -33,8 +33,8 @@ export interface ContextIdentity {
   work_item_id: string;
   work_item_key: string;
   work_item_revision: number;
-  /** Work branches are not part of this ledger: always null (main). */
-  branch_id: null;
+  /** The branch compiled (null = main). */
+  branch_id: string | null;
   source_versions: SourceVersion[];
 }
 
@@ -86,7 +86,10 @@ export interface ContextCompleteness {
   project_id: string;
   project_revision: number;
   work_item_key: string;
-  branch_id: null;
+  /** The branch compiled (null = main). */
+  branch_id: string | null;
+  /** An explicit branch's facts (docs/design/work-branches.md R8); absent otherwise. */
+  branch_context?: Record<string, unknown>;
   source_refresh_performed: boolean;
   freshness_basis: "source_refresh_at_project_revision";
   source_fresh: boolean;

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { ExpressionBuilder, Kysely } from "kysely";
 import { type EntityView, tableExists } from "../read/entity-view.js";
 import { projectionAt } from "../read/projection-cache.js";
 import { eventSeenBy } from "../runtime/conversation-privacy.js";
@@ -25,6 +25,8 @@ export interface GatherInput {
   checkpoint: CheckpointView | null;
   /** Events after this revision are the recent delta. */
   after_revision: number;
+  /** The branch compiled (null = main): its events and evidence only, never a parent's. */
+  branch: string | null;
   sources: readonly SourceTable[];
   /** The caller: another client's conversation text in events is replaced (conversation-privacy). */
   client: string;
@@ -105,11 +107,15 @@ export async function gatherFacts(
         );
   const related = (entity: EntityView) => mentions(entity, work);
 
+  const { branch } = input;
+  const onBranch = (eb: ExpressionBuilder<LedgerSchema, "events" | "evidence">) =>
+    branch === null ? eb("branch", "is", null) : eb("branch", "=", branch);
   const [evidence, workEvents, projectEvents] = await Promise.all([
     db
       .selectFrom("evidence")
       .selectAll()
       .where("work", "=", work.external_key)
+      .where(onBranch)
       .orderBy("revision", "desc")
       .execute(),
     db
@@ -117,6 +123,7 @@ export async function gatherFacts(
       .selectAll()
       .where("work", "=", work.external_key)
       .where("revision", ">", input.after_revision)
+      .where(onBranch)
       .orderBy("seq", "desc")
       .limit(EVENT_LIMIT)
       .execute(),
@@ -125,6 +132,7 @@ export async function gatherFacts(
       .selectAll()
       .where("work", "is", null)
       .where("revision", ">", input.after_revision)
+      .where(onBranch)
       .orderBy("seq", "desc")
       .limit(EVENT_LIMIT)
       .execute(),

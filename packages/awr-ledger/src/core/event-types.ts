@@ -21,6 +21,10 @@ export const DOMAIN_EVENT_TYPES = {
   operationStarted: "mcp.operation_started",
   operationFinished: "mcp.operation_finished",
   operationRecovered: "mcp.operation_recovered",
+  /** Work branches (docs/design/work-branches.md): each write's terminal receipt. */
+  branchCreated: "branch.created",
+  branchSwitched: "branch.switched",
+  branchClosed: "branch.closed",
 } as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];

@@ -88,9 +88,10 @@ export function createOperationScope(
         const time = new Date(nowMs).toISOString();
         let pending = 0;
         let pendingRow: EventTable | undefined;
-        const bound = (event: DomainEvent, extra: Record<string, unknown>) =>
+        const bound = async (event: DomainEvent, extra: Record<string, unknown>) =>
           appendEvent(tx, {
             ...event,
+            branch: await eventBranch(tx, event),
             payload: { ...(event.payload ?? {}), ...extra },
             revision,
             time,
@@ -118,6 +119,21 @@ export function createOperationScope(
       });
     },
   };
+}
+
+/**
+ * The branch an event is written on: the one it names, else its session's (an event bound to a
+ * session is on the session's branch, docs/design/work-branches.md R6), else main.
+ */
+async function eventBranch(tx: LedgerTx, event: DomainEvent): Promise<string | null> {
+  if (event.branch !== undefined) return event.branch;
+  if (event.session === undefined || event.session === null) return null;
+  const row = await tx
+    .selectFrom("sessions")
+    .select("branch")
+    .where("id", "=", event.session)
+    .executeTakeFirst();
+  return row?.branch ?? null;
 }
 
 /** True when a stored event is an operation's terminal event. */

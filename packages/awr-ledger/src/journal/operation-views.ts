@@ -14,8 +14,8 @@ export interface EventRecord {
   /** The work item's key. */
   work: string | null;
   session_id: string | null;
-  /** Work branches are not supported yet: always null (the baseline). */
-  branch_id: null;
+  /** The work branch it was written on (null = main, and the journal's own receipts). */
+  branch_id: string | null;
   /** Milliseconds since the epoch. */
   created_at: number;
 }
@@ -37,7 +37,7 @@ export function eventRecord(row: Omit<EventTable, "seq">): EventRecord {
     payload: data,
     work: row.work,
     session_id: row.session,
-    branch_id: null,
+    branch_id: row.branch ?? null,
     created_at: Date.parse(row.time),
   };
 }

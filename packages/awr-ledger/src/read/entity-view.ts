@@ -111,9 +111,17 @@ function claimOf(row: ClaimRow): ActiveClaim {
   };
 }
 
-/** Claims in force: status 'active' and not past expires_at (the runtime's `claims` table). */
+/** The SQL condition "claim `c` is on `branch`" (null = main). */
+const onBranch = (branch: string | null) =>
+  branch === null ? sql`c.branch IS NULL` : sql`c.branch = ${branch}`;
+
+/**
+ * Claims in force on `branch` (null = main): status 'active' and not past expires_at (the
+ * runtime's `claims` table). Claims of other branches are not counted.
+ */
 export async function activeClaims(
   db: Kysely<LedgerSchema>,
+  branch: string | null,
   now = Date.now(),
 ): Promise<ActiveClaim[]> {
   if (!(await tableExists(db, "claims"))) return [];
@@ -121,6 +129,7 @@ export async function activeClaims(
     SELECT c.id, s.agent, c.session, c.expires_at, c.work
       FROM claims c JOIN sessions s ON s.id = c.session
      WHERE c.status = 'active' AND (c.expires_at IS NULL OR c.expires_at > ${now})
+       AND ${onBranch(branch)}
      ORDER BY c.work`.execute(db);
   return rows.map(claimOf);
 }
@@ -128,11 +137,11 @@ export async function activeClaims(
 /**
  * Claims that lapsed: marked `expired` by a write, or still `active` past their expiry (reads
  * never write, so a lapse shows here before a write records its `claim.expired`). Newest first,
- * at most `limit`; only those of `work` when given.
+ * at most `limit`; only those of `work` when given; only those of `branch` (null = main).
  */
 export async function expiredClaims(
   db: Kysely<LedgerSchema>,
-  options: { work?: string; limit: number; now?: number },
+  options: { work?: string; limit: number; now?: number; branch: string | null },
 ): Promise<ActiveClaim[]> {
   if (!(await tableExists(db, "claims"))) return [];
   const now = options.now ?? Date.now();
@@ -147,6 +156,10 @@ export async function expiredClaims(
       ]),
     );
   if (options.work !== undefined) query = query.where("c.work", "=", options.work);
+  const { branch } = options;
+  query = query.where((eb) =>
+    branch === null ? eb("c.branch", "is", null) : eb("c.branch", "=", branch),
+  );
   const rows = await query
     .orderBy("c.acquired_revision", "desc")
     .orderBy("c.id", "desc")

@@ -15,8 +15,8 @@ export interface ProjectStatusResult {
   /** The project's name. */
   project: string;
   project_revision: number;
-  /** Work branches are not supported yet: always the baseline. */
-  branch_id: null;
+  /** The branch whose claims were counted (null = main). */
+  branch_id: string | null;
   /** Work items per status, for the statuses that occur. */
   counts: Record<string, number>;
   total: number;
@@ -104,9 +104,10 @@ export async function projectStatus(
   db: Kysely<LedgerSchema>,
   project: { id: string; name: string },
   revision: number,
+  branch: string | null,
 ): Promise<ProjectStatusResult> {
   const [analysis, revisions] = await Promise.all([
-    analyseReady(db, revision),
+    analyseReady(db, revision, branch),
     briefRevisions(db, revision),
   ]);
   const { projection } = analysis;
@@ -124,7 +125,7 @@ export async function projectStatus(
     project_id: project.id,
     project: project.name,
     project_revision: revision,
-    branch_id: null,
+    branch_id: branch,
     counts: Object.fromEntries(counts),
     total: projection.ofKind("work").length,
     entity_counts: Object.fromEntries(entityCounts),

@@ -11,36 +11,63 @@ import type { WorkReadyResult } from "./work-ready.js";
 /** How many lapsed claims a work item shows. */
 const EXPIRED_SHOWN = 5;
 
-/** Whether recorded evidence was verified at the `source_sha` the caller asks about. */
-export type EvidenceCurrency = "current" | "stale" | "unknown";
+/**
+ * Whether recorded evidence holds for the branch and `source_sha` the caller asks about: a record
+ * of another branch (main included) is only ever historical; a record of the branch is current
+ * when it was verified at the requested SHA, historical at another, unknown without both
+ * (docs/design/work-branches.md R4).
+ */
+export type EvidenceCurrency = "current" | "historical" | "unknown";
 
-export function evidenceCurrency(
-  evidenceSha: string | null,
+export interface EvidenceAssessment {
+  currency: EvidenceCurrency;
+  /** Why it is not current (empty when it is). */
+  reasons: string[];
+}
+
+export function assessEvidence(
+  evidence: { source_sha: string | null; branch_id: string | null },
   requested: string | undefined,
-): EvidenceCurrency {
-  if (requested === undefined || evidenceSha === null) return "unknown";
-  return evidenceSha.toLowerCase() === requested.toLowerCase() ? "current" : "stale";
+  branch: string | null,
+): EvidenceAssessment {
+  if (evidence.branch_id !== branch) {
+    return { currency: "historical", reasons: ["evidence belongs to a different branch"] };
+  }
+  if (requested === undefined || evidence.source_sha === null) {
+    return {
+      currency: "unknown",
+      reasons: ["recorded and requested source SHA are needed to determine currency"],
+    };
+  }
+  return evidence.source_sha.toLowerCase() === requested.toLowerCase()
+    ? { currency: "current", reasons: [] }
+    : { currency: "historical", reasons: ["evidence was recorded for a different source SHA"] };
 }
 
 export type WorkGetView = Omit<WorkGetResult, "work" | "evidence"> & {
   work: WorkGetResult["work"] & { active_claims: ActiveClaim[]; expired_claims: ActiveClaim[] };
   evidence: {
     source: unknown[];
-    recorded: (WorkGetResult["evidence"]["recorded"][number] & { currency: EvidenceCurrency })[];
+    recorded: (WorkGetResult["evidence"]["recorded"][number] & EvidenceAssessment)[];
   };
-  evidence_currency_basis: { requested_source_sha: string | null };
+  /** The SHA and the branch (null = main) evidence currency was judged against. */
+  evidence_currency_basis: { requested_source_sha: string | null; branch_id: string | null };
 };
 
-/** awr_work_get's answer: the item's claims in force and lapsed, and evidence currency. */
+/**
+ * awr_work_get's answer on `branch`: the item's claims in force and lapsed there, and evidence
+ * currency judged for that branch.
+ */
 export async function workGetView(
   db: Kysely<LedgerSchema>,
   result: WorkGetResult,
   sourceSha: string | undefined,
+  branch: string | null,
 ): Promise<WorkGetView> {
   const key = result.work.work;
   const [active, expired] = await Promise.all([
-    activeClaims(db),
-    expiredClaims(db, { work: key, limit: EXPIRED_SHOWN }),
+    activeClaims(db, branch),
+    expiredClaims(db, { work: key, limit: EXPIRED_SHOWN, branch }),
   ]);
   return {
     ...result,
@@ -53,10 +80,10 @@ export async function workGetView(
       source: result.evidence.source,
       recorded: result.evidence.recorded.map((e) => ({
         ...e,
-        currency: evidenceCurrency(e.source_sha, sourceSha),
+        ...assessEvidence(e, sourceSha, branch),
       })),
     },
-    evidence_currency_basis: { requested_source_sha: sourceSha ?? null },
+    evidence_currency_basis: { requested_source_sha: sourceSha ?? null, branch_id: branch },
   };
 }
 
@@ -66,7 +93,7 @@ export async function workReadyView(
   result: WorkReadyResult,
 ): Promise<WorkReadyResult> {
   if (result.ready.length === 0) return result;
-  const expired = await expiredClaims(db, { limit: 100 });
+  const expired = await expiredClaims(db, { limit: 100, branch: result.branch_id });
   const latest = new Map<string, ActiveClaim>();
   for (const claim of expired) if (!latest.has(claim.work)) latest.set(claim.work, claim);
   return {
@@ -170,12 +197,19 @@ export async function projectStatusView(
     const sha = filters.source_sha;
     const evidence = await db
       .selectFrom("evidence")
-      .select(["external_key", "work", "source_sha"])
+      .select(["external_key", "work", "source_sha", "branch"])
       .orderBy("revision")
       .execute();
     view["source_sha"] = sha;
     view["stale_evidence"] = evidence
-      .filter((e) => evidenceCurrency(e.source_sha ?? null, sha) === "stale")
+      .filter(
+        (e) =>
+          assessEvidence(
+            { source_sha: e.source_sha ?? null, branch_id: e.branch ?? null },
+            sha,
+            result.branch_id,
+          ).currency === "historical",
+      )
       .map((e) => ({ external_key: e.external_key, work: e.work, source_sha: e.source_sha }));
   }
   return view;

@@ -32,6 +32,8 @@ export interface RecordedEvidence {
   verified_at: string | null;
   session: string | null;
   revision: number;
+  /** The branch it was recorded on (null = main). */
+  branch_id: string | null;
 }
 
 export interface LinkedEntity {
@@ -211,5 +213,6 @@ export async function recordedEvidence(
     verified_at: r.verified_at,
     session: r.session,
     revision: Number(r.revision),
+    branch_id: r.branch ?? null,
   }));
 }

@@ -17,8 +17,8 @@ export interface WorkReadyInput {
  */
 export interface WorkReadyResult {
   project_revision: number;
-  /** Work branches are not supported yet: always the baseline. */
-  branch_id: null;
+  /** The branch whose claims were counted (null = main). */
+  branch_id: string | null;
   ready: ReadyBrief[];
   /** Ready items in total, before `limit`. */
   ready_total: number;
@@ -56,8 +56,12 @@ const TERMINAL = new Set(["completed", "cancelled"]);
 export async function analyseReady(
   db: Kysely<LedgerSchema>,
   revision: number,
+  branch: string | null,
 ): Promise<ReadyAnalysis> {
-  const [projection, claims] = await Promise.all([projectionAt(db, revision), activeClaims(db)]);
+  const [projection, claims] = await Promise.all([
+    projectionAt(db, revision),
+    activeClaims(db, branch),
+  ]);
   const { unblocked, dependencyBlocked } = projection.derive(READINESS);
   const { counts } = projection.derive(STATUS_SUMMARY);
   const claimed = new Set(claims.map((c) => c.work));
@@ -120,10 +124,11 @@ export async function workReady(
   db: Kysely<LedgerSchema>,
   input: WorkReadyInput,
   revision: number,
+  branch: string | null,
 ): Promise<WorkReadyResult> {
   const limit = input.limit ?? 10;
   const [analysis, revisions] = await Promise.all([
-    analyseReady(db, revision),
+    analyseReady(db, revision, branch),
     briefRevisions(db, revision),
   ]);
   const { projection, claims } = analysis;
@@ -160,7 +165,7 @@ export async function workReady(
   }
   return {
     project_revision: revision,
-    branch_id: null,
+    branch_id: branch,
     ready: analysis.firstReady(limit).map((r) => brief(r.work, true, r.diagnostics)),
     ready_total: analysis.readyCount,
     truncated: analysis.readyCount > limit,

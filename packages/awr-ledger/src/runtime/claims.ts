@@ -13,24 +13,32 @@ export function claimInForce(claim: ClaimTable, nowMs: number): boolean {
   );
 }
 
-/**
- * The claim in force on `work`, after marking an outdated active claim `expired` (with a
- * `claim.expired` event): "expired claims are marked when next touched".
- */
-export async function settleWorkClaim(
-  unit: CommitUnit,
-  work: string,
-): Promise<ClaimTable | undefined> {
-  const active = await unit.tx
+/** The active claim row of `work` on `branch` (null = main): at most one (claims_one_active). */
+function activeClaimRow(db: Kysely<LedgerSchema>, work: string, branch: string | null) {
+  return db
     .selectFrom("claims")
     .selectAll()
     .where("work", "=", work)
     .where("status", "=", "active")
+    .where((eb) => (branch === null ? eb("branch", "is", null) : eb("branch", "=", branch)))
     .executeTakeFirst();
-  if (active === undefined) return undefined;
-  if (claimInForce(active, unit.nowMs)) return active;
+}
+
+/**
+ * The claim in force on `work` within `branch` (null = main), after marking an outdated active
+ * claim there `expired` (with a `claim.expired` event): "expired claims are marked when next
+ * touched". Claims on other branches are never read or touched.
+ */
+export async function settleWorkClaim(
+  unit: CommitUnit,
+  work: string,
+  branch: string | null,
+): Promise<{ holder: ClaimTable | undefined; expired: string[] }> {
+  const active = await activeClaimRow(unit.tx, work, branch);
+  if (active === undefined) return { holder: undefined, expired: [] };
+  if (claimInForce(active, unit.nowMs)) return { holder: active, expired: [] };
   await expireClaim(unit, active);
-  return undefined;
+  return { holder: undefined, expired: [active.id] };
 }
 
 /** Marks an outdated active claim `expired`, with its `claim.expired` event. */
@@ -59,16 +67,17 @@ export function claimConflict(work: string, holder: ClaimTable): LedgerError {
 }
 
 /**
- * Takes (or renews, for its holder) the claim on `work` for `session`. Does not emit the
- * `work.claimed` event: the caller emits it, terminal or not.
+ * Takes (or renews, for its holder) the claim on `work` for `session`, on the session's branch.
+ * Does not emit the `work.claimed` event: the caller emits it, terminal or not, with
+ * `expired_claim_ids` (the lapsed claims this acquisition marked expired).
  */
 export async function acquireClaim(
   unit: CommitUnit,
   session: SessionTable,
   work: string,
   ttlMs: number | undefined,
-): Promise<{ claim: ClaimTable; renewed: boolean }> {
-  const holder = await settleWorkClaim(unit, work);
+): Promise<{ claim: ClaimTable; renewed: boolean; expired: string[] }> {
+  const { holder, expired } = await settleWorkClaim(unit, work, session.branch);
   const expiresAt = ttlMs === undefined ? null : unit.nowMs + ttlMs;
   if (holder !== undefined && holder.session !== session.id) throw claimConflict(work, holder);
   if (holder !== undefined) {
@@ -77,11 +86,15 @@ export async function acquireClaim(
       .set({ ttl_ms: ttlMs ?? null, expires_at: expiresAt })
       .where("id", "=", holder.id)
       .execute();
-    return { claim: { ...holder, ttl_ms: ttlMs ?? null, expires_at: expiresAt }, renewed: true };
+    return {
+      claim: { ...holder, ttl_ms: ttlMs ?? null, expires_at: expiresAt },
+      renewed: true,
+      expired,
+    };
   }
   const claim: ClaimTable = {
     id: ulid(),
-    branch: null,
+    branch: session.branch,
     work,
     session: session.id,
     client: session.client,
@@ -94,7 +107,7 @@ export async function acquireClaim(
     ended_at: null,
   };
   await unit.tx.insertInto("claims").values(claim).execute();
-  return { claim, renewed: false };
+  return { claim, renewed: false, expired };
 }
 
 /** Ends a claim as `released`; the caller emits (or not) the `claim.released` event. */
@@ -141,17 +154,16 @@ export async function releaseSessionClaims(
   return released;
 }
 
-/** Read-only: the claim in force on `work` (an outdated active claim counts as none). */
+/**
+ * Read-only: the claim in force on `work` within `branch` (null = main; an outdated active
+ * claim counts as none).
+ */
 export async function claimHolder(
   db: Kysely<LedgerSchema>,
   work: string,
   nowMs: number,
+  branch: string | null,
 ): Promise<ClaimTable | undefined> {
-  const active = await db
-    .selectFrom("claims")
-    .selectAll()
-    .where("work", "=", work)
-    .where("status", "=", "active")
-    .executeTakeFirst();
+  const active = await activeClaimRow(db, work, branch);
   return active !== undefined && claimInForce(active, nowMs) ? active : undefined;
 }

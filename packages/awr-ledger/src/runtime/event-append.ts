@@ -22,7 +22,8 @@ export interface EventAppendInput extends WriteFields {
   work?: string | undefined;
   session?: string | undefined;
   conversation?: string | undefined;
-  branch?: string | undefined;
+  /** Omitted or null: the session's branch, or without a session the selected default. */
+  branch?: string | null | undefined;
   /** Observations only (the catalog's payload schema); never executed. */
   payload?: Record<string, unknown> | undefined;
 }
@@ -61,13 +62,14 @@ export async function eventAppend(
     {
       input,
       caller,
-      check: (db) => resolveLinks(db, caller, input.work, input),
+      check: (db) => resolveLinks(db, caller, input.work, input, input.branch),
       apply: async (unit, linked) => {
         const event = {
           id: ulid(),
           type: input.event_type,
           work: linked.work,
           session: linked.session,
+          branch: linked.branch,
           summary: input.summary,
           importance,
           payload,
@@ -77,7 +79,6 @@ export async function eventAppend(
           revision: unit.revision,
           client: caller.client,
           operation_id: null,
-          branch: null,
           payload: JSON.stringify(payload),
           time: unit.time,
         };

@@ -26,7 +26,8 @@ export interface EvidenceRecordInput extends WriteFields {
   command?: string | undefined;
   /** Milliseconds since the epoch. */
   verified_at?: number | undefined;
-  branch?: string | undefined;
+  /** Omitted or null: the selected default; else a branch name or id, or "main". */
+  branch?: string | null | undefined;
 }
 
 /** A recorded evidence record, as tools return it (the original's names). */
@@ -46,6 +47,8 @@ export interface EvidenceView {
   work: string | null;
   session_id: string | null;
   revision: number;
+  /** The branch it was recorded on (null = main). */
+  branch_id: string | null;
 }
 
 export interface EvidenceRecordResult {
@@ -72,6 +75,7 @@ export function evidenceView(row: EvidenceTable): EvidenceView {
     work: row.work,
     session_id: row.session,
     revision: Number(row.revision),
+    branch_id: row.branch ?? null,
   };
 }
 
@@ -99,7 +103,7 @@ export async function evidenceRecord(
       input,
       caller,
       check: async (db) => {
-        const linked = await resolveLinks(db, caller, input.work, {});
+        const linked = await resolveLinks(db, caller, input.work, {}, input.branch);
         const existing = await db
           .selectFrom("evidence")
           .select(["id", "revision"])
@@ -117,7 +121,7 @@ export async function evidenceRecord(
       apply: async (unit, linked) => {
         const row: EvidenceTable = {
           id: ulid(),
-          branch: null,
+          branch: linked.branch,
           external_key: input.external_key,
           evidence_type: input.evidence_type,
           level: input.level,
@@ -148,6 +152,7 @@ export async function evidenceRecord(
             type: DOMAIN_EVENT_TYPES.evidenceRecorded,
             work: linked.work,
             session: linked.session,
+            branch: linked.branch,
             summary: `${input.external_key} (${input.level}): ${input.summary.slice(0, 160)}`,
             payload: {
               evidence_id: row.id,

@@ -75,7 +75,7 @@ export async function planClaimInheritance(
         { work: predecessor.work, status: item?.status ?? null },
       );
     }
-    const holder = await claimHolder(db, item.key, nowMs);
+    const holder = await claimHolder(db, item.key, nowMs, predecessor.branch);
     if (holder !== undefined && holder.session !== predecessor.id) {
       throw claimConflict(item.key, holder);
     }
@@ -98,7 +98,7 @@ export async function planClaimInheritance(
   if (!releasedByEnd) return { kind: "none" };
   const item = await findWork(db, last.work);
   if (item === undefined || CLOSED_WORK.includes(item.status)) return { kind: "none" };
-  const holder = await claimHolder(db, last.work, nowMs);
+  const holder = await claimHolder(db, last.work, nowMs, last.branch);
   if (holder !== undefined) throw claimConflict(last.work, holder);
   return { kind: "reacquire", claim: last };
 }
@@ -120,13 +120,13 @@ export async function inheritClaims(
     return [];
   }
   if (plan.kind === "acquire") {
-    const { claim } = await acquireClaim(unit, successor, plan.work, options.ttlMs);
+    const { claim, expired } = await acquireClaim(unit, successor, plan.work, options.ttlMs);
     await unit.event({
       type: DOMAIN_EVENT_TYPES.workClaimed,
       work: plan.work,
       session: successor.id,
       summary: `session ${successor.id} claimed ${plan.work} on resume`,
-      payload: { claim: claim.id, ttl_ms: options.ttlMs ?? null },
+      payload: { claim: claim.id, ttl_ms: options.ttlMs ?? null, expired_claim_ids: expired },
     });
     return [claim];
   }
@@ -179,7 +179,7 @@ async function reacquire(
   released: ClaimTable,
 ): Promise<ClaimTable> {
   // The precheck ran under the same lock; this only marks a lapsed holder expired (and guards).
-  const holder = await settleWorkClaim(unit, released.work);
+  const { holder } = await settleWorkClaim(unit, released.work, released.branch);
   if (holder !== undefined) throw claimConflict(released.work, holder);
   const ttlMs = released.ttl_ms === null ? null : Number(released.ttl_ms);
   const claim: ClaimTable = {

@@ -3,6 +3,13 @@ import type { RuntimeCaller } from "../core/runtime-context.js";
 import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
+import {
+  activeBranchById,
+  branchIdOf,
+  MAIN,
+  resolveActiveBranch,
+  resolveBranch,
+} from "./branch-select.js";
 
 type Db = Kysely<LedgerSchema>;
 
@@ -164,9 +171,34 @@ export async function resolveLinks(
   caller: RuntimeCaller,
   workRef: string | undefined,
   ref: SessionRef,
-): Promise<{ work: string | null; session: string | null }> {
+  branchRef?: string | null,
+): Promise<{ work: string | null; session: string | null; branch: string | null }> {
   const hasSession = ref.session !== undefined || ref.conversation !== undefined;
   const work = workRef === undefined ? undefined : await requireWork(db, workRef);
   const session = hasSession ? await resolveSession(db, caller, ref) : undefined;
-  return { work: work?.key ?? session?.work ?? null, session: session?.id ?? null };
+  if (session === undefined) {
+    const branch = branchIdOf(await resolveActiveBranch(db, branchRef));
+    return { work: work?.key ?? null, session: null, branch };
+  }
+  // Bound to a session: the event is on the session's branch and work (R6).
+  if (work !== undefined && session.work !== null && work.key !== session.work) {
+    throw new LedgerError(
+      "InvalidInput",
+      `event work conflicts with its session binding: session ${session.id} is on work ${session.work}, not ${work.key}; omit work or name the session's`,
+      { work: work.key, session: session.id, session_work: session.work },
+    );
+  }
+  const sessionBranch = session.branch ?? null;
+  if (branchRef !== undefined && branchRef !== null) {
+    const named = branchIdOf(await resolveBranch(db, branchRef));
+    if (named !== sessionBranch) {
+      throw new LedgerError(
+        "InvalidInput",
+        `event branch conflicts with its session binding: session ${session.id} is on ${sessionBranch ?? MAIN}; omit branch or name the session's`,
+        { branch: branchRef, session: session.id, session_branch_id: sessionBranch },
+      );
+    }
+  }
+  await activeBranchById(db, sessionBranch);
+  return { work: work?.key ?? session.work ?? null, session: session.id, branch: sessionBranch };
 }

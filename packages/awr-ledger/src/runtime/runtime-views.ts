@@ -14,6 +14,8 @@ import type {
 export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint" | "branch"> & {
   agent_id: string;
   last_checkpoint_id: string | null;
+  /** The work branch it runs on (null = main); fixed at start. */
+  branch_id: string | null;
 };
 
 export function sessionView(row: SessionTable): SessionView {
@@ -33,6 +35,7 @@ export function sessionView(row: SessionTable): SessionView {
     end_revision: row.end_revision === null ? null : Number(row.end_revision),
     started_at: row.started_at,
     ended_at: row.ended_at,
+    branch_id: row.branch ?? null,
   };
 }
 
@@ -47,6 +50,8 @@ export interface ClaimView {
   expires_at: number | null;
   acquired_revision: number;
   ended_revision: number | null;
+  /** Its session's branch (null = main). */
+  branch_id: string | null;
 }
 
 /** `nowMs` given: an active claim whose expiry has passed is shown as `expired`. */
@@ -63,6 +68,7 @@ export function claimView(row: ClaimTable, nowMs?: number): ClaimView {
     expires_at: expiresAt,
     acquired_revision: Number(row.acquired_revision),
     ended_revision: row.ended_revision === null ? null : Number(row.ended_revision),
+    branch_id: row.branch ?? null,
   };
 }
 
@@ -76,6 +82,8 @@ export interface CheckpointView {
   open_loops: string[];
   changed_entities: string[];
   created_at: string;
+  /** Its session's branch (null = main). */
+  branch_id: string | null;
 }
 
 export function checkpointView(row: CheckpointTable): CheckpointView {
@@ -89,6 +97,7 @@ export function checkpointView(row: CheckpointTable): CheckpointView {
     open_loops: JSON.parse(row.open_loops) as string[],
     changed_entities: JSON.parse(row.changed_entities) as string[],
     created_at: row.created_at,
+    branch_id: row.branch ?? null,
   };
 }
 

@@ -10,6 +10,7 @@ import type { ClaimTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { activeBranchById } from "./branch-select.js";
 import { type CheckedChange, runCheckedWrite } from "./checked-write.js";
 import {
   acquireClaim,
@@ -65,7 +66,7 @@ export async function sessionClaim(
 
   const releaseTarget = async (
     db: Kysely<LedgerSchema>,
-    session: { id: string; work: string | null },
+    session: { id: string; work: string | null; branch: string | null },
     nowMs: number,
   ): Promise<ClaimTable> => {
     if (input.claim !== undefined) {
@@ -95,7 +96,7 @@ export async function sessionClaim(
       return row;
     }
     const work = session.work;
-    const holder = work === null ? undefined : await claimHolder(db, work, nowMs);
+    const holder = work === null ? undefined : await claimHolder(db, work, nowMs, session.branch);
     if (holder === undefined || holder.session !== session.id) {
       throw new LedgerError(
         "ClaimConflict",
@@ -127,7 +128,8 @@ export async function sessionClaim(
         { work: item.key, status: item.status },
       );
     }
-    const holder = await claimHolder(db, item.key, nowMs);
+    await activeBranchById(db, session.branch);
+    const holder = await claimHolder(db, item.key, nowMs, session.branch);
     if (holder !== undefined && holder.session !== session.id)
       throw claimConflict(item.key, holder);
     return { session, work: item.key };
@@ -143,7 +145,7 @@ export async function sessionClaim(
         const { session } = checked;
         if (checked.release === undefined) {
           const work = checked.work as string;
-          const { claim, renewed } = await acquireClaim(unit, session, work, input.ttl_ms);
+          const { claim, renewed, expired } = await acquireClaim(unit, session, work, input.ttl_ms);
           return {
             result: { action, claim: claimView(claim), renewed },
             event: {
@@ -151,12 +153,21 @@ export async function sessionClaim(
               work,
               session: session.id,
               summary: `session ${session.id} ${renewed ? "renewed its claim on" : "claimed"} ${work}`,
-              payload: { claim: claim.id, ttl_ms: input.ttl_ms ?? null, renewed },
+              payload: {
+                claim: claim.id,
+                ttl_ms: input.ttl_ms ?? null,
+                renewed,
+                expired_claim_ids: expired,
+              },
             },
           };
         }
         // Marks a lapsed claim expired on the way (claim.expired); the target must still be held.
-        const held = await settleWorkClaim(unit, checked.release.work);
+        const { holder: held } = await settleWorkClaim(
+          unit,
+          checked.release.work,
+          checked.release.branch,
+        );
         if (held?.id !== checked.release.id) {
           throw new LedgerError(
             "InvalidTransition",

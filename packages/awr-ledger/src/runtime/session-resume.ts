@@ -11,6 +11,7 @@ import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { activeBranchById, MAIN, resolveBranch, selectedBranchId } from "./branch-select.js";
 import { runCheckedWrite } from "./checked-write.js";
 import { inheritClaims, planClaimInheritance, type ResumeClaimMode } from "./resume-claims.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
@@ -77,6 +78,20 @@ export async function sessionResume(
         { session: predecessor.id, successor: predecessor.successor },
       );
     }
+    // R10: the successor runs on the predecessor's branch, which must be the selected default.
+    const selected = await selectedBranchId(db);
+    if (selected !== (predecessor.branch ?? null)) {
+      const name =
+        predecessor.branch === null
+          ? MAIN
+          : ((await resolveBranch(db, predecessor.branch))?.name ?? predecessor.branch);
+      throw new LedgerError(
+        "InvalidInput",
+        `resume requires the current project branch to be the session's: session ${predecessor.id} ran on ${name}; run \`awr branch switch ${name}\` first`,
+        { session: predecessor.id, branch_id: predecessor.branch, current_branch_id: selected },
+      );
+    }
+    await activeBranchById(db, predecessor.branch);
     const bound = await activeBinding(db, caller.client, conversation);
     if (bound !== undefined && bound.id !== predecessor.id) {
       throw new LedgerError(

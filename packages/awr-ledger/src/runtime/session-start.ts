@@ -11,6 +11,7 @@ import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { branchIdOf, MAIN, resolveActiveBranch, resolveBranch } from "./branch-select.js";
 import { acquireClaim, claimConflict, claimHolder, claimInForce } from "./claims.js";
 import { activeBinding, requireWork } from "./runtime-lookup.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
@@ -23,7 +24,8 @@ export interface SessionStartInput extends WriteFields {
   model: string;
   claim?: boolean | undefined;
   ttl_ms?: number | undefined;
-  branch?: string | undefined;
+  /** Omitted or null: the selected default; else a branch name or id, or "main". */
+  branch?: string | null | undefined;
 }
 
 export interface SessionStartResult {
@@ -76,11 +78,26 @@ export async function sessionStart(
         { conversation, session: bound.id, work: bound.work },
       );
     }
+    // The selected default is read here, inside the commit for the run that acts, so a switch
+    // that lands between the precheck and the commit cannot split them.
+    const branch = branchIdOf(
+      bound !== undefined && (input.branch === undefined || input.branch === null)
+        ? await resolveBranch(db, bound.branch ?? MAIN)
+        : await resolveActiveBranch(db, input.branch),
+    );
+    if (bound !== undefined && (bound.branch ?? null) !== branch) {
+      throw new LedgerError(
+        "SourceConflict",
+        `conversation "${conversation}" is already bound to active session ${bound.id} on branch ` +
+          `${bound.branch ?? MAIN}; end or resume that session, or use another conversation`,
+        { conversation, session: bound.id, branch_id: bound.branch ?? null },
+      );
+    }
     if (claim && bound === undefined) {
-      const holder = await claimHolder(db, item.key, ctx.now());
+      const holder = await claimHolder(db, item.key, ctx.now(), branch);
       if (holder !== undefined) throw claimConflict(item.key, holder);
     }
-    return { bound, item };
+    return { bound, item, branch };
   };
 
   return runJournaledWrite(
@@ -99,10 +116,10 @@ export async function sessionStart(
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          const { item } = await check(unit.tx);
+          const { item, branch } = await check(unit.tx);
           const session: SessionTable = {
             id: ulid(),
-            branch: null,
+            branch,
             client: caller.client,
             conversation,
             work: item.key,
@@ -129,7 +146,11 @@ export async function sessionStart(
               work: item.key,
               session: session.id,
               summary: `session ${session.id} claimed ${item.key}`,
-              payload: { claim: taken.claim.id, ttl_ms: ttlMs ?? null },
+              payload: {
+                claim: taken.claim.id,
+                ttl_ms: ttlMs ?? null,
+                expired_claim_ids: taken.expired,
+              },
             });
           }
           const result = { session: sessionView(session), claim: claimed, binding_reused: false };

@@ -58,6 +58,7 @@ interface RecordedEvidence {
   source_sha: string | null;
   sha256: string | null;
   locator: string | null;
+  branch: string | null;
 }
 
 function higher(a: string, b: string | undefined): string {
@@ -66,10 +67,19 @@ function higher(a: string, b: string | undefined): string {
 
 /**
  * Why a recorded piece of evidence cannot back this completion, or null when it can: it must be
- * bound to the completion's source_sha, and a report it names inside the project (a relative
- * locator, with a sha256) must still have those bytes.
+ * recorded on the acting session's branch (evidence of another branch is only historical there,
+ * docs/design/work-branches.md R4), bound to the completion's source_sha, and a report it names
+ * inside the project (a relative locator, with a sha256) must still have those bytes.
  */
-function unusable(e: RecordedEvidence, sourceSha: string, root: string | undefined): string | null {
+function unusable(
+  e: RecordedEvidence,
+  sourceSha: string,
+  root: string | undefined,
+  branch: string | null,
+): string | null {
+  if ((e.branch ?? null) !== branch) {
+    return `${e.external_key} was recorded on another branch (${e.branch ?? "main"}), so it is historical here`;
+  }
   if (e.source_sha !== sourceSha) {
     return `${e.external_key} is bound to source_sha ${e.source_sha ?? "(none)"}, not ${sourceSha}`;
   }
@@ -104,6 +114,7 @@ export async function checkCompletion(
   work: EntityTable,
   completion: CompletionInput | undefined,
   root: string | undefined,
+  branch: string | null,
 ): Promise<{ criterion: string; evidence: string[] }[]> {
   const criteria = acceptanceCriteria(work).map((c) => ({
     ...c,
@@ -128,7 +139,7 @@ export async function checkCompletion(
       ? []
       : await db
           .selectFrom("evidence")
-          .select(["external_key", "level", "source_sha", "sha256", "locator"])
+          .select(["external_key", "level", "source_sha", "sha256", "locator", "branch"])
           .where("external_key", "in", keys)
           .execute();
   const recorded = new Map(rows.map((row) => [row.external_key, row as RecordedEvidence]));
@@ -142,7 +153,7 @@ export async function checkCompletion(
   }
   const problems = new Map<string, string>();
   for (const e of recorded.values()) {
-    const why = completion === undefined ? null : unusable(e, completion.source_sha, root);
+    const why = completion === undefined ? null : unusable(e, completion.source_sha, root, branch);
     if (why !== null) problems.set(e.external_key, why);
   }
   const usable = (key: string, level: string) =>

@@ -125,7 +125,7 @@ export async function workTransition(
       });
     }
     if (rule.needsClaim) {
-      const holder = await claimHolder(db, item.key, nowMs);
+      const holder = await claimHolder(db, item.key, nowMs, session.branch);
       if (holder === undefined || holder.session !== session.id) {
         throw new LedgerError(
           "ClaimConflict",
@@ -171,7 +171,7 @@ export async function workTransition(
     }
     const mapping =
       action === "complete"
-        ? await checkCompletion(db, item, input.completion, ctx.root)
+        ? await checkCompletion(db, item, input.completion, ctx.root, session.branch)
         : undefined;
     return { item, session, mapping };
   };
@@ -187,8 +187,8 @@ export async function workTransition(
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          await settleWorkClaim(unit, (await requireWork(unit.tx, input.work)).key);
           const { item, session, mapping } = await check(unit.tx, unit.nowMs);
+          await settleWorkClaim(unit, item.key, session.branch);
           const currentBlocker = stringAttribute(item, "blocker");
           const changes = plannedFieldChanges(
             action,
@@ -209,7 +209,7 @@ export async function workTransition(
             .execute();
           const released: string[] = [];
           if (action === "complete" || action === "cancel") {
-            const held = await settleWorkClaim(unit, item.key);
+            const { holder: held } = await settleWorkClaim(unit, item.key, session.branch);
             if (held !== undefined && held.session === session.id) {
               await markReleased(unit, held);
               released.push(held.id);
@@ -255,7 +255,7 @@ export async function workTransition(
             event: eventRecord({
               ...event,
               importance: "normal",
-              branch: null,
+              branch: session.branch,
               revision: unit.revision,
               client: caller.client,
               operation_id: op.operationId,
