@@ -1,4 +1,5 @@
 import { registerCatalogCommands } from "./commands/catalog-commands.js";
+import { registerDoctorHooks } from "./commands/doctor-commands.js";
 import { registerProjectCommands } from "./commands/project-commands.js";
 import { registerRegistryCommands } from "./commands/registry-commands.js";
 import { registerSourceCommands } from "./commands/source-commands.js";
@@ -81,6 +82,7 @@ export function buildProgram(context: CommandContext, output: ProgramOutput): Co
 
   registerProjectCommands(program, context);
   registerCatalogCommands(program, context);
+  registerDoctorHooks(program, context);
   registerSourceCommands(program, context);
   registerWorkstreamCommands(program, context);
   registerRegistryCommands(program, context);

@@ -23,6 +23,8 @@ const NEXT_STEP: Record<string, string> = {
   ContextIncomplete:
     "Close the gaps at their source (acceptance, rules, dependencies) and run `awr source reindex`, or give an existing work key (awr ready, awr search TEXT).",
   RuleViolation: "Use your own sessions, waits and claims (awr session list).",
+  Storage:
+    "Inspect the findings (awr doctor, or awr doctor --json); apply one named repair (awr doctor repair ACTION ID --reason TEXT) where one is suggested, or restore the database from a backup if it is damaged.",
   [CLI_ERROR_CODES.RemoteError]:
     "Check --url, that the service runs, and the token in --token-env.",
 };
@@ -150,6 +152,9 @@ export function writeError(
       ? claimStep(error.details)
       : error.code === "SourceStale" && typeof error.details?.["cli"] === "string"
         ? `The planning sources changed since the last index: run \`${error.details["cli"]}\`, then retry.`
-        : NEXT_STEP[error.code];
+        : // An error that names its own fix as text (a doctor repair's refusal) says it best.
+          typeof error.details?.["next"] === "string"
+          ? error.details["next"]
+          : NEXT_STEP[error.code];
   if (next) stream.write(`${colors.cyan("next")}: ${next}\n`);
 }

@@ -32,13 +32,17 @@ interface Listed {
   flags: Record<string, Kind>;
 }
 
-/** Every leaf command of the real tree: its operands and flags with their kinds. */
+/**
+ * Every command of the real tree that runs something: the leaves, and a command with flags of
+ * its own above its subcommands (`awr doctor` above `awr doctor repair …`).
+ */
 function commandTree(): Map<string, Listed> {
   const noOutput = { writeOut() {}, writeErr() {}, outputError() {} };
   const program = buildProgram({} as CommandContext, noOutput);
   const found = new Map<string, Listed>();
   const walk = (command: Command, path: string[]) => {
-    if (path.length > 0 && command.commands.length === 0) {
+    const ownFlags = command.options.some((o) => o.long !== undefined && o.long !== "--help");
+    if (path.length > 0 && (command.commands.length === 0 || ownFlags)) {
       const flags: Record<string, Kind> = {};
       for (const option of command.options) {
         if (option.long === undefined || option.long === "--help") continue;

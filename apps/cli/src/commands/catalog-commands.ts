@@ -7,6 +7,7 @@ import {
 import type { Command } from "commander";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
+import { doctorFailure, doctorLines, repairLines } from "../render/doctor-view.js";
 import { readView, writeLines } from "../render/views.js";
 import { type CommandFlag, commandFlags } from "./command-flags.js";
 import { lineInput, type ParsedCommand, withFiles } from "./command-input.js";
@@ -24,6 +25,7 @@ const GROUPS: Readonly<Record<string, string>> = {
   operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
   source: "the project's planning sources (Markdown/YAML) and their index",
   branch: "work branches: named lines of runtime work (never a Git checkout)",
+  repair: "apply exactly one named doctor repair to one object (checked again inside the write)",
 };
 
 export const WRITE_HELP = `
@@ -119,6 +121,12 @@ function addCommand(
     if (operation.kind === "read") {
       const input = await withFiles(context, spec, flags, parsed, fromLine);
       const result = await context.read(operation.tool, input);
+      if (spec.view === "doctor") {
+        context.print(result, () => doctorLines(result, context.colors));
+        const failure = doctorFailure(result);
+        if (failure !== undefined) throw failure;
+        return;
+      }
       context.print(result, () => readView(spec.view, result, context.colors));
       return;
     }
@@ -131,7 +139,11 @@ function addCommand(
       ...(expected === undefined ? {} : { expectedRevision: expected }),
       ...(requestId === undefined ? {} : { requestId }),
     });
-    context.print(result, () => writeLines(result, context.colors, headline, expectedRevision));
+    context.print(result, () =>
+      spec.view === "doctor-repair"
+        ? repairLines(result, context.colors, expectedRevision)
+        : writeLines(result, context.colors, headline, expectedRevision),
+    );
   });
 }
 

@@ -63,9 +63,11 @@ function notExpired(claim: ClaimTable): LedgerError {
     status: claim.status,
     expires_at: claim.expires_at === null ? null : Number(claim.expires_at),
     next:
-      claim.expires_at === null
-        ? "a claim without a deadline ends only when its session releases it or ends (awr session end), or through awr doctor repair interrupt-session"
-        : "wait until the claim's deadline has passed, or end its session",
+      claim.status !== "active"
+        ? `the claim is already ${claim.status}: there is nothing to repair`
+        : claim.expires_at === null
+          ? "a claim without a deadline ends only when its session releases it or ends (awr session end), or through awr doctor repair interrupt-session"
+          : `the claim is in force until ${new Date(Number(claim.expires_at)).toISOString()}; repair it after that, or end its session (awr session end)`,
   });
 }
 
