@@ -25,9 +25,6 @@ import { type EarlierResults, STEPS } from "./support/parity-steps.js";
  * equal up to the ids and times they mint.
  */
 
-/** TEMPORARY until wt/branches lands its branch commands: the branch steps need them. */
-const BRANCHES_LANDED = false;
-
 /** The only fields where a CLI read and a tool read may differ (the contract's table). */
 const POLICY = ["freshness_basis", "source_refresh_performed", "read_only"];
 
@@ -96,7 +93,7 @@ describe("awr --json equals the tools' structuredContent", () => {
     let toolRevision = (initial.structuredContent as { project_revision: number }).project_revision;
     const coveredTools = new Set<string>();
     const coveredCommands = new Set<string>();
-    for (const step of [...STEPS, ...(BRANCHES_LANDED ? BRANCH_STEPS : [])]) {
+    for (const step of [...STEPS, ...BRANCH_STEPS]) {
       const stepFiles = { ...step.files, ...step.lateFiles?.(cliEarlier as EarlierResults) };
       for (const [name, content] of Object.entries(stepFiles)) {
         await writeFile(join(files, name), JSON.stringify(content));

@@ -13,8 +13,25 @@ import type { EarlierResults, Step } from "./parity-steps.js";
 
 const AGENT = ["--agent", "builder", "--provider", "example-provider", "--model", "example-model"];
 const agentArgs = { agent: "builder", provider: "example-provider", model: "example-model" };
-const BRANCH = "review";
+const BRANCH = "schema-review";
 const SHA = "b".repeat(40);
+
+/** A context that compiles complete on the demo project (W-2's rules need its paths). */
+const CONTEXT_FLAGS = [
+  "--work",
+  "W-2",
+  "--detached",
+  "--path",
+  "migrations/001-orders.sql",
+  "--goal",
+  "goal#checkout",
+];
+const CONTEXT_ARGS = {
+  work: "W-2",
+  detached: true,
+  paths: ["migrations/001-orders.sql"],
+  goals: ["goal#checkout"],
+};
 
 /** The CLI flag for a selector: none for null and omitted (both mean the selected default). */
 type Selector = typeof BRANCH | "main" | null | undefined;
@@ -42,14 +59,14 @@ function everySelector(round: string): Step[] {
     },
     typeof s === "string"
       ? {
-          cli: ["branch", "context", s, "--work", "W-3", "--detached"],
+          cli: ["branch", "context", s, ...CONTEXT_FLAGS],
           tool: "awr_context_compile",
-          args: { work: "W-3", detached: true, branch: s },
+          args: { ...CONTEXT_ARGS, branch: s },
         }
       : {
-          cli: ["context", "compile", "--work", "W-3", "--detached"],
+          cli: ["context", "compile", ...CONTEXT_FLAGS],
           tool: "awr_context_compile",
-          args: { work: "W-3", detached: true, ...arg(s) },
+          args: { ...CONTEXT_ARGS, ...arg(s) },
         },
     {
       cli: [
@@ -98,7 +115,12 @@ const evidence = (key: string) => ({
 const draft = (key: string) => ({ ...evidence(key), work_item_key: "W-3" });
 
 export const BRANCH_STEPS: Step[] = [
-  { cli: ["branch", "create", BRANCH], tool: "awr_branch_create", args: {}, cliOnly: true },
+  {
+    cli: ["branch", "create", BRANCH, "--actor", "builder", "--reason", "review the schema"],
+    tool: "awr_branch_create",
+    args: {},
+    cliOnly: true,
+  },
   ...everySelector("main-selected"),
   {
     cli: ["evidence", "add", "--input", "<dir>/ev-branch-id.json"],
@@ -123,7 +145,12 @@ export const BRANCH_STEPS: Step[] = [
     args: { ...evidence("ev-branch-absent"), work: "W-3" },
     write: true,
   },
-  { cli: ["branch", "switch", BRANCH], tool: "awr_branch_switch", args: {}, cliOnly: true },
+  {
+    cli: ["branch", "switch", BRANCH, "--actor", "builder", "--reason", "work on the review"],
+    tool: "awr_branch_switch",
+    args: {},
+    cliOnly: true,
+  },
   ...everySelector("review-selected"),
   {
     cli: ["evidence", "add", "--input", "<dir>/ev-selected.json"],

@@ -42,16 +42,26 @@ export async function startSession(
   return body as unknown as StartedSession;
 }
 
+/** Who the branch commands record as acting (`--actor` is required, as in the original). */
+const WHO = ["--actor", "isolation-suite"];
+
 /** `awr branch create NAME` as its own process; returns the new branch's id. */
 export async function createBranch(c: IsolationCase, name: string): Promise<string> {
-  const created = await c.awrOk<{ branch: { id: string; name: string } }>("branch", "create", name);
+  const created = await c.awrOk<{ branch: { id: string; name: string } }>(
+    "branch",
+    "create",
+    name,
+    ...WHO,
+    "--reason",
+    `the isolation suite needs branch ${name}`,
+  );
   expect(created.branch.name).toBe(name);
   return created.branch.id;
 }
 
 /** `awr branch switch REF` as its own process. */
 export function switchBranch(c: IsolationCase, ref: string): Promise<Record<string, unknown>> {
-  return c.awrOk("branch", "switch", ref);
+  return c.awrOk("branch", "switch", ref, ...WHO, "--reason", `the isolation suite selects ${ref}`);
 }
 
 export async function saveCheckpoint(
