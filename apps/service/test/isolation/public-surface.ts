@@ -2,8 +2,8 @@
  * Condition 1's type-level half (event_opaque_storage_api): none of these compiles against the
  * package's public types, so each line carries `@ts-expect-error`, and `pnpm typecheck` fails as
  * soon as one of them starts to compile (a store, an opener or a write runner becoming public).
- * The runtime half is events-surface.test.ts. `createLedgerRuntime` is still exported by the
- * entry (events-surface.test.ts reports it); it joins this list when the entry drops it.
+ * The runtime half is the events-surface test file. `createLedgerRuntime` is still exported by the
+ * entry (the events-surface test file reports it); it joins this list when the entry drops it.
  */
 import type { Ledger } from "@awr/awr-ledger";
 

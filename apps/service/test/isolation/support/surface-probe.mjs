@@ -1,5 +1,5 @@
 // Run as its own Node process from a temporary package that depends on @awr/awr-ledger (see
-// events-surface.test.ts). It uses the package only as a consumer can, and prints one JSON line:
+// the events-surface test file). It uses the package only as a consumer can, and prints one JSON line:
 // every way it found to reach storage (`leaks`) and how a deep import of the store was answered.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -95,6 +95,7 @@ async function handOver(c: IsolationCase, w: HandoffWorld): Promise<Handoff["han
   return done.handoff;
 }
 
+// Unmet on the merged code: `awr work handoff` does not exist yet (Unsupported).
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_handoff_binding", () =>
     withCase(backend, async (c) => {
