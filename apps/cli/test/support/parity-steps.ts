@@ -120,6 +120,32 @@ export const STEPS: Step[] = [
     },
   },
   {
+    // An explicit main: the fork baseline from revision 0 (main's whole runtime history).
+    cli: [
+      "branch",
+      "context",
+      "main",
+      "--work",
+      "W-2",
+      "--detached",
+      "--budget",
+      "3000",
+      "--goal",
+      "goal#checkout",
+      "--path",
+      "migrations/001-orders.sql",
+    ],
+    tool: "awr_context_compile",
+    args: {
+      branch: "main",
+      work: "W-2",
+      detached: true,
+      budget: 3000,
+      goals: ["goal#checkout"],
+      paths: ["migrations/001-orders.sql"],
+    },
+  },
+  {
     cli: [
       "session",
       "checkpoint",

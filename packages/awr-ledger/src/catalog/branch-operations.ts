@@ -1,9 +1,12 @@
 import type { Kysely } from "kysely";
+import type { BranchCloseInput } from "../runtime/branch-close.js";
+import type { BranchClosePlan } from "../runtime/branch-close-plan.js";
 import type { BranchCreateInput } from "../runtime/branch-create.js";
-import type { BranchListInput } from "../runtime/branch-read.js";
+import type { BranchListInput, BranchShowResult } from "../runtime/branch-read.js";
 import type { BranchSwitchInput } from "../runtime/branch-switch.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { choice, id, object, revision, text } from "./json-schema.js";
+import { LIMITS } from "./limits.js";
 import { type OperationHost, type OperationOptions, operation } from "./operation.js";
 
 // Work branches: CLI-only operations (the original has no branch tool), so they are never on
@@ -75,11 +78,14 @@ export const branchShowOperation = operation({
   freshness: "runtime",
   surface: "cli",
   description: "One work branch (default: the selected one) with its creation and closure records.",
-  input: object({ branch: id() }),
-  run: async (host, input: { branch?: string }, _caller, options) => {
-    const { branchShow } = await import("../runtime/branch-read.js");
-    return readAt(host, options, (db, rev) =>
-      branchShow(db, host.runtime.store.projectId, rev, input.branch),
+  input: object({ branch: id(), close_plan: { type: "boolean", default: false } }),
+  run: async (host, input: { branch?: string; close_plan?: boolean }, _caller, options) => {
+    const { branchShow, branchClosePlanOf } = await import("../runtime/branch-read.js");
+    const { projectId } = host.runtime.store;
+    return readAt<BranchShowResult | BranchClosePlan>(host, options, (db, rev) =>
+      input.close_plan === true
+        ? branchClosePlanOf(db, projectId, rev, input.branch)
+        : branchShow(db, projectId, rev, input.branch),
     );
   },
   cli: [
@@ -115,6 +121,36 @@ export const branchSwitchOperation = operation({
       path: ["branch", "switch"],
       summary: "select another work branch (or main) as the default for every client",
       operands: [{ field: "branch", name: "BRANCH" }],
+    },
+  ],
+});
+
+export const branchCloseOperation = operation({
+  tool: "awr_branch_close",
+  kind: "write",
+  freshness: "refresh",
+  surface: "cli",
+  description:
+    "Closes a work branch as merged or abandoned from a close input (outcome, summary, merge evidence, open-loop dispositions).",
+  input: object(
+    {
+      expected_revision: revision(),
+      branch: id(),
+      // The close input file as it came; checkCloseInput names every problem in it.
+      input: { type: "object", additionalProperties: true },
+      into: id(),
+      ...actorReason,
+    },
+    ["expected_revision", "branch", "input", "actor", "reason"],
+  ),
+  run: async (host, input: BranchCloseInput, caller, options) =>
+    (await import("../runtime/branch-close.js")).branchClose(host.runtime, input, caller, options),
+  cli: [
+    {
+      path: ["branch", "close"],
+      summary: "close a work branch as merged or abandoned (--input FILE holds the close input)",
+      operands: [{ field: "branch", name: "BRANCH" }],
+      files: { input: { base: "cwd", maxBytes: LIMITS.inputFileBytes } },
     },
   ],
 });

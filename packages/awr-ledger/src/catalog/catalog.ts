@@ -1,4 +1,5 @@
 import {
+  branchCloseOperation,
   branchCreateOperation,
   branchListOperation,
   branchShowOperation,
@@ -71,6 +72,7 @@ export const OPERATION_LIST = [
   branchListOperation,
   branchShowOperation,
   branchSwitchOperation,
+  branchCloseOperation,
   doctorOperation,
   doctorRepairOperation,
 ] as const;

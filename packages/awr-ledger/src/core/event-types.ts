@@ -25,6 +25,9 @@ export const DOMAIN_EVENT_TYPES = {
   branchCreated: "branch.created",
   branchSwitched: "branch.switched",
   branchClosed: "branch.closed",
+  branchMerged: "branch.merged",
+  branchAbandoned: "branch.abandoned",
+  branchLoopCarried: "branch.loop_carried",
 } as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];

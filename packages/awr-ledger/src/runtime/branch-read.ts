@@ -3,6 +3,7 @@ import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import { BRANCH_STATUSES, type BranchStatus } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { type BranchClosePlan, branchClosePlan } from "./branch-close-plan.js";
 import { MAIN, resolveBranch, selectedBranchId } from "./branch-select.js";
 import { type BranchView, branchView } from "./branch-view.js";
 
@@ -135,4 +136,20 @@ export async function branchShow(
     branch_id: id,
     record,
   };
+}
+
+/** `awr branch show [BRANCH] --close-plan`: what must be settled before the branch can close. */
+export async function branchClosePlanOf(
+  db: Kysely<LedgerSchema>,
+  projectId: string,
+  revision: number,
+  selector: string | undefined,
+): Promise<BranchClosePlan> {
+  const row = await resolveBranch(db, selector);
+  if (row === null) {
+    throw new LedgerError("InvalidInput", "main cannot close; select a work branch", {
+      branch: MAIN,
+    });
+  }
+  return branchClosePlan(db, row, projectId, revision, await selectedBranchId(db));
 }
