@@ -292,3 +292,35 @@ describe.each(BACKENDS)("awr doctor repair on %s", (backend) => {
     expect(await snapshot()).toEqual(before);
   });
 });
+
+describe.each(BACKENDS)("a database failure inside a direct write on %s", (backend) => {
+  let h: RuntimeHarness;
+  beforeEach(async () => {
+    h = await openHarness(backend);
+    await h.seed([{ key: "W-1", status: "ready" }]);
+  });
+  afterEach(() => h.close());
+
+  it("is Storage, after the transaction rolled back", async () => {
+    const refuse =
+      backend === "sqlite"
+        ? [
+            `CREATE TRIGGER refuse_events BEFORE INSERT ON events
+               BEGIN SELECT RAISE(ABORT, 'receipts refused'); END`,
+          ]
+        : [
+            `CREATE FUNCTION refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
+               BEGIN RAISE EXCEPTION 'receipts refused'; END $$`,
+            `CREATE TRIGGER refuse_events BEFORE INSERT ON events
+               FOR EACH ROW EXECUTE FUNCTION refuse_events()`,
+          ];
+    for (const statement of refuse) await sql.raw(statement).execute(h.database.db);
+    const before = await h.revision();
+    const error = await ledgerFailure(startSession(h, { work: "W-1", conversation: "c-1" }));
+    expect(error.code).toBe("Storage");
+    expect(error.message).toContain("receipts refused");
+    expect(error.message).toContain("the write was rolled back");
+    expect(await h.revision()).toBe(before);
+    expect(await h.database.db.selectFrom("sessions").selectAll().execute()).toEqual([]);
+  });
+});

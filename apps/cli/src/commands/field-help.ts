@@ -55,6 +55,10 @@ const HELP: Readonly<Record<string, string>> = {
   reply: "the user's answer (or, with --cancel, why it is cancelled)",
   cancel: "cancel the question instead of answering it",
   request_id: "the request_id the write was sent with",
+  database: "inspect this SQLite ledger file instead (relative to the working directory)",
+  database_only: "check only the database and its schema",
+  max_bytes: "artifact read cap in bytes, 1..1073741824 (default 16 MiB; no artifacts here)",
+  id: "the claim, session, save attempt or branch the repair acts on",
 };
 
 export function fieldHelp(field: string, choices?: readonly string[]): string {

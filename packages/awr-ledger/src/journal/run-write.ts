@@ -6,7 +6,7 @@ import type {
   RuntimeContext,
   WriteFields,
 } from "../core/runtime-context.js";
-import { isLedgerError, type LedgerError } from "../errors.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
 import { appendEvent } from "../storage/events.js";
@@ -275,6 +275,29 @@ async function finishJournaled<R extends object>(
 }
 
 /** A write without a request_id: the revision check and one domain commit, nothing journaled. */
+/** An error raised by the database itself (better-sqlite3's SqliteError, pg's DatabaseError). */
+function isDatabaseError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    !isLedgerError(error) &&
+    (error.name === "SqliteError" || error.constructor.name === "DatabaseError")
+  );
+}
+
+/**
+ * A database failure inside a direct write (a refused receipt insert, a full disk), reported
+ * once its transaction has rolled back: nothing of the write remains (docs/design/work-branches.md,
+ * "Error codes").
+ */
+function storageError(tool: string, cause: Error): LedgerError {
+  return new LedgerError(
+    "Storage",
+    `the database failed during ${tool}: ${cause.message}; the write was rolled back and nothing changed. Inspect the database with awr doctor`,
+    { tool },
+    { cause },
+  );
+}
+
 async function directWrite<R extends object>(
   ctx: RuntimeContext,
   spec: JournaledWrite<R> & { tool: string },
@@ -296,7 +319,12 @@ async function directWrite<R extends object>(
         client: spec.caller.client,
         tool: spec.tool,
       });
-      const result = await spec.domain(scope);
+      let result: R;
+      try {
+        result = await spec.domain(scope);
+      } catch (error) {
+        throw isDatabaseError(error) ? storageError(spec.tool, error) : error;
+      }
       exactlyOneTerminal(spec.tool, scope);
       return { ...result, project_revision: scope.lastRevision };
     },

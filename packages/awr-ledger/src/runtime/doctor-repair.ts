@@ -104,12 +104,13 @@ async function sessionExists(db: Db, id: string): Promise<boolean> {
 
 /**
  * The selected branch may be cleared only when it is invalid: missing, closed, forked after the
- * current revision, or naming a missing parent or itself. Returns whether its row exists.
+ * revision the caller saw (`expected`, as the original judges it), or naming a missing parent or
+ * itself. Returns whether its row exists.
  */
-async function invalidSelectedBranch(db: Db, id: string): Promise<boolean> {
+async function invalidSelectedBranch(db: Db, id: string, expected: number): Promise<boolean> {
   const state = await db
     .selectFrom("project_state")
-    .select(["revision", "current_branch_id"])
+    .select("current_branch_id")
     .executeTakeFirstOrThrow();
   if (state.current_branch_id !== id) {
     throw new LedgerError("InvalidTransition", `branch ${id} is not the project's current branch`, {
@@ -135,7 +136,7 @@ async function invalidSelectedBranch(db: Db, id: string): Promise<boolean> {
   const invalid =
     branch.status !== "active" ||
     fork < 0 ||
-    fork > Number(state.revision) ||
+    fork > expected ||
     branch.parent_branch_id === id ||
     (branch.parent_branch_id !== null && parent === undefined);
   if (!invalid) {
@@ -169,7 +170,7 @@ async function check(db: Db, input: DoctorRepairInput, nowMs: number): Promise<C
       return {
         kind: "clear_invalid_branch",
         branch: input.id,
-        exists: await invalidSelectedBranch(db, input.id),
+        exists: await invalidSelectedBranch(db, input.id, input.expected_revision),
       };
   }
 }
