@@ -29,12 +29,23 @@ describe.each(BACKENDS)("%s", (backend) => {
       await writeFile(
         join(c.root, "abandoned.json"),
         JSON.stringify({
+          version: 1,
           outcome: "abandoned",
           summary: "the recount moved elsewhere",
           open_loops: [],
         }),
       );
-      await c.awrOk("branch", "close", "a", "--input", "abandoned.json");
+      await c.awrOk(
+        "branch",
+        "close",
+        "a",
+        "--input",
+        "abandoned.json",
+        "--actor",
+        "isolation-suite",
+        "--reason",
+        "the recount moved elsewhere",
+      );
       const historyBefore = await c.awrOk<{ events: unknown[] }>("event", "history", "--branch", a);
       const before = await c.snapshot();
       const revision = await c.revision();
