@@ -12,6 +12,7 @@ import {
   sourceReindexOperation,
 } from "./continuity-operations.js";
 import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
+import { workHandoffOperation } from "./handoff-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -75,6 +76,7 @@ export const OPERATION_LIST = [
   branchCloseOperation,
   doctorOperation,
   doctorRepairOperation,
+  workHandoffOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];

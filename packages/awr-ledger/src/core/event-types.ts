@@ -28,6 +28,8 @@ export const DOMAIN_EVENT_TYPES = {
   branchMerged: "branch.merged",
   branchAbandoned: "branch.abandoned",
   branchLoopCarried: "branch.loop_carried",
+  workHandoff: "work.handoff",
+  sessionHandoffReceived: "session.handoff_received",
 } as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];
