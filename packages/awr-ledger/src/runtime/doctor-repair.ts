@@ -17,7 +17,7 @@ import type { LedgerSchema } from "../storage/schema.js";
 import { type CheckedChange, runCheckedWrite } from "./checked-write.js";
 import { claimInForce, releaseSessionClaims } from "./claims.js";
 import { inspectDatabase } from "./doctor-database.js";
-import type { RepairAction } from "./doctor-runtime.js";
+import type { RepairAction } from "./doctor-finding.js";
 
 /**
  * `awr doctor repair ACTION ID`: exactly one named repair of one object, as a checked write

@@ -13,7 +13,8 @@ import {
   inspectDatabase,
   openSqliteForInspection,
 } from "./doctor-database.js";
-import { type DoctorFinding, finding, inspectRuntime } from "./doctor-runtime.js";
+import { type DoctorFinding, finding } from "./doctor-finding.js";
+import { inspectRuntime } from "./doctor-runtime.js";
 import { checkSources, type IndexedSource } from "./doctor-sources.js";
 
 /** `awr doctor`'s arguments (the original's flags). */

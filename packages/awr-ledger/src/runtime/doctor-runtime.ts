@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import type { LedgerSchema } from "../storage/schema.js";
+import { type BranchRow, branchProblems, inspectBranches } from "./doctor-branches.js";
+import { type DoctorFinding, finding, type RepairAction } from "./doctor-finding.js";
 
 /**
  * The runtime findings of `awr doctor`, read from one snapshot of the ledger: the codes,
@@ -7,35 +9,6 @@ import type { LedgerSchema } from "../storage/schema.js";
  * (docs/design/work-branches.md, "awr doctor", the checks table). Reading only; the suggested
  * repair of a finding is one `awr doctor repair` action the operator may choose to run.
  */
-
-/** One named repair, as `awr doctor repair ACTION ID` applies it (the original's `kind`s). */
-export type RepairAction =
-  | { kind: "expire_claim"; claim_id: string }
-  | { kind: "interrupt_session"; session_id: string }
-  | { kind: "abandon_checkpoint"; attempt_id: string }
-  | { kind: "clear_invalid_branch"; branch_id: string };
-
-export type FindingSeverity = "error" | "warning" | "info";
-
-export interface DoctorFinding {
-  code: string;
-  severity: FindingSeverity;
-  object_kind: string;
-  object_id: string;
-  message: string;
-  repair: RepairAction | null;
-}
-
-export function finding(
-  code: string,
-  severity: FindingSeverity,
-  objectKind: string,
-  objectId: string,
-  message: string,
-  repair: RepairAction | null = null,
-): DoctorFinding {
-  return { code, severity, object_kind: objectKind, object_id: objectId, message, repair };
-}
 
 /** Work statuses a session or an active claim should not be bound to (the original's list). */
 const UNUSABLE_WORK_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled", "unknown"]);
@@ -63,31 +36,6 @@ interface SessionRow {
   client: string;
   status: string;
   last_checkpoint: string | null;
-}
-
-interface BranchRow {
-  id: string;
-  status: string;
-  fork_revision: number;
-  parent_branch_id: string | null;
-}
-
-/** Why a branch cannot carry runtime state: closed, forked in the future, or a bad parent. */
-function branchProblems(
-  branch: BranchRow,
-  branches: ReadonlyMap<string, BranchRow>,
-  revision: number,
-): { closed?: string; fork?: true; parent?: true } {
-  return {
-    ...(branch.status !== "active" ? { closed: branch.status } : {}),
-    ...(Number(branch.fork_revision) < 0 || Number(branch.fork_revision) > revision
-      ? { fork: true as const }
-      : {}),
-    ...(branch.parent_branch_id !== null &&
-    (branch.parent_branch_id === branch.id || !branches.has(branch.parent_branch_id))
-      ? { parent: true as const }
-      : {}),
-  };
 }
 
 function inspectSessions(
@@ -288,55 +236,6 @@ async function inspectDependencies(
         "edge",
         `${edge.work_key} depends_on ${edge.depends_on}`,
         problems.join("; "),
-      ),
-    );
-  }
-  return found;
-}
-
-/**
- * The selected branch must exist and be active; an active branch must fork at or before the
- * current revision and name an existing parent other than itself. Only the selected one can be
- * repaired (by selecting main again).
- */
-function inspectBranches(
-  branches: ReadonlyMap<string, BranchRow>,
-  current: string | null,
-  revision: number,
-): DoctorFinding[] {
-  const found: DoctorFinding[] = [];
-  for (const branch of [...branches.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-    const selected = branch.id === current;
-    const bad = branchProblems(branch, branches, revision);
-    const problems: string[] = [];
-    if (selected && bad.closed !== undefined) problems.push(`current branch is ${bad.closed}`);
-    if (branch.status === "active" && bad.fork) {
-      problems.push("active branch forks from a future project revision");
-    }
-    if (branch.status === "active" && bad.parent) {
-      problems.push("active branch has an invalid parent reference");
-    }
-    if (problems.length === 0) continue;
-    found.push(
-      finding(
-        "invalid_branch",
-        "error",
-        "branch",
-        branch.id,
-        problems.join("; "),
-        selected ? { kind: "clear_invalid_branch", branch_id: branch.id } : null,
-      ),
-    );
-  }
-  if (current !== null && !branches.has(current)) {
-    found.push(
-      finding(
-        "invalid_branch",
-        "error",
-        "branch",
-        current,
-        "Project current_branch_id points to a missing branch",
-        { kind: "clear_invalid_branch", branch_id: current },
       ),
     );
   }

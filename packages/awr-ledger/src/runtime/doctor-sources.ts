@@ -4,7 +4,7 @@ import { MISSING_FINGERPRINT, statFile } from "../sources/fingerprint.js";
 import type { Manifest } from "../sources/manifest.js";
 import { MANIFEST_PATH } from "../sources/read-sources.js";
 import type { SourceTable } from "../storage/schema.js";
-import { type DoctorFinding, finding } from "./doctor-runtime.js";
+import { type DoctorFinding, finding } from "./doctor-finding.js";
 
 /** A source row as the doctor compares it with the manifest. */
 export type IndexedSource = Pick<
