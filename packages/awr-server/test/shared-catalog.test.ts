@@ -53,7 +53,9 @@ describe("the tool catalog shared by every server instance", () => {
     const stdio = await (await connect(await hostFor("stdio", "stdio"))).listTools();
 
     expect(http2).toEqual(http1);
-    const projectTools = OPERATION_LIST.filter((o) => o.availability === undefined);
+    const projectTools = OPERATION_LIST.filter(
+      (o) => o.availability === undefined && o.surface !== "cli",
+    );
     expect(http1.tools.map((t) => t.name)).toEqual([
       "awr_projects_list",
       ...projectTools.map((o) => o.tool),
