@@ -13,6 +13,7 @@ import {
 } from "./continuity-operations.js";
 import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
 import { workHandoffOperation } from "./handoff-operations.js";
+import { eventHistoryOperation, workHistoryOperation } from "./history-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import {
@@ -77,6 +78,8 @@ export const OPERATION_LIST = [
   doctorOperation,
   doctorRepairOperation,
   workHandoffOperation,
+  workHistoryOperation,
+  eventHistoryOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];
