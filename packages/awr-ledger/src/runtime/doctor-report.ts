@@ -1,10 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Kysely } from "kysely";
-import type { LedgerContext } from "../catalog/operation.js";
 import type { RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { StaleChecker } from "../projection/stale-check.js";
-import { MANIFEST_PATH } from "../sources/read-sources.js";
+import { type LoadedManifest, MANIFEST_PATH } from "../sources/read-sources.js";
 import { LedgerStore } from "../storage/ledger-store.js";
 import { inReadSnapshot } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -16,6 +15,13 @@ import {
 import { type DoctorFinding, finding } from "./doctor-finding.js";
 import { inspectRuntime } from "./doctor-runtime.js";
 import { checkSources, type IndexedSource } from "./doctor-sources.js";
+
+/** What the doctor needs of the project (the catalog passes its LedgerContext). */
+export interface DoctorProject {
+  readonly root: string;
+  /** Reads `.awr/project.toml` again with `reload`; throws when it cannot be read. */
+  manifest(reload?: boolean): LoadedManifest;
+}
 
 /** `awr doctor`'s arguments (the original's flags). */
 export interface DoctorInput {
@@ -72,7 +78,7 @@ function checkMaxBytes(value: number | undefined): void {
 /** What the doctor reads: the ledger's own database, or another SQLite file. */
 async function withInspectedDatabase<T>(
   ctx: RuntimeContext,
-  project: LedgerContext | undefined,
+  project: DoctorProject | undefined,
   database: string | undefined,
   fn: (db: Kysely<LedgerSchema>, own: boolean) => Promise<T>,
 ): Promise<T> {
@@ -101,7 +107,7 @@ async function withInspectedDatabase<T>(
  */
 export async function diagnose(
   ctx: RuntimeContext,
-  project: LedgerContext | undefined,
+  project: DoctorProject | undefined,
   input: DoctorInput,
 ): Promise<DoctorReport | DatabaseReport> {
   checkMaxBytes(input.max_bytes);
@@ -223,11 +229,11 @@ function byCodeKindId(a: DoctorFinding, b: DoctorFinding): number {
 
 /** The manifest's sources against the snapshot's index (source_* findings). */
 async function inspectSources(
-  project: LedgerContext,
+  project: DoctorProject,
   store: LedgerStore,
   indexed: readonly IndexedSource[],
 ): Promise<{ findings: DoctorFinding[]; checked: number }> {
-  let manifest: ReturnType<LedgerContext["manifest"]>;
+  let manifest: LoadedManifest;
   try {
     manifest = project.manifest(true);
   } catch (error) {
