@@ -184,7 +184,7 @@ describe("awr --json equals the tools' structuredContent", () => {
         expect(coveredCommands, command.path.join(" ")).toContain(command.path.join(" "));
       }
     }
-  });
+  }, 120_000);
 
   it("prints a tool's error payload as the CLI's error document", async () => {
     const cli = await awr(["--project", cliRoot, "--json", "work", "show", "W-404"]);

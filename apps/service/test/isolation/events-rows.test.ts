@@ -117,8 +117,6 @@ async function attackReadConnection(c: IsolationCase, id: string): Promise<strin
   return succeeded;
 }
 
-// Unmet on the merged code: every statement is refused on both backends (SQLite's REPLACE too,
-// now that recursive_triggers is on), but `awr event history` does not exist yet.
 describe.each(BACKENDS)("%s", (backend) => {
   condition("event_row_immutability", () =>
     withCase(backend, async (c) => {
