@@ -7,8 +7,10 @@ import { withCase } from "./support/isolation-case.js";
 import { createBranch, endSession, startSession } from "./support/steps.js";
 
 /**
- * Condition 19, unmet on the merged code: `awr branch close` does not exist yet, so no branch can
- * be closed to check that it refuses new sessions, claims, evidence and events.
+ * Condition 19, unmet on the merged code: `awr branch close a --input FILE` exits 2 with "missing
+ * --input": the CLI's required-flag check (apps/cli/src/commands/command-input.ts, lineInput)
+ * skips file-valued flags before the files are read, so a required file flag always counts as
+ * missing. No branch can be closed from the CLI to check that it refuses new writes.
  */
 
 describe.each(BACKENDS)("%s", (backend) => {
