@@ -63,8 +63,6 @@ async function walk(c: IsolationCase, filters: string[]): Promise<Brief[]> {
   throw new Error("event history did not end within 50 pages");
 }
 
-// Unmet on the merged code: `awr event history` (with --session, --branch/--main, --cursor)
-// does not exist yet.
 describe.each(BACKENDS)("%s", (backend) => {
   condition("event_branch_query_isolation", () =>
     withCase(backend, async (c) => {
