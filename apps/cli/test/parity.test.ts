@@ -11,6 +11,7 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BRANCH_STEPS } from "./support/branch-parity-steps.js";
 import { awr, demoProject, removeTemps, tempDir } from "./support/cli-harness.js";
 import { Normaliser } from "./support/normalise.js";
 import { type EarlierResults, STEPS } from "./support/parity-steps.js";
@@ -92,8 +93,9 @@ describe("awr --json equals the tools' structuredContent", () => {
     let toolRevision = (initial.structuredContent as { project_revision: number }).project_revision;
     const coveredTools = new Set<string>();
     const coveredCommands = new Set<string>();
-    for (const step of STEPS) {
-      for (const [name, content] of Object.entries(step.files ?? {})) {
+    for (const step of [...STEPS, ...BRANCH_STEPS]) {
+      const stepFiles = { ...step.files, ...step.lateFiles?.(cliEarlier as EarlierResults) };
+      for (const [name, content] of Object.entries(stepFiles)) {
         await writeFile(join(files, name), JSON.stringify(content));
       }
       const cliWords = [
@@ -109,7 +111,18 @@ describe("awr --json equals the tools' structuredContent", () => {
       expect(cli.code, label).toBe(0);
       const fromCli = cli.json();
       const args = { ...step.args, ...(step.late?.(toolEarlier as EarlierResults) ?? {}) };
-      if (step.write) {
+      if (step.cliOnly) {
+        // No tool: the same command on the tools' copy keeps the two copies identical.
+        const otherWords = [
+          ...step.cli.map((word) => word.replace("<dir>", files)),
+          ...(step.lateCli?.(toolEarlier as EarlierResults) ?? []),
+        ];
+        const other = await awr(["--project", toolRoot, ...otherWords, "--json"]);
+        expect(other.stderr, label).toBe("");
+        expect(cliSide.value(fromCli), label).toEqual(toolSide.value(other.json()));
+        toolRevision = other.json<{ project_revision: number }>().project_revision;
+        remember(toolEarlier, step.tool, other.json());
+      } else if (step.write) {
         const result = await client.callTool({
           name: step.tool,
           arguments: { ...args, expected_revision: toolRevision },
@@ -149,7 +162,7 @@ describe("awr --json equals the tools' structuredContent", () => {
       }
       remember(cliEarlier, step.tool, fromCli);
       cliRevision = fromCli["project_revision"] as number;
-      coveredTools.add(step.tool);
+      if (!step.cliOnly) coveredTools.add(step.tool);
       for (const operation of OPERATION_LIST) {
         for (const command of operation.cli) {
           if (command.path.every((word, i) => cliWords[i] === word)) {
@@ -159,17 +172,19 @@ describe("awr --json equals the tools' structuredContent", () => {
       }
     }
     expect(cliRevision).toBe(toolRevision);
-    // Every tool stdio serves (awr_workstream is the shared service's, with no command; CLI-only
-    // operations have no tool to compare with).
-    const tools = OPERATION_LIST.filter((o) => o.surface !== "cli");
-    const stdioTools = tools.filter((o) => o.availability === undefined);
+    // Every tool stdio serves (awr_workstream is the shared service's, with no command). The
+    // CLI-only operations have no tool to compare with: the flags snapshot and their own
+    // result-shape tests check them.
+    const stdioTools = OPERATION_LIST.filter(
+      (o) => o.availability === undefined && o.surface !== "cli",
+    );
     expect([...coveredTools].sort()).toEqual(stdioTools.map((o) => o.tool).sort());
-    for (const operation of tools) {
+    for (const operation of stdioTools) {
       for (const command of operation.cli) {
         expect(coveredCommands, command.path.join(" ")).toContain(command.path.join(" "));
       }
     }
-  });
+  }, 120_000);
 
   it("prints a tool's error payload as the CLI's error document", async () => {
     const cli = await awr(["--project", cliRoot, "--json", "work", "show", "W-404"]);

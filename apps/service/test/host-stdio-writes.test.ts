@@ -168,8 +168,8 @@ describe("a host writing over stdio", () => {
     };
     await failure(client, "awr_event_append", reserved, "InvalidInput");
     const onBranch = { ...reserved, event_type: "work.observed", branch: "review" };
-    const branch = await failure(client, "awr_event_append", onBranch, "Unsupported");
-    expect(JSON.stringify(branch)).toContain("work branch");
+    const branch = await failure(client, "awr_event_append", onBranch, "NotFound");
+    expect(JSON.stringify(branch)).toContain("work branch review");
     expect(logicalState(root)).toEqual(before);
     const sentinel = "PAYLOAD_ONLY_SENTINEL";
     const observed = await call(client, "awr_event_append", {

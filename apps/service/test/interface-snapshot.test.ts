@@ -155,6 +155,21 @@ describe("the tool interface snapshot", () => {
     expect(bytes).toBeLessThan(24 * 1024);
   });
 
+  it("answers a CLI-only operation (awr_branch_create) as an unknown tool, -32601", async () => {
+    const { client } = await stdioClient(root);
+    clients.push(client);
+    const error = await client
+      .callTool({
+        name: "awr_branch_create",
+        arguments: { name: "x", actor: "a", reason: "r", expected_revision: 0 },
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: number },
+      );
+    expect(error?.code).toBe(-32601);
+  });
+
   it("matches tools/list over shared HTTP, and the list stays under 24 KiB", async () => {
     const client = await httpClient(service.url, TOKEN);
     clients.push(client);

@@ -164,7 +164,7 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
     }
   });
 
-  it("reads the baseline for a null, omitted or main branch and answers any other Unsupported", async () => {
+  it("reads the baseline for a null, omitted or main branch; an unknown one is NotFound", async () => {
     for (const branch of [null, undefined, "main"]) {
       const status = await p.ledger.execute("awr_project_status", { branch }, A);
       expect(status["project_revision"]).toBe(await revision());
@@ -178,8 +178,8 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
     ];
     for (const [tool, args] of calls) {
       const error = await ledgerFailure(p.ledger.execute(tool, { ...args, branch: "review" }, A));
-      expect({ tool, code: error.code }).toEqual({ tool, code: "Unsupported" });
-      expect(error.message).toContain("work branch");
+      expect({ tool, code: error.code }).toEqual({ tool, code: "NotFound" });
+      expect(error.message).toContain("work branch review");
     }
   });
 

@@ -24,8 +24,8 @@ const GROUPS: Readonly<Record<string, string>> = {
   context: "compile context packets for agents",
   operation: "find out whether a write happened (after a timeout, a crash or a lost answer)",
   source: "the project's planning sources (Markdown/YAML) and their index",
-  repair: "apply exactly one named doctor repair to one object (checked again inside the write)",
   branch: "work branches: named lines of runtime work (never a Git checkout)",
+  repair: "apply exactly one named doctor repair to one object (checked again inside the write)",
 };
 
 export const WRITE_HELP = `

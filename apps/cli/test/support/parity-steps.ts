@@ -15,6 +15,13 @@ export interface Step {
   late?: (earlier: EarlierResults) => Record<string, unknown>;
   /** The same, for the CLI words. */
   lateCli?: (earlier: EarlierResults) => string[];
+  /** Files that only exist once earlier steps ran (a branch's id), from the CLI side's results. */
+  lateFiles?: (earlier: EarlierResults) => Record<string, unknown>;
+  /**
+   * A CLI-only command (no tool: `branch create`, `branch switch`): it runs through the CLI on
+   * both copies, whose normalised answers must be equal, so the copies stay identical.
+   */
+  cliOnly?: boolean;
   /**
    * Top-level fields left out of a write's comparison, with the reason: a context packet quotes
    * ids in its events, and two runs' ids tokenise into slightly different counts.

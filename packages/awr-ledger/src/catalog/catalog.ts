@@ -75,11 +75,11 @@ export const OPERATION_LIST = [
   branchShowOperation,
   branchSwitchOperation,
   branchCloseOperation,
+  doctorOperation,
+  doctorRepairOperation,
   workHandoffOperation,
   workHistoryOperation,
   eventHistoryOperation,
-  doctorOperation,
-  doctorRepairOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];

@@ -164,7 +164,9 @@ export async function resolveActiveSession(
 
 /**
  * What a recorded entry links to: the named work (which must exist) and the referenced session
- * (when one is referenced); without a named work, the session's work.
+ * (when one is referenced); without a named work, the session's work. The branch is the
+ * session's (a named branch or work that differs from the session's is InvalidInput), else the
+ * named one or the selected default; it must be active (docs/design/work-branches.md R6).
  */
 export async function resolveLinks(
   db: Db,

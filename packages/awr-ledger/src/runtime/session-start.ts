@@ -11,7 +11,7 @@ import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { branchIdOf, MAIN, resolveActiveBranch, resolveBranch } from "./branch-select.js";
+import { branchIdOf, MAIN, resolveActiveBranch } from "./branch-select.js";
 import { acquireClaim, claimConflict, claimHolder, claimInForce } from "./claims.js";
 import { activeBinding, requireWork } from "./runtime-lookup.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
@@ -80,11 +80,10 @@ export async function sessionStart(
     }
     // The selected default is read here, inside the commit for the run that acts, so a switch
     // that lands between the precheck and the commit cannot split them.
-    const branch = branchIdOf(
+    const branch =
       bound !== undefined && (input.branch === undefined || input.branch === null)
-        ? await resolveBranch(db, bound.branch ?? MAIN)
-        : await resolveActiveBranch(db, input.branch),
-    );
+        ? (bound.branch ?? null)
+        : branchIdOf(await resolveActiveBranch(db, input.branch));
     if (bound !== undefined && (bound.branch ?? null) !== branch) {
       throw new LedgerError(
         "SourceConflict",

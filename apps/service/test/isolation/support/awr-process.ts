@@ -1,0 +1,65 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { SERVICE_DIR } from "../../support/service-process.js";
+
+const CLI_MAIN = fileURLToPath(new URL("../../../../cli/src/main.ts", import.meta.url));
+
+/** One finished `awr` process: its exit code and its two streams, read separately. */
+export interface AwrRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout as the one JSON document `--json` prints. */
+  json<T = Record<string, unknown>>(): T;
+  /** stderr's last line as the `{code, message, details?}` error document. */
+  error(): { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/**
+ * Runs `awr --project ROOT --json ARGS` as its own OS process, from sources (the `@awr/source`
+ * condition with tsx, as awr-mcp is spawned), and waits for it to exit.
+ */
+export function runAwr(root: string, args: readonly string[]): Promise<AwrRun> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=@awr/source", "--import", "tsx", CLI_MAIN, "--project", root, "--json", ...args],
+    { cwd: SERVICE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => {
+      resolve({
+        code: code ?? (signal ? 128 : -1),
+        stdout,
+        stderr,
+        json<T>() {
+          try {
+            return JSON.parse(stdout) as T;
+          } catch {
+            throw new Error(
+              `awr ${args.join(" ")}: stdout is not JSON (exit ${code}):\n${stdout}\n${stderr}`,
+            );
+          }
+        },
+        error() {
+          const line = stderr.trim().split("\n").at(-1) ?? "";
+          try {
+            return JSON.parse(line);
+          } catch {
+            throw new Error(
+              `awr ${args.join(" ")}: stderr is not an error document (exit ${code}):\n${stderr}`,
+            );
+          }
+        },
+      });
+    });
+  });
+}
