@@ -28,7 +28,7 @@ export type {
   CliSwitch,
 } from "./catalog/cli-spec.js";
 export type { JsonSchema, JsonType, ObjectSchema } from "./catalog/json-schema.js";
-export { createLedgerRuntime, type LedgerRuntime } from "./catalog/ledger-runtime.js";
+export type { LedgerRuntime } from "./catalog/ledger-runtime.js";
 export { LIMITS } from "./catalog/limits.js";
 export type { Freshness, Operation, OperationOptions } from "./catalog/operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./catalog/service-tools.js";

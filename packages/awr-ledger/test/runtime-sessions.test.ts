@@ -1,4 +1,4 @@
-import { createLedgerRuntime } from "@awr/awr-ledger";
+import { createLedgerRuntime } from "@awr/awr-ledger/testing";
 import { LedgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {

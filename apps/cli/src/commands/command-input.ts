@@ -81,8 +81,13 @@ export function lineInput(
   }
   const fromFile = command.inputFile !== undefined && parsed.values.has(command.inputFile.flag);
   if (!fromFile) {
+    // A file-valued flag's field is filled later from its file (withFiles), so naming the file
+    // is giving the field.
+    const fromFiles = new Set(
+      flags.filter((f) => f.kind === "file" && parsed.values.has(f.flag)).map((f) => f.field),
+    );
     const missing = requiredFlags(operation, command, flags).filter((group) =>
-      group.fields.every((field) => input[field] === undefined),
+      group.fields.every((field) => input[field] === undefined && !fromFiles.has(field)),
     );
     if (missing.length > 0) {
       const operandOf = (field: string) =>
