@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
   CallOptions,
@@ -7,6 +7,7 @@ import type {
   WriteFields,
 } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import type { EventRecord } from "../journal/operation-views.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
