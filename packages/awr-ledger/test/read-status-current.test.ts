@@ -79,7 +79,13 @@ describe.each(BACKENDS)("status current work on %s", (backend) => {
     // A claim on an item current by status does not count it twice.
     await claim(p.ledger, "A1");
     const before = await p.ledger.call("awr_project_status", {}, caller);
-    expect((before.current ?? []).map((w) => w.external_key)).toEqual(["A5", "B1", "A2", "A3", "A6"]);
+    expect((before.current ?? []).map((w) => w.external_key)).toEqual([
+      "A5",
+      "B1",
+      "A2",
+      "A3",
+      "A6",
+    ]);
     expect(before.current_total).toBe(8);
     expect(before.suggested_work?.external_key).toBe("A5");
 
@@ -93,7 +99,13 @@ describe.each(BACKENDS)("status current work on %s", (backend) => {
         .execute();
     });
     const after = await p.ledger.call("awr_project_status", {}, caller);
-    expect((after.current ?? []).map((w) => w.external_key)).toEqual(["A4", "A5", "B1", "A2", "A3"]);
+    expect((after.current ?? []).map((w) => w.external_key)).toEqual([
+      "A4",
+      "A5",
+      "B1",
+      "A2",
+      "A3",
+    ]);
     expect(after.current_total).toBe(8);
     expect(after.next_action).toBe("Start A4: item A4.");
   });

