@@ -80,13 +80,13 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     expect(end.code).toBe("RuleViolation");
   });
 
-  it("refuses a session id and a conversation that disagree as RuleViolation", async () => {
+  it("refuses a session id and a conversation that disagree as InvalidInput", async () => {
     const a = await startSession(h, { work: "W-1", conversation: "conv-1" });
     await startSession(h, { work: "W-2", conversation: "conv-2" });
     const error = await ledgerFailure(
       h.runtime.call("awr_session_get", { session: a.session.id, conversation: "conv-2" }, CALLER),
     );
-    expect(error.code).toBe("RuleViolation");
+    expect(error.code).toBe("InvalidInput");
   });
 
   it("lets one session hold a claim and names the holder to anyone else", async () => {

@@ -5,7 +5,7 @@ import { withCase } from "./support/isolation-case.js";
 import { rows } from "./support/snapshot.js";
 import { createBranch, startSession } from "./support/steps.js";
 
-/** Condition 18: ending and interrupting sessions (19 is in branches-closed.unmet.test.ts). */
+/** Condition 18: ending and interrupting sessions (19 is in branches-closed.test.ts). */
 
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_cleanup_scope", () =>

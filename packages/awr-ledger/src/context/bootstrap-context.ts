@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { entitiesOfKind, entityRevisions, tableExists } from "../read/entity-view.js";
+import { selectedBranchId } from "../runtime/branch-select.js";
 import { checkpointView, sessionView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type CompileContextScope, checkBudget } from "./compile-context.js";
@@ -16,6 +17,7 @@ import {
 import { continuityOf, predecessorChain } from "./continuity.js";
 import {
   isRuleSource,
+  latestWorkCheckpoint,
   loadCheckpoint,
   loadSources,
   ruleContext,
@@ -118,7 +120,13 @@ export async function bootstrapContext(
     if (checkpoint !== null) checkpoint_origin = "handoff";
   }
   if (checkpoint === null && work !== null) {
-    checkpoint = await latestWorkCheckpoint(db, work.external_key, scope.client);
+    const branch =
+      selection.session !== null ? selection.session.branch : await selectedBranchId(db);
+    checkpoint = await latestWorkCheckpoint(db, {
+      work: work.external_key,
+      client: scope.client,
+      branch,
+    });
     if (checkpoint !== null) checkpoint_origin = "previous_closed_session";
   }
 
@@ -190,24 +198,6 @@ export async function bootstrapContext(
     },
     "L0",
   );
-}
-
-/**
- * The newest checkpoint of any of the caller's sessions on this work item (a previous, closed
- * session's); another client's checkpoints are its own (docs/design/conversation-privacy.md).
- */
-async function latestWorkCheckpoint(db: Kysely<LedgerSchema>, work: string, client: string) {
-  if (!(await tableExists(db, "checkpoints"))) return null;
-  const row = await db
-    .selectFrom("checkpoints as c")
-    .innerJoin("sessions as s", "s.id", "c.session")
-    .selectAll("c")
-    .where("s.work", "=", work)
-    .where("s.client", "=", client)
-    .orderBy("c.revision", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row === undefined ? null : checkpointView(row);
 }
 
 function render(c: BootstrapContext): string {

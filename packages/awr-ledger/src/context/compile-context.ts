@@ -22,7 +22,13 @@ import { chunk, headerText } from "./context-records.js";
 import { selectContext } from "./context-selection.js";
 import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
-import { gatherFacts, loadCheckpoint, loadSources, sourceVersion } from "./gather-records.js";
+import {
+  gatherFacts,
+  latestWorkCheckpoint,
+  loadCheckpoint,
+  loadSources,
+  sourceVersion,
+} from "./gather-records.js";
 import { packetChunks } from "./packet-chunks.js";
 import { withoutSecretChunks } from "./secret-guard.js";
 import { countTokens } from "./tokens.js";
@@ -184,7 +190,16 @@ export async function compileContext(
   if (input.checkpoint !== undefined && (await tableExists(db, "checkpoints"))) {
     await ownCheckpoint(db, { client: scope.client }, input.checkpoint);
   }
-  const checkpoint = await loadCheckpoint(db, input.checkpoint, sessions);
+  // Without a session or an explicit checkpoint, the packet names the caller's latest checkpoint
+  // of the work on the packet's branch (R7); the delta baseline stays the project start.
+  const checkpoint =
+    selection.session === null && input.checkpoint === undefined
+      ? await latestWorkCheckpoint(db, {
+          work: selection.work_key,
+          client: scope.client,
+          branch: branch.id,
+        })
+      : await loadCheckpoint(db, input.checkpoint, sessions);
   if (input.checkpoint !== undefined && checkpoint === null) {
     throw new LedgerError(
       "NotFound",
@@ -200,7 +215,7 @@ export async function compileContext(
       ? [checkpoint?.revision ?? 0, "checkpoint"]
       : input.after_revision !== undefined
         ? [input.after_revision, "after_revision"]
-        : checkpoint !== null
+        : checkpoint !== null && selection.session !== null
           ? [checkpoint.revision, "session_checkpoint"]
           : [0, "project_start"];
   const explicitBaseline = input.checkpoint !== undefined || input.after_revision !== undefined;

@@ -306,3 +306,26 @@ export async function loadCheckpoint(
   }
   return null;
 }
+
+/**
+ * The newest checkpoint of the caller's sessions on a work item within one branch (null = main):
+ * "the latest checkpoint of W on B" never crosses branches (docs/design/work-branches.md R7),
+ * and another client's checkpoints are its own (docs/design/conversation-privacy.md).
+ */
+export async function latestWorkCheckpoint(
+  db: Kysely<LedgerSchema>,
+  of: { work: string; client: string; branch: string | null },
+): Promise<CheckpointView | null> {
+  if (!(await tableExists(db, "checkpoints"))) return null;
+  const row = await db
+    .selectFrom("checkpoints as c")
+    .innerJoin("sessions as s", "s.id", "c.session")
+    .selectAll("c")
+    .where("s.work", "=", of.work)
+    .where("s.client", "=", of.client)
+    .where("s.branch", of.branch === null ? "is" : "=", of.branch)
+    .orderBy("c.revision", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? null : checkpointView(row);
+}

@@ -96,7 +96,8 @@ export function checkCloseInput(value: unknown): CloseInput {
       );
     }
   }
-  return input as CloseInput;
+  // An abandoned close may leave `merge` out; the result always says null for "no merge".
+  return { ...input, merge } as CloseInput;
 }
 
 async function git(root: string, args: string[]): Promise<string> {

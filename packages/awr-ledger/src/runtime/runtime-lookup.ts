@@ -30,8 +30,8 @@ export function otherClientError(what: string, id: string): LedgerError {
 
 /**
  * Finds the caller's session by id or by conversation (the newest session bound to that
- * conversation for this client). Another client's session is RuleViolation, and so is a
- * session id given with a conversation it is not bound to.
+ * conversation for this client). Another client's session is RuleViolation; a session id given
+ * with a conversation it is not bound to is InvalidInput (two selectors that disagree).
  */
 export async function resolveSession(
   db: Db,
@@ -59,7 +59,7 @@ export async function resolveSession(
     if (row.client !== caller.client) throw otherClientError("session", row.id);
     if (ref.conversation !== undefined && ref.conversation !== row.conversation) {
       throw new LedgerError(
-        "RuleViolation",
+        "InvalidInput",
         `session ${row.id} is not bound to conversation "${ref.conversation}"; give one of the two`,
         { session: row.id, conversation: ref.conversation },
       );

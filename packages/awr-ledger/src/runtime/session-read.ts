@@ -1,5 +1,8 @@
+import type { Kysely } from "kysely";
+import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { throwIfAborted } from "../internal/abort.js";
+import type { LedgerSchema } from "../storage/schema.js";
 import { resolveSession, type SessionRef } from "./runtime-lookup.js";
 import {
   type CheckpointView,
@@ -24,7 +27,10 @@ export interface SessionGetResult {
   /** Its claims that are active or expired (a claim past its expiry is shown as expired). */
   claims: ClaimView[];
   checkpoint: CheckpointView | null;
-  /** For a resumed session: the predecessor's checkpoint it started from. */
+  /**
+   * For a resumed session: the predecessor's checkpoint it started from; for a session that
+   * received a handoff: the checkpoint the sender handed over (docs/design/work-branches.md R9).
+   */
   inherited_checkpoint: CheckpointView | null;
   /** The pending wait, if any. */
   wait: WaitView | null;
@@ -79,7 +85,7 @@ export async function sessionGet(
         .orderBy("acquired_revision")
         .execute(),
       checkpointById(session.last_checkpoint),
-      checkpointById(predecessor?.last_checkpoint ?? null),
+      checkpointById(predecessor?.last_checkpoint ?? (await handedOverCheckpoint(db, session.id))),
       db
         .selectFrom("waits")
         .selectAll()
@@ -142,4 +148,22 @@ export async function sessionList(
       project_revision: await ctx.store.currentRevision(db),
     };
   }, options);
+}
+
+/** The checkpoint named by the latest handoff this session received, if any. */
+async function handedOverCheckpoint(
+  db: Kysely<LedgerSchema>,
+  session: string,
+): Promise<string | null> {
+  const received = await db
+    .selectFrom("events")
+    .select("payload")
+    .where("type", "=", DOMAIN_EVENT_TYPES.sessionHandoffReceived)
+    .where("session", "=", session)
+    .orderBy("seq", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  if (received === undefined) return null;
+  const id = (JSON.parse(received.payload) as { checkpoint_id?: unknown }).checkpoint_id;
+  return typeof id === "string" ? id : null;
 }

@@ -6,9 +6,6 @@ import { withCase } from "./support/isolation-case.js";
 
 /** Condition 16: handoff within one work item and branch (17, resume, is in branches-handoff.test.ts). */
 
-// Unmet on the merged code: the handoff itself holds (the session on b is refused, the claim
-// moves with its deadline, the checkpoint stays the sender's), but `awr session show RECEIVER`
-// does not show the sender's checkpoint as the receiver's inherited checkpoint (R9).
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_handoff_binding", () =>
     withCase(backend, async (c) => {

@@ -60,9 +60,6 @@ function probe(
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 
-// Unmet on the merged code: the package entry still exports createLedgerRuntime (a runtime
-// factory), and the published ./testing subpath exports LedgerStore, ledgerStore(ledger),
-// openProjectDatabase, openSqliteDatabase and openPostgresDatabase.
 describe.each(BACKENDS)("%s", (backend) => {
   condition("event_opaque_storage_api", () =>
     withCase(backend, async (c) => {

@@ -16,8 +16,6 @@ interface Recorded {
   reasons?: string[];
 }
 
-// Unmet on the merged code: `branch context X --work W` names no checkpoint (`checkpoint_id:
-// null`), where R7/R8 have it name X's latest checkpoint of the work.
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_checkpoint_and_evidence_scoping", () =>
     withCase(backend, async (c) => {

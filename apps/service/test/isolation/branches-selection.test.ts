@@ -16,9 +16,6 @@ import {
  * commands always name their session, so the original's ambiguity report for an implicit session
  * cannot arise; the implicit choices checked are the context's checkpoint and the binding reuse.
  */
-// Unmet on the merged code: a context compiled without a session (`context compile --work W`,
-// `branch context a --work W`) names no checkpoint (`checkpoint_id: null`), where the design's R7
-// and R8 have it name the branch's latest checkpoint of the work.
 describe.each(BACKENDS)("%s", (backend) => {
   condition("branch_session_selection", () =>
     withCase(backend, async (c) => {

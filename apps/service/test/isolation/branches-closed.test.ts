@@ -7,10 +7,8 @@ import { withCase } from "./support/isolation-case.js";
 import { createBranch, endSession, startSession } from "./support/steps.js";
 
 /**
- * Condition 19, unmet on the merged code: `awr branch close a --input FILE` exits 2 with "missing
- * --input": the CLI's required-flag check (apps/cli/src/commands/command-input.ts, lineInput)
- * skips file-valued flags before the files are read, so a required file flag always counts as
- * missing. No branch can be closed from the CLI to check that it refuses new writes.
+ * Condition 19: a closed branch refuses new sessions and observations (each NotFound, nothing
+ * changes) and stays readable: its record, its work and its event history.
  */
 
 describe.each(BACKENDS)("%s", (backend) => {
@@ -42,7 +40,7 @@ describe.each(BACKENDS)("%s", (backend) => {
         "close",
         "a",
         "--input",
-        "abandoned.json",
+        join(c.root, "abandoned.json"),
         "--actor",
         "isolation-suite",
         "--reason",
