@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
-import { entitiesOfKind, entityRevisions, tableExists } from "../read/entity-view.js";
+import { entitiesOfKind, entityRevisions } from "../read/entity-view.js";
 import { selectedBranchId } from "../runtime/branch-select.js";
-import { checkpointView, sessionView } from "../runtime/runtime-views.js";
+import { sessionView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type CompileContextScope, checkBudget } from "./compile-context.js";
 import { DEFAULT_BOOTSTRAP_BUDGET } from "./context-defaults.js";
