@@ -1,6 +1,11 @@
 import { resolve } from "node:path";
 import { checkExpectedRevision, type ToolName } from "@awr/awr-ledger/catalog";
-import type { OperationBackend, OperationInput, OperationResult } from "./backend/backend.js";
+import type {
+  CallOptions,
+  OperationBackend,
+  OperationInput,
+  OperationResult,
+} from "./backend/backend.js";
 import { CLI_ERROR_CODES, CliError } from "./cli-error.js";
 import { type Colors, colorsFor, type OutputStream } from "./output/style.js";
 import { findProjectRoot } from "./project-root.js";
@@ -95,9 +100,13 @@ export class CommandContext {
   }
 
   /** Runs a read: the local backend refreshes changed sources first. */
-  async read(tool: ToolName, input: OperationInput): Promise<OperationResult> {
+  async read(
+    tool: ToolName,
+    input: OperationInput,
+    options: Omit<CallOptions, "signal"> = {},
+  ): Promise<OperationResult> {
     const backend = await this.backend();
-    return backend.call(tool, input, this.#callOptions());
+    return backend.call(tool, input, { ...options, ...this.#callOptions() });
   }
 
   /**

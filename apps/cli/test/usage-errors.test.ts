@@ -252,3 +252,32 @@ describe("help and version exit 0", () => {
     }
   });
 });
+
+describe("context compile --branch", () => {
+  it("compiles on a branch given by id, and refuses a name with the command that takes names", async () => {
+    const project = await demoProject();
+    const created = await awr(
+      ["--json", "branch", "create", "spike", "--actor", "lee", "--reason", "try it"],
+      { cwd: project },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const id = (JSON.parse(created.stdout) as { branch: { id: string } }).branch.id;
+    const byId = await awr(["--json", "context", "compile", "--work", "W-1", "--branch", id], {
+      cwd: project,
+    });
+    const packet = JSON.parse(byId.stdout) as { completeness: Record<string, unknown> };
+    expect(packet.completeness["branch_id"]).toBe(id);
+    expect(packet.completeness).not.toHaveProperty("branch_context");
+    const byName = await awr(
+      ["--json", "context", "compile", "--work", "W-1", "--branch", "spike"],
+      {
+        cwd: project,
+      },
+    );
+    expect(byName.code).toBe(1);
+    expect(byName.error()).toMatchObject({
+      code: "InvalidInput",
+      message: expect.stringContaining("awr branch context spike"),
+    });
+  });
+});

@@ -136,4 +136,33 @@ describe.each(BACKENDS)("branch context on %s", (backend) => {
       expect.stringContaining("delta baseline precedes branch fork"),
     ]);
   });
+
+  it("compiles on a branch given by id from the ordinary baseline (the CLI's context compile --branch)", async () => {
+    const { ledger, fork, spike } = await project();
+    const input = { work: "PAY-2", detached: true, goals: ["goal#checkout"], budget: 5000 };
+    const ctx = (await ledger.call(
+      "awr_context_compile",
+      { ...input, after_revision: fork },
+      caller,
+      { contextBranch: spike },
+    )) as Awaited<ReturnType<typeof compileL1>>;
+    expect(ctx.delta_after_revision).toBe(fork);
+    expect(ctx.completeness).toMatchObject({ branch_id: spike });
+    expect(ctx.completeness).not.toHaveProperty("branch_context");
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => undefined,
+        (e: unknown) => [(e as LedgerError).code, (e as LedgerError).message],
+      );
+    expect(
+      await refusal(ledger.call("awr_context_compile", input, caller, { contextBranch: "spike" })),
+    ).toEqual(["InvalidInput", expect.stringContaining("takes a branch id; spike is a name")]);
+    expect(
+      await refusal(
+        ledger.call("awr_context_compile", { ...input, branch: "spike" }, caller, {
+          contextBranch: spike,
+        }),
+      ),
+    ).toEqual(["InvalidInput", expect.stringContaining("give the branch once")]);
+  });
 });

@@ -27,6 +27,8 @@ export function revisionOf(result: OperationResult): number {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** `context compile --branch ID`: a local ledger's call option (no tool argument says it). */
+  contextBranch?: string;
 }
 
 /**

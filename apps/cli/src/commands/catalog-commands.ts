@@ -5,6 +5,7 @@ import {
   takesRequestId,
 } from "@awr/awr-ledger/catalog";
 import type { Command } from "commander";
+import { usageError } from "../cli-error.js";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
 import { doctorFailure, doctorLines, repairLines } from "../render/doctor-view.js";
@@ -80,6 +81,9 @@ function addCommand(
     options.set(flag.flag, option);
     command.addOption(option);
   }
+  for (const call of spec.callOptions ?? []) {
+    command.addOption(new Option(`${call.flag} ${call.placeholder}`, call.description));
+  }
   if (spec.inputFile !== undefined) {
     const option = new Option(
       `${spec.inputFile.flag} <file>`,
@@ -120,7 +124,18 @@ function addCommand(
     const headline = [...spec.path, ...operands.filter((o) => o !== undefined)].join(" ");
     if (operation.kind === "read") {
       const input = await withFiles(context, spec, flags, parsed, fromLine);
-      const result = await context.read(operation.tool, input);
+      const callOptions: Record<string, unknown> = {};
+      for (const call of spec.callOptions ?? []) {
+        const value = given[new Option(call.flag).attributeName()];
+        if (value === undefined) continue;
+        if (context.remote) {
+          throw usageError(
+            `\`awr ${spec.path.join(" ")} ${call.flag}\` has no tool argument a shared service could answer; run it where the project is (drop --url), or see \`awr branch context --help\``,
+          );
+        }
+        callOptions[call.option] = value;
+      }
+      const result = await context.read(operation.tool, input, callOptions);
       if (spec.view === "doctor") {
         context.print(result, () => doctorLines(result, context.colors));
         const failure = doctorFailure(result);

@@ -26,6 +26,8 @@ export interface CliCommand {
   readonly switches?: readonly CliSwitch[];
   /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */
   readonly generated?: readonly string[];
+  /** CLI-only flags that set a call option instead of a tool argument (no tool expresses them). */
+  readonly callOptions?: readonly CliCallOption[];
   /** The CLI's human rendering of the result (its own views); a generic one when absent. */
   readonly view?: "status" | "ready" | "work" | "search" | "context" | "doctor" | "doctor-repair";
 }
@@ -48,6 +50,15 @@ export interface CliInputFile extends CliFile {
   readonly flag: string;
   /** File field name to argument name (the CLI's EvidenceDraft names). */
   readonly rename: Readonly<Record<string, string>>;
+}
+
+export interface CliCallOption {
+  readonly flag: string;
+  /** As shown in usage, e.g. `<id>`. */
+  readonly placeholder: string;
+  /** The OperationOptions field the flag's value goes to. */
+  readonly option: "contextBranch";
+  readonly description: string;
 }
 
 export interface CliSwitch {

@@ -62,6 +62,12 @@ export type Freshness = "sources" | "refresh" | "runtime" | "scoped";
 export interface OperationOptions extends CallOptions {
   /** Reads: reindex changed sources first instead of answering SourceStale (the CLI's reads). */
   refresh?: boolean | undefined;
+  /**
+   * `awr context compile --branch ID` (the CLI only): compile on this branch (an id, or "main")
+   * from the ordinary baseline, where the tool's `branch` argument compiles its delta since the
+   * fork (docs/design/work-branches.md).
+   */
+  contextBranch?: string | undefined;
   /** The caller's workstream grants on this project (the shared service's registry, v2). */
   workstreamAccess?: WorkstreamAccess | undefined;
 }

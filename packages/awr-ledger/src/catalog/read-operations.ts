@@ -163,7 +163,13 @@ export const contextCompileOperation = operation({
     const { compileContext } = await loadInOrder(() => import("../context/compile-context.js"));
     const ledger = project(host);
     return readAt(host, options, async (db, revision) =>
-      completeContext(await compileContext(db, input, contextScope(ledger, caller, revision))),
+      completeContext(
+        await compileContext(
+          db,
+          { ...input, ordinaryBranch: options?.contextBranch },
+          contextScope(ledger, caller, revision),
+        ),
+      ),
     );
   },
   cli: [
@@ -171,7 +177,16 @@ export const contextCompileOperation = operation({
       path: ["context", "compile"],
       summary: "compile the bounded context packet for a work item or a session",
       operands: [{ field: "work", name: "WORK", optional: true }],
-      flags: { goals: "--goal", paths: "--path", tags: "--tag" },
+      flags: { goals: "--goal", paths: "--path", tags: "--tag", branch: null },
+      callOptions: [
+        {
+          flag: "--branch",
+          placeholder: "<id>",
+          option: "contextBranch",
+          description:
+            "compile on this work branch (its id, or main) from the ordinary baseline; `awr branch context NAME` compiles the changes since its fork",
+        },
+      ],
       view: "context",
     },
     {

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { BranchTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import { resolveBranch } from "../runtime/branch-select.js";
+import { MAIN, resolveBranch } from "../runtime/branch-select.js";
 import type { CheckpointView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
@@ -22,7 +22,12 @@ export interface ContextBranch {
 
 export async function contextBranch(
   db: Kysely<LedgerSchema>,
-  input: { branch?: string | null | undefined; checkpoint?: string; after_revision?: number },
+  input: {
+    branch?: string | null | undefined;
+    ordinaryBranch?: string | undefined;
+    checkpoint?: string;
+    after_revision?: number;
+  },
   revision: number,
 ): Promise<ContextBranch> {
   const explicit = input.branch !== undefined && input.branch !== null;
@@ -33,7 +38,15 @@ export async function contextBranch(
       { field: input.checkpoint !== undefined ? "checkpoint" : "after_revision" },
     );
   }
-  const row = await resolveBranch(db, input.branch);
+  if (explicit && input.ordinaryBranch !== undefined) {
+    throw new LedgerError(
+      "InvalidInput",
+      "give the branch once: the branch argument compiles the changes since its fork, --branch compiles from the ordinary baseline",
+      { field: "branch" },
+    );
+  }
+  if (input.ordinaryBranch !== undefined) await requireBranchId(db, input.ordinaryBranch);
+  const row = await resolveBranch(db, input.ordinaryBranch ?? input.branch);
   if (row !== null) {
     if (row.status !== "active") {
       throw new LedgerError(
@@ -51,6 +64,32 @@ export async function contextBranch(
     }
   }
   return { id: row?.id ?? null, row, fork: explicit };
+}
+
+/**
+ * `context compile --branch` takes a branch id (or "main"), as the original's does; a name is
+ * refused with the command that takes names.
+ */
+async function requireBranchId(db: Kysely<LedgerSchema>, selector: string): Promise<void> {
+  if (selector === MAIN) return;
+  const byId = await db
+    .selectFrom("branches")
+    .select("id")
+    .where("id", "=", selector)
+    .executeTakeFirst();
+  if (byId !== undefined) return;
+  const byName = await db
+    .selectFrom("branches")
+    .select("id")
+    .where("name", "=", selector)
+    .executeTakeFirst();
+  if (byName !== undefined) {
+    throw new LedgerError(
+      "InvalidInput",
+      `context compile --branch takes a branch id; ${selector} is a name (id ${byName.id}): pass the id, or run awr branch context ${selector} for the changes since its fork`,
+      { branch: selector },
+    );
+  }
 }
 
 /** The fork baseline of an explicit branch: after its fork, or from 0 for an explicit main. */

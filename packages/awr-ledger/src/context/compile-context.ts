@@ -56,6 +56,11 @@ export interface ContextCompileInput {
    * that branch's delta since its fork (docs/design/work-branches.md R8).
    */
   branch?: string | null | undefined;
+  /**
+   * The CLI's `context compile --branch ID`: compile on that branch (an id, or "main") in place
+   * of the selected default, with the ordinary baseline. Not a tool argument.
+   */
+  ordinaryBranch?: string | undefined;
 }
 
 /** What the ledger knows about the project and the call. */
