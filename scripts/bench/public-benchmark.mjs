@@ -145,7 +145,6 @@ export async function run() {
         "Full sources = those three files sorted and joined with one LF, o200k_base (the ledger's countTokens). " +
         "For every active task: `contextBootstrap` (L0, budget 1,000) and awr_context_compile with the task's goal (L1, budget 5,000), " +
         "then the exact-fact oracle (@awr/awr-ledger/fixtures assessFacts), whose expected facts are read from the corpus files themselves.",
-      "Temporary: the copy's manifest domains `rules`/`ledger` are renamed to `rule`/`work` until the manifest change that accepts the original's names merges.",
       ...(failures.length ? [`Failed checks: ${failures.slice(0, 5).join("; ")}`] : []),
     ],
     profiles: [],
