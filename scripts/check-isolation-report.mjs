@@ -45,20 +45,20 @@ for (const file of report.testResults ?? []) {
     problems.push(`${file.name} failed to load: ${String(file.message ?? "").split("\n")[0]}`);
   }
   for (const result of file.assertionResults ?? []) {
-    const backend = (result.ancestorTitles ?? []).find((t) => BACKENDS.includes(t));
+    const ranOn = (result.ancestorTitles ?? []).find((t) => BACKENDS.includes(t));
     if (!known.has(result.title)) {
       problems.push(
         `unknown condition id "${result.title}" in ${file.name} (not in conditions.json)`,
       );
       continue;
     }
-    if (backend === undefined) {
+    if (ranOn === undefined) {
       problems.push(
         `${result.title} in ${file.name} is not inside a "sqlite" or "postgres" describe`,
       );
       continue;
     }
-    seen.get(result.title).get(backend).push(result.status);
+    seen.get(result.title).get(ranOn).push(result.status);
   }
 }
 

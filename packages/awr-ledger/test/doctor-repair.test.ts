@@ -1,3 +1,4 @@
+import { storageDialect } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -302,18 +303,18 @@ describe.each(BACKENDS)("a database failure inside a direct write on %s", (backe
   afterEach(() => h.close());
 
   it("is Storage, after the transaction rolled back", async () => {
-    const refuse =
-      backend === "sqlite"
-        ? [
-            `CREATE TRIGGER refuse_events BEFORE INSERT ON events
+    const refuse = storageDialect(backend).choose({
+      sqlite: [
+        `CREATE TRIGGER refuse_events BEFORE INSERT ON events
                BEGIN SELECT RAISE(ABORT, 'receipts refused'); END`,
-          ]
-        : [
-            `CREATE FUNCTION refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
+      ],
+      postgres: [
+        `CREATE FUNCTION refuse_events() RETURNS trigger LANGUAGE plpgsql AS $$
                BEGIN RAISE EXCEPTION 'receipts refused'; END $$`,
-            `CREATE TRIGGER refuse_events BEFORE INSERT ON events
+        `CREATE TRIGGER refuse_events BEFORE INSERT ON events
                FOR EACH ROW EXECUTE FUNCTION refuse_events()`,
-          ];
+      ],
+    });
     for (const statement of refuse) await sql.raw(statement).execute(h.database.db);
     const before = await h.revision();
     const error = await ledgerFailure(startSession(h, { work: "W-1", conversation: "c-1" }));

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MIGRATIONS } from "@awr/awr-ledger/testing";
+import { MIGRATIONS, storageDialect } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -64,21 +64,24 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
     expect(migrations.map((m) => m.version)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(migrations.map((m) => m.name)).toEqual(MIGRATIONS.map((m) => m.name));
     expect(report["schema_version"]).toBe(MIGRATIONS.length);
-    if (backend === "sqlite") {
-      expect(report).toMatchObject({
-        journal_mode: "wal",
-        foreign_keys: true,
-        busy_timeout_ms: 5000,
-      });
-      expect(report["sqlite_version"]).toMatch(/^3\.\d+\.\d+$/);
-    } else {
-      expect(report).toMatchObject({
-        sqlite_version: null,
-        journal_mode: null,
-        application_id: null,
-      });
-      expect((report["limitations"] as string[]).join(" ")).toContain("PostgreSQL");
-    }
+    storageDialect(backend).choose({
+      sqlite: () => {
+        expect(report).toMatchObject({
+          journal_mode: "wal",
+          foreign_keys: true,
+          busy_timeout_ms: 5000,
+        });
+        expect(report["sqlite_version"]).toMatch(/^3\.\d+\.\d+$/);
+      },
+      postgres: () => {
+        expect(report).toMatchObject({
+          sqlite_version: null,
+          journal_mode: null,
+          application_id: null,
+        });
+        expect((report["limitations"] as string[]).join(" ")).toContain("PostgreSQL");
+      },
+    })();
   });
 
   it("lists an active session as info with its interrupt repair, and stays ok", async () => {
@@ -421,32 +424,33 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
     });
   });
 
-  if (backend === "postgres") {
-    it("refuses --database on a PostgreSQL project", async () => {
-      const error = await ledgerFailure(doctor(h, { database: "/tmp/other.db" }));
-      expect(error.code).toBe("InvalidInput");
-      expect(error.message).toContain("PostgreSQL");
-    });
-  } else {
-    it("inspects another SQLite file read-only with --database", async () => {
-      const other = await freshDatabase("sqlite");
-      try {
-        await prepareDatabase(other, "P-OTHER");
-        const report = await doctor(h, { database: other.location });
-        expect(report.findings).toEqual([
-          expect.objectContaining({ code: "project_unavailable", object_id: h.projectId }),
-        ]);
-        expect(report.schema_issues).toEqual([]);
-        const missing = await ledgerFailure(doctor(h, { database: `${other.location}.missing` }));
-        expect(missing.code).toBe("NotFound");
-        writeFileSync(`${other.location}.txt`, "not a database");
-        const garbage = await ledgerFailure(doctor(h, { database: `${other.location}.txt` }));
-        expect(garbage.code).toBe("Storage");
-      } finally {
-        await other.close();
-      }
-    });
-  }
+  storageDialect(backend).choose({
+    postgres: () =>
+      it("refuses --database on a PostgreSQL project", async () => {
+        const error = await ledgerFailure(doctor(h, { database: "/tmp/other.db" }));
+        expect(error.code).toBe("InvalidInput");
+        expect(error.message).toContain("PostgreSQL");
+      }),
+    sqlite: () =>
+      it("inspects another SQLite file read-only with --database", async () => {
+        const other = await freshDatabase("sqlite");
+        try {
+          await prepareDatabase(other, "P-OTHER");
+          const report = await doctor(h, { database: other.location });
+          expect(report.findings).toEqual([
+            expect.objectContaining({ code: "project_unavailable", object_id: h.projectId }),
+          ]);
+          expect(report.schema_issues).toEqual([]);
+          const missing = await ledgerFailure(doctor(h, { database: `${other.location}.missing` }));
+          expect(missing.code).toBe("NotFound");
+          writeFileSync(`${other.location}.txt`, "not a database");
+          const garbage = await ledgerFailure(doctor(h, { database: `${other.location}.txt` }));
+          expect(garbage.code).toBe("Storage");
+        } finally {
+          await other.close();
+        }
+      }),
+  })();
 });
 
 describe.each(BACKENDS)("awr doctor on a project's sources on %s", (backend) => {

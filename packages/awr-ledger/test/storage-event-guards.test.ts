@@ -1,4 +1,10 @@
-import { appendEvent, LedgerStore, migrateToLatest, spendRevision } from "@awr/awr-ledger/testing";
+import {
+  appendEvent,
+  LedgerStore,
+  migrateToLatest,
+  spendRevision,
+  storageDialect,
+} from "@awr/awr-ledger/testing";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, reopenDatabase, type TestDatabase } from "./helpers/backends.js";
@@ -51,14 +57,16 @@ describe.each(BACKENDS)("event guards on %s", (backend) => {
       sql`INSERT INTO events ${columns} VALUES ${values}
           ON CONFLICT (id) DO UPDATE SET type = 'x.forged'`.execute(db),
     ).rejects.toThrow(/append-only/);
-    if (backend === "sqlite") {
-      await expect(
-        sql`INSERT OR REPLACE INTO events ${columns} VALUES ${values}`.execute(db),
-      ).rejects.toThrow(/append-only/);
-      await expect(
-        sql`REPLACE INTO events ${columns} VALUES ${values}`.execute(db),
-      ).rejects.toThrow(/append-only/);
-    }
+    // SQLite's own overwrite forms (PostgreSQL has none).
+    const replaces = storageDialect(backend).choose({
+      sqlite: [
+        sql`INSERT OR REPLACE INTO events ${columns} VALUES ${values}`,
+        sql`REPLACE INTO events ${columns} VALUES ${values}`,
+      ],
+      postgres: [],
+    });
+    for (const replace of replaces)
+      await expect(replace.execute(db)).rejects.toThrow(/append-only/);
     const rows = await sql<{ type: string }>`SELECT type FROM events`.execute(db);
     expect(rows.rows).toEqual([{ type: "x.kept" }]);
   }

@@ -3,7 +3,7 @@ import { openPostgresDatabase, openSqliteDatabase } from "@awr/awr-ledger/testin
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect } from "vitest";
-import { BACKENDS } from "./support/backends.js";
+import { BACKENDS, perBackend } from "./support/backends.js";
 import { condition } from "./support/condition.js";
 import type { IsolationCase } from "./support/isolation-case.js";
 import { withCase } from "./support/isolation-case.js";
@@ -18,13 +18,14 @@ import { rows } from "./support/snapshot.js";
 /** Each way to rewrite or remove event `id`; every one must fail. */
 async function attackWriteConnection(c: IsolationCase, id: string): Promise<string[]> {
   const { backend, root } = c.location;
-  const opened =
-    backend === "sqlite"
-      ? await openSqliteDatabase(join(root, ".awr", "state.db"))
-      : await openPostgresDatabase(c.location.url as string, {
-          schema: c.location.schema as string,
-          poolMax: 1,
-        });
+  const opened = await perBackend(backend, {
+    sqlite: () => openSqliteDatabase(join(root, ".awr", "state.db")),
+    postgres: () =>
+      openPostgresDatabase(c.location.url as string, {
+        schema: c.location.schema as string,
+        poolMax: 1,
+      }),
+  })();
   const db = opened.db;
   const succeeded: string[] = [];
   const attempt = async (name: string, run: () => Promise<unknown>) => {
@@ -55,11 +56,10 @@ async function attackWriteConnection(c: IsolationCase, id: string): Promise<stri
         )
         .execute(),
     );
-    if (backend === "sqlite") {
-      await attempt("REPLACE", () => db.replaceInto("events").values(forged).execute());
-    } else {
-      await attempt("TRUNCATE", () => postgresStatement(c, "TRUNCATE events"));
-    }
+    await perBackend(backend, {
+      sqlite: () => attempt("REPLACE", () => db.replaceInto("events").values(forged).execute()),
+      postgres: () => attempt("TRUNCATE", () => postgresStatement(c, "TRUNCATE events")),
+    })();
   } finally {
     await opened.close();
   }
@@ -89,26 +89,28 @@ async function attackReadConnection(c: IsolationCase, id: string): Promise<strin
   const statements = [
     `UPDATE events SET summary = 'forged' WHERE id = ${quoted}`,
     `DELETE FROM events WHERE id = ${quoted}`,
-    c.backend === "sqlite"
-      ? `REPLACE INTO events SELECT * FROM events WHERE id = ${quoted}`
-      : "TRUNCATE events",
+    perBackend(c.backend, {
+      sqlite: `REPLACE INTO events SELECT * FROM events WHERE id = ${quoted}`,
+      postgres: "TRUNCATE events",
+    }),
   ];
   const succeeded: string[] = [];
   for (const statement of statements) {
     try {
-      if (c.backend === "sqlite") {
-        const db = new Database(join(c.root, ".awr", "state.db"), {
-          readonly: true,
-          fileMustExist: true,
-        });
-        try {
-          db.exec(statement);
-        } finally {
-          db.close();
-        }
-      } else {
-        await postgresStatement(c, statement, true);
-      }
+      await perBackend(c.backend, {
+        sqlite: async () => {
+          const db = new Database(join(c.root, ".awr", "state.db"), {
+            readonly: true,
+            fileMustExist: true,
+          });
+          try {
+            db.exec(statement);
+          } finally {
+            db.close();
+          }
+        },
+        postgres: () => postgresStatement(c, statement, true),
+      })();
       succeeded.push(`read connection: ${statement}`);
     } catch {
       // refused, as it must be

@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { KyselyClass, SqliteDialect, sql } from "../internal/kysely.js";
 import { betterSqlite3Module } from "../internal/lazy-dependencies.js";
-import type { Backend } from "../storage/dialect.js";
+import type { StorageDialect } from "../storage/dialect.js";
 import { MIGRATIONS } from "../storage/migrations/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { SQLITE_BUSY_TIMEOUT_MS } from "../storage/sqlite/open-sqlite.js";
@@ -91,7 +91,7 @@ async function tablesReadable(db: Kysely<LedgerSchema>): Promise<string[]> {
  */
 export async function inspectDatabase(
   db: Kysely<LedgerSchema>,
-  backend: Backend,
+  dialect: StorageDialect,
 ): Promise<DatabaseReport> {
   const read = await readMigrations(db);
   if (read === undefined) {
@@ -100,52 +100,16 @@ export async function inspectDatabase(
       "not an AWR database: it has no awr_migrations table; check the path (or the manifest's [storage]) names this project's ledger",
     );
   }
-  const issues = await schemaIssues(db, backend);
+  const issues = await schemaIssues(db, dialect);
   const catalogOk = catalogMatches(read);
   if (!catalogOk) issues.push("migration catalog does not match the supported schema");
   const schemaVersion = read.reduce((max, m) => Math.max(max, m.version), 0);
   const latest = MIGRATIONS.length;
   if (schemaVersion > latest) issues.unshift(`unsupported schema version ${schemaVersion}`);
-  let report: Omit<DatabaseReport, "ok">;
-  if (backend === "sqlite") {
-    const integrity = (await pragma(db, "integrity_check")).map(String);
-    let violations = 0;
-    let checkError: string | undefined;
-    try {
-      violations = (await pragma(db, "foreign_key_check")).length;
-    } catch {
-      checkError = "foreign-key check could not run for this schema";
-    }
-    report = {
-      application_id: Number((await pragma(db, "application_id"))[0] ?? 0),
-      schema_version: schemaVersion,
-      sqlite_version: String(
-        firstValue((await sql`SELECT sqlite_version() AS v`.execute(db)).rows[0] as never),
-      ),
-      journal_mode: String((await pragma(db, "journal_mode"))[0]),
-      foreign_keys: Number((await pragma(db, "foreign_keys"))[0]) === 1,
-      busy_timeout_ms: Number((await pragma(db, "busy_timeout"))[0]),
-      migrations: read,
-      integrity,
-      foreign_key_violations: violations,
-      schema_issues: issues,
-      ...(checkError === undefined ? {} : { foreign_key_check_error: checkError }),
-    };
-  } else {
-    report = {
-      application_id: null,
-      schema_version: schemaVersion,
-      sqlite_version: null,
-      journal_mode: null,
-      // PostgreSQL always enforces foreign keys; the ledger declares none, so none can be violated.
-      foreign_keys: true,
-      busy_timeout_ms: null,
-      migrations: read,
-      integrity: await tablesReadable(db),
-      foreign_key_violations: 0,
-      schema_issues: issues,
-    };
-  }
+  const report = await dialect.choose({
+    sqlite: sqliteReport,
+    postgres: postgresReport,
+  })(db, { schemaVersion, read, issues });
   const ok =
     report.integrity.length === 1 &&
     report.integrity[0] === "ok" &&
@@ -188,4 +152,60 @@ export function openSqliteForInspection(file: string): Kysely<LedgerSchema> {
     );
   }
   return new KyselyClass<LedgerSchema>({ dialect: new SqliteDialect({ database }) });
+}
+
+interface ReportBasis {
+  schemaVersion: number;
+  read: DatabaseReport["migrations"];
+  issues: string[];
+}
+
+/** SQLite's integrity, foreign-key and pragma checks. */
+async function sqliteReport(
+  db: Kysely<LedgerSchema>,
+  { schemaVersion, read, issues }: ReportBasis,
+): Promise<Omit<DatabaseReport, "ok">> {
+  const integrity = (await pragma(db, "integrity_check")).map(String);
+  let violations = 0;
+  let checkError: string | undefined;
+  try {
+    violations = (await pragma(db, "foreign_key_check")).length;
+  } catch {
+    checkError = "foreign-key check could not run for this schema";
+  }
+  return {
+    application_id: Number((await pragma(db, "application_id"))[0] ?? 0),
+    schema_version: schemaVersion,
+    sqlite_version: String(
+      firstValue((await sql`SELECT sqlite_version() AS v`.execute(db)).rows[0] as never),
+    ),
+    journal_mode: String((await pragma(db, "journal_mode"))[0]),
+    foreign_keys: Number((await pragma(db, "foreign_keys"))[0]) === 1,
+    busy_timeout_ms: Number((await pragma(db, "busy_timeout"))[0]),
+    migrations: read,
+    integrity,
+    foreign_key_violations: violations,
+    schema_issues: issues,
+    ...(checkError === undefined ? {} : { foreign_key_check_error: checkError }),
+  };
+}
+
+/** PostgreSQL: every owned table readable (its catalog has no integrity check to run). */
+async function postgresReport(
+  db: Kysely<LedgerSchema>,
+  { schemaVersion, read, issues }: ReportBasis,
+): Promise<Omit<DatabaseReport, "ok">> {
+  return {
+    application_id: null,
+    schema_version: schemaVersion,
+    sqlite_version: null,
+    journal_mode: null,
+    // PostgreSQL always enforces foreign keys; the ledger declares none, so none can be violated.
+    foreign_keys: true,
+    busy_timeout_ms: null,
+    migrations: read,
+    integrity: await tablesReadable(db),
+    foreign_key_violations: 0,
+    schema_issues: issues,
+  };
 }

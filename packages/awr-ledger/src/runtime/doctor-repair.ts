@@ -295,9 +295,7 @@ async function clearBranch(
 
 /** A repair needs an intact database at the current schema: the doctor's database check. */
 async function requireIntactDatabase(ctx: RuntimeContext): Promise<void> {
-  const report = await inReadSnapshot(ctx.store.db, (db) =>
-    inspectDatabase(db, ctx.store.dialect.name),
-  );
+  const report = await inReadSnapshot(ctx.store.db, (db) => inspectDatabase(db, ctx.store.dialect));
   if (!report.ok) {
     throw new LedgerError(
       "Storage",

@@ -111,12 +111,12 @@ export async function diagnose(
   input: DoctorInput,
 ): Promise<DoctorReport | DatabaseReport> {
   checkMaxBytes(input.max_bytes);
-  const backend = ctx.store.dialect.name;
+  const { dialect } = ctx.store;
   const projectId = ctx.store.projectId;
   return withInspectedDatabase(ctx, project, input.database, async (db, own) => {
     const checkedAt = ctx.now();
     const snapshot = await inReadSnapshot(db, async (tx) => {
-      const database = await inspectDatabase(tx, backend);
+      const database = await inspectDatabase(tx, dialect);
       if (input.database_only === true) return { database };
       if (database.integrity.length !== 1 || database.integrity[0] !== "ok") {
         const unavailable = finding(
@@ -162,7 +162,7 @@ export async function diagnose(
       artifacts_checked: 0,
       limitations: [
         ...LIMITATIONS,
-        ...(backend === "postgres" ? [POSTGRES_LIMITATION] : []),
+        ...dialect.choose({ sqlite: [], postgres: [POSTGRES_LIMITATION] }),
         ...(own ? [OWN_LEDGER_LIMITATION] : []),
       ],
     };

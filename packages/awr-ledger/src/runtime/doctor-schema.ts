@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { sql } from "../internal/kysely.js";
-import type { Backend } from "../storage/dialect.js";
+import type { StorageDialect } from "../storage/dialect.js";
 import type { Migration } from "../storage/migration.js";
 import { MIGRATIONS } from "../storage/migrations/index.js";
 import { migrateToLatest } from "../storage/migrator.js";
@@ -135,7 +135,7 @@ async function postgresIssues(db: Kysely<LedgerSchema>): Promise<string[]> {
   return issues;
 }
 
-/** The owned-schema issues of `db`, which holds a ledger of `backend`. */
-export function schemaIssues(db: Kysely<LedgerSchema>, backend: Backend): Promise<string[]> {
-  return backend === "sqlite" ? sqliteIssues(db) : postgresIssues(db);
+/** The owned-schema issues of `db`, a ledger on `dialect`'s database. */
+export function schemaIssues(db: Kysely<LedgerSchema>, dialect: StorageDialect): Promise<string[]> {
+  return dialect.choose({ sqlite: sqliteIssues, postgres: postgresIssues })(db);
 }

@@ -15,3 +15,8 @@ if (PG_URL === undefined && process.env["CI"] === "true") {
 
 export const BACKENDS: readonly IsolationBackend[] =
   PG_URL === undefined ? ["sqlite"] : ["sqlite", "postgres"];
+
+/** The entry of `choices` for `backend`, so a test never compares the backend's name. */
+export function perBackend<T>(backend: IsolationBackend, choices: { sqlite: T; postgres: T }): T {
+  return choices[backend];
+}

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { perBackend } from "./backends.js";
 import type { DatabaseLocation } from "./snapshot.js";
 
 /**
@@ -11,14 +12,20 @@ import type { DatabaseLocation } from "./snapshot.js";
 const NAME = "isolation_fault_session_started";
 
 export async function installFault(where: DatabaseLocation): Promise<void> {
-  if (where.backend === "sqlite") {
-    sqlite(where, (db) =>
-      db.exec(`CREATE TRIGGER ${NAME} BEFORE INSERT ON events
-               WHEN NEW.type = 'session.started'
-               BEGIN SELECT RAISE(ABORT, 'isolation fault: session.started refused'); END`),
-    );
-    return;
-  }
+  await perBackend(where.backend, { sqlite: installSqliteFault, postgres: installPostgresFault })(
+    where,
+  );
+}
+
+async function installSqliteFault(where: DatabaseLocation): Promise<void> {
+  sqlite(where, (db) =>
+    db.exec(`CREATE TRIGGER ${NAME} BEFORE INSERT ON events
+             WHEN NEW.type = 'session.started'
+             BEGIN SELECT RAISE(ABORT, 'isolation fault: session.started refused'); END`),
+  );
+}
+
+async function installPostgresFault(where: DatabaseLocation): Promise<void> {
   const s = `"${where.schema}"`;
   await postgres(where, [
     `CREATE FUNCTION ${s}.${NAME}() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -34,12 +41,12 @@ export async function installFault(where: DatabaseLocation): Promise<void> {
 }
 
 export async function dropFault(where: DatabaseLocation): Promise<void> {
-  if (where.backend === "sqlite") {
-    sqlite(where, (db) => db.exec(`DROP TRIGGER ${NAME}`));
-    return;
-  }
   const s = `"${where.schema}"`;
-  await postgres(where, [`DROP TRIGGER ${NAME} ON ${s}.events`, `DROP FUNCTION ${s}.${NAME}()`]);
+  await perBackend(where.backend, {
+    sqlite: async () => sqlite(where, (db) => db.exec(`DROP TRIGGER ${NAME}`)),
+    postgres: () =>
+      postgres(where, [`DROP TRIGGER ${NAME} ON ${s}.events`, `DROP FUNCTION ${s}.${NAME}()`]),
+  })();
 }
 
 function sqlite(where: DatabaseLocation, fn: (db: Database.Database) => void): void {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { initProject } from "@awr/awr-ledger";
 import pg from "pg";
 import { type AwrRun, runAwr } from "./awr-process.js";
-import { type IsolationBackend, PG_URL } from "./backends.js";
+import { type IsolationBackend, PG_URL, perBackend } from "./backends.js";
 import { type Contender, startContender } from "./contender.js";
 import { type DatabaseLocation, type Snapshot, snapshot } from "./snapshot.js";
 
@@ -84,10 +84,10 @@ let caseCount = 0;
 export async function openCase(backend: IsolationBackend): Promise<IsolationCase> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), `awr-isolation-${backend}-`)));
   const root = join(dir, "project");
-  const schema =
-    backend === "postgres"
-      ? `awr_iso_${process.pid}_${(caseCount++).toString(36)}_${Date.now().toString(36)}`
-      : undefined;
+  const schema = perBackend(backend, {
+    sqlite: undefined,
+    postgres: `awr_iso_${process.pid}_${(caseCount++).toString(36)}_${Date.now().toString(36)}`,
+  });
   await mkdir(root);
   await writeFile(join(root, "work.yaml"), WORK);
   await writeFile(join(root, "GOALS.md"), GOALS);

@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import type { IsolationBackend } from "./backends.js";
+import { type IsolationBackend, perBackend } from "./backends.js";
 
 /**
  * Everything a write could change: every row of every ledger table (each table's rows as sorted
@@ -28,7 +28,10 @@ export interface DatabaseLocation {
 }
 
 export async function snapshot(where: DatabaseLocation): Promise<Snapshot> {
-  const tables = where.backend === "sqlite" ? readSqlite(where.root) : await readPostgres(where);
+  const tables = await perBackend(where.backend, {
+    sqlite: async () => readSqlite(where.root),
+    postgres: () => readPostgres(where),
+  })();
   return { tables, files: await readFiles(where.root) };
 }
 
