@@ -8,9 +8,8 @@ import type {
 } from "../core/runtime-context.js";
 import type { ClaimTable, SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
-import { type EventRecord, eventRecord } from "../journal/operation-views.js";
+import type { EventRecord } from "../journal/operation-views.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { inReadSnapshot } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -18,6 +17,7 @@ import { type CheckedChange, runCheckedWrite } from "./checked-write.js";
 import { claimInForce, releaseSessionClaims } from "./claims.js";
 import { inspectDatabase } from "./doctor-database.js";
 import type { RepairAction } from "./doctor-finding.js";
+import { pendingEvent } from "./pending-event.js";
 
 /**
  * `awr doctor repair ACTION ID`: exactly one named repair of one object, as a checked write
@@ -331,21 +331,7 @@ export async function doctorRepair(
             : checked.kind === "interrupt_session"
               ? await interrupt(unit, checked.session, reason)
               : await clearBranch(unit, checked.branch, checked.exists, reason);
-        const receipt = { ...event, id: ulid() };
-        const record = eventRecord({
-          id: receipt.id,
-          revision: unit.revision,
-          type: receipt.type,
-          work: receipt.work ?? null,
-          session: receipt.session ?? null,
-          client: caller.client,
-          operation_id: null,
-          summary: receipt.summary ?? null,
-          payload: JSON.stringify(receipt.payload ?? {}),
-          time: unit.time,
-          importance: "normal",
-          branch: receipt.branch ?? null,
-        });
+        const { event: receipt, record } = pendingEvent(unit, caller, event);
         return {
           result: {
             repair_applied: true,
