@@ -152,6 +152,42 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
       "[hosted] zebra 1 任务图",
     ]);
   });
+
+  it("leaves the request journal's receipts out of search, and keeps them in the log", async () => {
+    p = await openFixtureProject("basic", backend);
+    const revision = await p.ledger.revision();
+    await p.ledger.call(
+      "awr_event_append",
+      {
+        event_type: "note.added",
+        summary: "operation started on the numbat pen",
+        request_id: "receipts-1",
+        expected_revision: revision,
+      },
+      caller,
+    );
+    const written = await ledgerStore(p.ledger)
+      .db.selectFrom("events")
+      .select(["id", "type"])
+      .where("revision", ">", revision)
+      .orderBy("seq")
+      .execute();
+    expect(written.map((e) => e.type)).toEqual([
+      "mcp.operation_started",
+      "note.added",
+      "mcp.operation_finished",
+    ]);
+    const domainEvent = written[1]?.id;
+    const eventHits = async (text: string) =>
+      (await p?.ledger.call("awr_search", { text, kind: "event" }, caller))?.hits.map(
+        (h) => h.external_key,
+      );
+    // Words (the full-text index), a short term (substring search) and the receipts' own type
+    // name find the domain event and never a receipt.
+    expect(await eventHits("operation started")).toEqual([domainEvent]);
+    expect(await eventHits("nu")).toEqual([domainEvent]);
+    expect(await eventHits("mcp")).toEqual([]);
+  });
 });
 
 describe("SQLite search upkeep", () => {

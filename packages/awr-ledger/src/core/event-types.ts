@@ -35,6 +35,16 @@ export const DOMAIN_EVENT_TYPES = {
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];
 
 /**
+ * The request journal's own receipts (docs/design/journal-three-steps.md): they record the steps
+ * of a journaled write, not work. Event reads and history show them; search leaves them out.
+ */
+export const JOURNAL_RECEIPT_TYPES: readonly DomainEventType[] = [
+  DOMAIN_EVENT_TYPES.operationStarted,
+  DOMAIN_EVENT_TYPES.operationFinished,
+  DOMAIN_EVENT_TYPES.operationRecovered,
+];
+
+/**
  * Event types only domain operations may write, so a free-form event can never pass for one (a
  * recovery, a context packet or a person reading the history trusts them): everything under the
  * original's domain prefixes, the lifecycle types, and the ledger's own journal and wait types.

@@ -9,6 +9,7 @@ import {
   type SearchEngine,
   substringScore,
 } from "./search-rank.js";
+import { notJournalReceiptSql } from "./search-receipts.js";
 import { bigrams, containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 const TRUE = sql<boolean>`true`;
@@ -188,6 +189,7 @@ export const POSTGRES_SEARCH: SearchEngine = {
           : sql`${vector} @@ to_tsquery('english', ${q.words ?? ""})`,
         filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
         eventTextVisibleSql(filter.reader, "ev"),
+        notJournalReceiptSql("ev"),
         windowed ? sql`ev.seq > (SELECT max(seq) FROM events) - ${EVENT_SEARCH_WINDOW}` : TRUE,
       ]);
       return sql<Omit<Found, "doc_kind">>`

@@ -10,6 +10,7 @@ import {
   type SearchEngine,
   substringScore,
 } from "./search-rank.js";
+import { notJournalReceiptSql } from "./search-receipts.js";
 import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
 
 /**
@@ -177,6 +178,7 @@ async function likeEvents(
   const { work } = filter;
   const conditions = [
     eventTextVisibleSql(filter.reader),
+    notJournalReceiptSql(),
     ...terms.all.map(
       (t) => sql`(coalesce(summary, '') || ' ' || type) LIKE ${containsPattern(t)} ESCAPE '\\'`,
     ),

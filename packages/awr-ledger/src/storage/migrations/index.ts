@@ -9,6 +9,7 @@ import { migration007Workstreams } from "./007-workstreams.js";
 import { migration008EventImportanceEvidenceSha } from "./008-event-importance-evidence-sha.js";
 import { migration009ProjectionChanges } from "./009-projection-changes.js";
 import { migration010WorkBranches } from "./010-work-branches.js";
+import { migration011SearchSkipsJournalReceipts } from "./011-search-skips-journal-receipts.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration008EventImportanceEvidenceSha,
   migration009ProjectionChanges,
   migration010WorkBranches,
+  migration011SearchSkipsJournalReceipts,
 ];
