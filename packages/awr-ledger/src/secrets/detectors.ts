@@ -22,8 +22,12 @@ export interface ScanState {
 
 export interface Detector {
   readonly category: SecretCategory | ((match: RegExpMatchArray) => SecretCategory);
-  /** A substring every match contains: texts without it skip the pattern. */
-  readonly hint?: string;
+  /**
+   * A cheap pattern (literals only, with the rule's own case flags) that every match contains:
+   * a text without it skips the rule, so a short text (a manifest, a tool argument) does not
+   * pay for compiling rules whose Unicode classes and look-behinds cost far more than a scan.
+   */
+  readonly hint?: RegExp;
   /** Global (`g`): scanned with exec from lastIndex 0. */
   readonly pattern: RegExp;
   readonly accepts?: (match: RegExpMatchArray, state: ScanState) => boolean;
@@ -81,43 +85,50 @@ const NOT_WORD_BEFORE = "(?<![\\p{L}\\p{N}_])";
 const LABEL_START = "(?<![\\p{L}\\p{N}])";
 
 export const DETECTORS: readonly Detector[] = [
-  { category: "openai_key", pattern: /(?<![\p{L}\p{N}_])sk-[a-z0-9_-]{16,}/giu },
+  { category: "openai_key", hint: /sk-/iu, pattern: /(?<![\p{L}\p{N}_])sk-[a-z0-9_-]{16,}/giu },
   {
     category: "github_token",
+    hint: /gh[pousr]_|github_pat_/iu,
     pattern: /(?<![\p{L}\p{N}_])(?:gh[pousr]_[a-z0-9]{20,}|github_pat_[a-z0-9_]{20,})/giu,
   },
-  { category: "slack_token", pattern: /(?<![\p{L}\p{N}_])xox[baprs]-[a-z0-9-]{12,}/giu },
+  { category: "slack_token", hint: /xox[baprs]-/iu, pattern: /(?<![\p{L}\p{N}_])xox[baprs]-[a-z0-9-]{12,}/giu },
   {
     category: "aws_access_key",
+    hint: /AKIA|ASIA/u,
     pattern: /(?<![\p{L}\p{N}_])(?:AKIA|ASIA)[A-Z0-9]{16}(?![\p{L}\p{N}_])/gu,
   },
   {
     category: "jwt",
+    hint: /eyJ/iu,
     pattern: /(?<![\p{L}\p{N}_-])eyJ[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}\.[a-z0-9_-]{8,}/giu,
   },
   {
     category: "private_key",
+    hint: /-----BEGIN /iu,
     pattern: /-----BEGIN (?:[A-Z0-9]+ )?PRIVATE KEY(?: BLOCK)?-----/giu,
   },
   {
     category: "url_credentials",
-    hint: "://",
+    hint: /:\/\//u,
     pattern: /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^\s/@:]+:([^\s/@]+)@/giu,
     accepts: (match) => hasValueAt(match[1] ?? "", 0),
   },
   {
     category: "bearer_credential",
+    hint: /bearer/iu,
     pattern: /(?<![\p{L}\p{N}_])bearer\s+(?=([a-z0-9+/_=-]+))/giu,
     accepts: (match) => isOpaqueBearerValue(match[1] ?? ""),
   },
   {
     category: "basic_credential",
+    hint: /basic/iu,
     pattern: /(?<![\p{L}\p{N}_])basic\s+(?=([a-z0-9+/_=-]+))/giu,
     accepts: (match) => isBasicCredential(match[1] ?? ""),
   },
   {
     category: (match) =>
       /^(?:private|私有)/i.test(match[1] ?? match[2] ?? "") ? "private_prompt" : "labelled_value",
+    hint: new RegExp(`${LABELS}|${CJK_LABELS}`, "iu"),
     pattern: new RegExp(`(?:${LABEL_START}(${LABELS})|(${CJK_LABELS}))[\\s"'\`*]*[:=](?!=)`, "giu"),
     accepts: (match, state) =>
       valueThatIsNotADefinition(match, state, /^authorization$/i.test(match[1] ?? "")),
@@ -132,11 +143,13 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     category: "env_assignment",
+    hint: /export/u,
     pattern: /(?<![\p{L}\p{N}_])export[ \t]+[A-Z_][A-Z0-9_]{1,80}[ \t]*=(?!=)/gu,
     accepts: (match, state) => valueThatIsNotADefinition(match, state),
   },
   {
     category: "env_block",
+    hint: /env|环境变量|環境變數/iu,
     pattern: new RegExp(
       `(?:${NOT_WORD_BEFORE}(?:environment[ _-]*(?:variables|vars|dump)|environment|env)|环境变量|環境變數)[\\s"'\`]*[:=](?!=)`,
       "giu",
@@ -151,6 +164,7 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     category: "private_prompt",
+    hint: /private|私有/iu,
     pattern:
       /^[ \t]*(?:#{1,6}[ \t]+)?(?:private[ _-]*prompt|私有提示词|私有提示詞|私有[ _-]*prompt)[ \t]*[:=]?[ \t]*\r?$/gimu,
     accepts: (match, state) => hasValueAt(state.text, end(match)),

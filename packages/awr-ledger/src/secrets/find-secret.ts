@@ -40,7 +40,7 @@ function eachAccepted(
 ): void {
   const { pattern } = detector;
   const { text } = state;
-  if (detector.hint !== undefined && !text.includes(detector.hint)) return;
+  if (detector.hint !== undefined && !detector.hint.test(text)) return;
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
     const next = Math.max(pattern.lastIndex, match.index + 1);

@@ -115,6 +115,22 @@ describe("secret findings (properties)", () => {
     );
   });
 
+  it("are found in every case form a rule matches, whatever its quick pre-check", () => {
+    // Each rule first tests a literal hint with its own case flags; a case variant the rule
+    // matches (upper case, or U+017F, which folds to s) must pass the hint too.
+    const token = "0123456789abcdefghij0123";
+    for (const [text, category] of [
+      [`key SK-${token}`, "openai_key"],
+      [`GHP_${token}`, "github_token"],
+      [`XOXB-${token}`, "slack_token"],
+      [`EYJ${token.slice(0, 10)}.${token.slice(0, 10)}.${token.slice(0, 10)}`, "jwt"],
+      [`PASSWORD: ${token}`, "labelled_value"],
+      [`Pa\u017F\u017Fword = ${token}`, "labelled_value"],
+    ] as const) {
+      expect(findSecret(text)?.category, text).toBe(category);
+    }
+  });
+
   it("leave ordinary discussion built from security words alone", () => {
     fc.assert(
       fc.property(prose, (text) => {
