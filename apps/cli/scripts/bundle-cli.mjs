@@ -1,7 +1,8 @@
 // Build step after tsc: writes the `awr` binary (dist/main.js, the package's `bin`) as an ES
 // module bundle of the CLI's sources with @awr/awr-ledger, kysely, picocolors and the ledger's
 // other small pure-JS dependencies, split at the dynamic imports into chunks under
-// dist/bin-chunks/ so that a command still loads only what it runs. A cold `awr` read used to resolve, read and compile
+// dist/bin-chunks/ so that a command still loads only what it runs (esbuild splits; then
+// merge-bin-chunks.mjs regroups its many small chunks into fewer files). A cold `awr` read used to resolve, read and compile
 // about 150 modules one by one (and kysely's ~260 through its CommonJS bundle), which was most of
 // its start-up. The library entry (dist/index.js and the rest of tsc's output) is unchanged.
 //
@@ -24,10 +25,13 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { mergeBinChunks } from "./merge-bin-chunks.mjs";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, "");
 const DIST = join(PACKAGE_ROOT, "dist");
 const CHUNKS = "bin-chunks";
+/** esbuild's own output, before merge-bin-chunks.mjs regroups it into DIST; removed after. */
+const STAGE = join(DIST, ".bin-stage");
 const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8"));
 const EXTERNAL = ["better-sqlite3", "pg", "commander", "@awr/awr-server", "@awr/mcp-client"];
 for (const name of EXTERNAL) {
@@ -110,10 +114,10 @@ const moduleUrls = {
   },
 };
 
-rmSync(join(DIST, CHUNKS), { recursive: true, force: true });
+for (const dir of [join(DIST, CHUNKS), STAGE]) rmSync(dir, { recursive: true, force: true });
 await build({
   entryPoints: { main: join(PACKAGE_ROOT, "src", "main.ts") },
-  outdir: DIST,
+  outdir: STAGE,
   splitting: true,
   chunkNames: `${CHUNKS}/[name]-[hash]`,
   bundle: true,
@@ -134,3 +138,5 @@ await build({
   legalComments: "inline",
   logLevel: "warning",
 });
+await mergeBinChunks({ entry: join(STAGE, "main.js"), outDir: DIST, chunksDir: CHUNKS });
+rmSync(STAGE, { recursive: true, force: true });
