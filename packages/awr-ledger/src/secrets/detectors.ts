@@ -91,7 +91,11 @@ export const DETECTORS: readonly Detector[] = [
     hint: /gh[pousr]_|github_pat_/iu,
     pattern: /(?<![\p{L}\p{N}_])(?:gh[pousr]_[a-z0-9]{20,}|github_pat_[a-z0-9_]{20,})/giu,
   },
-  { category: "slack_token", hint: /xox[baprs]-/iu, pattern: /(?<![\p{L}\p{N}_])xox[baprs]-[a-z0-9-]{12,}/giu },
+  {
+    category: "slack_token",
+    hint: /xox[baprs]-/iu,
+    pattern: /(?<![\p{L}\p{N}_])xox[baprs]-[a-z0-9-]{12,}/giu,
+  },
   {
     category: "aws_access_key",
     hint: /AKIA|ASIA/u,
