@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
+  createBranch,
   ledgerFailure,
   openHarness,
   type RuntimeHarness,
@@ -16,12 +17,7 @@ describe.each(BACKENDS)("claims per branch on %s", (backend) => {
   beforeEach(async () => {
     h = await openHarness(backend);
     await h.seed([{ key: "W-1", status: "ready" }]);
-    const created = await h.runtime.call(
-      "awr_branch_create",
-      { name: "spike", actor: "lee", reason: "r", expected_revision: await h.revision() },
-      CALLER,
-    );
-    spike = created.branch.id;
+    spike = await createBranch(h);
   });
   afterEach(() => h.close());
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
+  createBranch,
   ledgerFailure,
   openHarness,
   type RuntimeHarness,
@@ -19,12 +20,7 @@ describe.each(BACKENDS)("branch close on %s", (backend) => {
       { key: "W-1", status: "ready" },
       { key: "W-2", status: "ready" },
     ]);
-    const created = await h.runtime.call(
-      "awr_branch_create",
-      { name: "spike", actor: "lee", reason: "r", expected_revision: await h.revision() },
-      CALLER,
-    );
-    spike = created.branch.id;
+    spike = await createBranch(h);
   });
   afterEach(() => h.close());
 

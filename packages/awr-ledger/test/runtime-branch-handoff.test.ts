@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
+  createBranch,
   ledgerFailure,
   openHarness,
   type RuntimeHarness,
@@ -18,11 +19,7 @@ describe.each(BACKENDS)("work handoff on %s", (backend) => {
       { key: "W-1", status: "ready" },
       { key: "W-2", status: "ready" },
     ]);
-    await h.runtime.call(
-      "awr_branch_create",
-      { name: "spike", actor: "lee", reason: "r", expected_revision: await h.revision() },
-      CALLER,
-    );
+    await createBranch(h);
   });
   afterEach(() => h.close());
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
+  createBranch,
   ledgerFailure,
   openHarness,
   type RuntimeHarness,
@@ -14,12 +15,7 @@ describe.each(BACKENDS)("histories by branch on %s", (backend) => {
   beforeEach(async () => {
     h = await openHarness(backend);
     await h.seed([{ key: "W-1", status: "ready" }]);
-    const created = await h.runtime.call(
-      "awr_branch_create",
-      { name: "spike", actor: "lee", reason: "r", expected_revision: await h.revision() },
-      CALLER,
-    );
-    spike = created.branch.id;
+    spike = await createBranch(h);
     for (const [summary, branch] of [
       ["on main", "main"],
       ["on spike", "spike"],

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
+  createBranch,
   ledgerFailure,
   openHarness,
   type RuntimeHarness,
@@ -21,12 +22,7 @@ describe.each(BACKENDS)("branch-aware writes on %s", (backend) => {
       { key: "W-1", status: "ready" },
       { key: "W-2", status: "ready" },
     ]);
-    const created = await h.runtime.call(
-      "awr_branch_create",
-      { name: "spike", actor: "lee", reason: "r", expected_revision: await h.revision() },
-      CALLER,
-    );
-    spike = created.branch.id;
+    spike = await createBranch(h);
   });
   afterEach(() => h.close());
 
