@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
 import {
   CorrelatedTransport,
+  type JsonRpcId,
   type JsonRpcMessage,
   LocalErrorCode,
   type OutgoingContext,
@@ -72,6 +73,8 @@ export class StdioTransport extends CorrelatedTransport {
   #oversizedFrames = 0;
   #lastWrite: Promise<void> | undefined;
   #lastWriteReported: Promise<void> = Promise.resolve();
+  #explainedFailure: unknown;
+  #explanation: Promise<never> | undefined;
 
   constructor(config: StdioTransportConfig) {
     const resolved = resolveStdioConfig(config);
@@ -174,7 +177,7 @@ export class StdioTransport extends CorrelatedTransport {
   protected override writeMessage(
     message: JsonRpcMessage,
     context: OutgoingContext,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const writer = this.#writer;
     if (!writer) return Promise.reject(this.closedError());
     let frame: string;
@@ -183,16 +186,29 @@ export class StdioTransport extends CorrelatedTransport {
     } catch (error) {
       return Promise.reject(error);
     }
-    const written = writer.write(frame, {
-      signal: () => context.signal,
-      dropQuietly: context.requestId !== undefined,
-    });
+    const id = context.requestId;
+    if (id !== undefined) {
+      // A request needs no promise per write: its response settles it, and so does a failure.
+      writer.post(frame, context, (error) => this.#requestWriteFailed(writer, error, id));
+      return undefined;
+    }
+    const written = writer.write(frame, { signal: () => context.signal });
     // Frames written in one tick share one promise, and so one explanation of a failure.
     if (written !== this.#lastWrite) {
       this.#lastWrite = written;
       this.#lastWriteReported = written.catch((error: unknown) => this.#writeFailed(writer, error));
     }
     return this.#lastWriteReported;
+  }
+
+  /** Fails request `id` whose frame could not be written, with the failure's explanation. */
+  #requestWriteFailed(writer: WriteQueue, error: unknown, id: JsonRpcId): void {
+    // The requests of one batch share one failure, and so one explanation of it.
+    if (error !== this.#explainedFailure || this.#explanation === undefined) {
+      this.#explainedFailure = error;
+      this.#explanation = this.#writeFailed(writer, error);
+    }
+    this.#explanation.catch((reason: unknown) => this.correlator.fail(id, reason));
   }
 
   /** A broken pipe usually means the server is exiting: report its exit (code, stderr) instead. */
