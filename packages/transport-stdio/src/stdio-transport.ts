@@ -1,4 +1,5 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import {
   CorrelatedTransport,
@@ -13,6 +14,7 @@ import {
 import { ByteRingBuffer } from "./internal/byte-ring-buffer.js";
 import { ChildExit, settlesWithin } from "./internal/child-exit.js";
 import { sniffResponseId } from "./internal/frame-id.js";
+import { openOutputChannel, USE_OUTPUT_CHANNEL } from "./internal/output-channel.js";
 import { signalGroup, stopProcessGroup } from "./internal/process-group.js";
 import {
   frameTooLarge,
@@ -56,7 +58,9 @@ export class StdioTransport extends CorrelatedTransport {
   readonly #config: ResolvedStdioConfig;
   readonly #stderr: ByteRingBuffer;
   readonly #decoder: LineDecoder;
-  #child: ChildProcessWithoutNullStreams | undefined;
+  #child: ChildProcess | undefined;
+  /** The server's stdout as we read it: our own channel's reader, or the child's pipe. */
+  #stdout: Readable | undefined;
   #exit: ChildExit | undefined;
   #writer: WriteQueue | undefined;
   #stdoutClosed = false;
@@ -127,23 +131,33 @@ export class StdioTransport extends CorrelatedTransport {
 
   protected override async openConnection(options: { signal?: AbortSignal }): Promise<void> {
     const { command, args, env, cwd } = this.#config;
-    let child: ChildProcessWithoutNullStreams;
+    // Where a channel of our own cannot be made (an over-long temp path…), a plain pipe serves.
+    const channel = USE_OUTPUT_CHANNEL
+      ? await openOutputChannel((chunk) => this.#onStdout(chunk)).catch(() => undefined)
+      : undefined;
+    let child: ChildProcess;
     try {
       child = spawn(command, args, {
         cwd,
         env,
-        stdio: "pipe",
+        stdio: ["pipe", channel?.serverEnd ?? "pipe", "pipe"],
         shell: false,
         detached: this.#config.processGroup,
         windowsHide: true,
       });
     } catch (error) {
+      channel?.reader.destroy();
       this.#stop();
       throw spawnFailed(this.#facts(), this.#config, error);
+    } finally {
+      // The child has its own copy; ours would keep the channel open after the server exits.
+      channel?.serverEnd.destroy();
     }
+    const stdout = channel?.reader ?? (child.stdout as Readable);
     this.#child = child;
+    this.#stdout = stdout;
     this.#exit = new ChildExit(child);
-    this.#writer = new WriteQueue(child.stdin, {
+    this.#writer = new WriteQueue(child.stdin as Writable, {
       wrapError: (error) =>
         transportFailure(
           this.#facts(),
@@ -151,7 +165,7 @@ export class StdioTransport extends CorrelatedTransport {
           error,
         ),
     });
-    this.#listen(child);
+    this.#listen(child, stdout, child.stderr as Readable, channel === undefined);
     await new Promise<void>((resolve, reject) => {
       const { signal } = options;
       const settle = (error?: unknown) => {
@@ -160,6 +174,7 @@ export class StdioTransport extends CorrelatedTransport {
         signal?.removeEventListener("abort", onAbort);
         if (error === undefined) return resolve();
         this.#stop();
+        stdout.destroy();
         reject(error);
       };
       const onSpawn = () => settle();
@@ -236,7 +251,7 @@ export class StdioTransport extends CorrelatedTransport {
     );
   }
 
-  #listen(child: ChildProcessWithoutNullStreams): void {
+  #listen(child: ChildProcess, stdout: Readable, stderr: Readable, piped: boolean): void {
     const stderrText = new StringDecoder("utf8");
     child.on("error", (error) => {
       if (this.connected)
@@ -245,24 +260,23 @@ export class StdioTransport extends CorrelatedTransport {
         );
     });
     child.on("exit", () => this.#checkLost());
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (!this.#stopping) this.#decoder.push(chunk);
-    });
-    child.stdout.on("end", () => {
+    // Our own channel hands its reads to #onStdout itself.
+    if (piped) stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    stdout.on("end", () => {
       if (!this.#stopping) this.#decoder.end();
     });
     // Stream errors are followed by "close", which is what counts; stderr is diagnostics only.
-    child.stdout.on("error", () => {});
-    child.stderr.on("error", () => {});
-    child.stdout.on("close", () => {
+    stdout.on("error", () => {});
+    stderr.on("error", () => {});
+    stdout.on("close", () => {
       this.#stdoutClosed = true;
       this.#checkLost();
     });
-    child.stderr.on("close", () => {
+    stderr.on("close", () => {
       this.#stderrClosed = true;
       this.#checkLost();
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    stderr.on("data", (chunk: Buffer) => {
       this.#stderr.push(chunk);
       const onStderr = this.#config.onStderr;
       const text = onStderr ? stderrText.write(chunk) : "";
@@ -273,6 +287,10 @@ export class StdioTransport extends CorrelatedTransport {
         this.reportError(error instanceof Error ? error : new Error(String(error)));
       }
     });
+  }
+
+  #onStdout(chunk: Buffer): void {
+    if (!this.#stopping) this.#decoder.push(chunk);
   }
 
   /** Decides whether the end of the server's output means the connection is gone. */
@@ -321,7 +339,8 @@ export class StdioTransport extends CorrelatedTransport {
     const child = this.#child;
     const exit = this.#exit;
     const writer = this.#writer;
-    if (!child || !exit || !writer) return;
+    const stdout = this.#stdout;
+    if (!child || !exit || !writer || !stdout) return;
     await stopProcessGroup(child, exit, {
       graceful,
       endInput: () => writer.end(),
@@ -330,9 +349,9 @@ export class StdioTransport extends CorrelatedTransport {
       grouped: this.#config.processGroup,
     });
     writer.fail(this.closedError());
-    child.stdin.destroy();
-    child.stdout.destroy();
-    child.stderr.destroy();
+    child.stdin?.destroy();
+    stdout.destroy();
+    child.stderr?.destroy();
   }
 
   #rejectFrame(frame: OversizedFrame): void {
