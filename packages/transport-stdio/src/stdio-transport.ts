@@ -135,6 +135,13 @@ export class StdioTransport extends CorrelatedTransport {
     const channel = USE_OUTPUT_CHANNEL
       ? await openOutputChannel((chunk) => this.#onStdout(chunk)).catch(() => undefined)
       : undefined;
+    // The wait for the channel left room for an abort or a close(): then nothing is spawned.
+    if (options.signal?.aborted || this.#stopping) {
+      channel?.reader.destroy();
+      channel?.serverEnd.destroy();
+      this.#stop();
+      throw options.signal?.aborted ? options.signal.reason : this.closedError();
+    }
     let child: ChildProcess;
     try {
       child = spawn(command, args, {
