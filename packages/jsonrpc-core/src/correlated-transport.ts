@@ -135,8 +135,15 @@ export abstract class CorrelatedTransport implements MCPTransport {
 
   /** Opens the underlying connection; throw to fail `connect()`. */
   protected abstract openConnection(options: { signal?: AbortSignal }): Promise<void>;
-  /** Writes one message; reject when it could not be handed to the wire. */
-  protected abstract writeMessage(message: JsonRpcMessage, context: OutgoingContext): Promise<void>;
+  /**
+   * Writes one message; reject when it could not be handed to the wire. For a request a
+   * transport may return `undefined` instead and report a failed write with
+   * `correlator.fail(context.requestId, error)` (see SendMessage).
+   */
+  protected abstract writeMessage(
+    message: JsonRpcMessage,
+    context: OutgoingContext,
+  ): Promise<void> | undefined;
   /** Releases the underlying connection; called once, by `close()`. */
   protected abstract closeConnection(): Promise<void>;
 
@@ -212,7 +219,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
     this.onError?.(error);
   }
 
-  #write(message: JsonRpcMessage, context: OutgoingContext): Promise<void> {
+  #write(message: JsonRpcMessage, context: OutgoingContext): Promise<void> | undefined {
     if (this.#state === "closed") return Promise.reject(this.closedError());
     return this.writeMessage(message, context);
   }
@@ -231,7 +238,7 @@ export abstract class CorrelatedTransport implements MCPTransport {
       response = { jsonrpc: "2.0", id: request.id, error: wire.toObject() };
     }
     if (this.#state !== "open") return;
-    await this.#write(response, NOTIFICATION_CONTEXT).catch((error: unknown) => {
+    await this.#write(response, NOTIFICATION_CONTEXT)?.catch((error: unknown) => {
       this.reportError(error instanceof Error ? error : new Error(String(error)));
     });
   }

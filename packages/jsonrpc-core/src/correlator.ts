@@ -214,7 +214,7 @@ export class RequestCorrelator {
         signal.addEventListener("abort", onAbort, { once: true });
         entry.detachAbort = () => signal.removeEventListener("abort", onAbort);
       }
-      this.#send(message, entry).catch((error: unknown) => {
+      this.#send(message, entry)?.catch((error: unknown) => {
         this.fail(id, error);
       });
     });
@@ -316,7 +316,7 @@ export class RequestCorrelator {
       method: "notifications/cancelled",
       params: { requestId: id, reason: why },
     };
-    this.#send(cancel, NOTIFICATION_CONTEXT).catch(() => {
+    this.#send(cancel, NOTIFICATION_CONTEXT)?.catch(() => {
       // The peer may already be gone; the request itself has been settled either way.
     });
   }

@@ -44,5 +44,12 @@ export const NOTIFICATION_CONTEXT: OutgoingContext = Object.freeze({
   onSettled(): void {},
 });
 
-/** Writes one message to the peer; rejects when it could not be handed to the wire. */
-export type SendMessage = (message: JsonRpcMessage, context: OutgoingContext) => Promise<void>;
+/**
+ * Writes one message to the peer; rejects when it could not be handed to the wire. For a request
+ * (`context.requestId` set) it may instead return `undefined`: the frame was taken, and the
+ * sender reports a failure to write it by failing that request itself (saving a promise a call).
+ */
+export type SendMessage = (
+  message: JsonRpcMessage,
+  context: OutgoingContext,
+) => Promise<void> | undefined;

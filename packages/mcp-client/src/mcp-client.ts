@@ -397,8 +397,11 @@ export class MCPClient {
   }
 
   #requestOptions(options: CallOptions): CallOptions {
-    const timeout = options.timeout ?? this.#options.requestTimeout;
-    return timeout === undefined ? options : { ...options, timeout };
+    const timeout = this.#options.requestTimeout;
+    // A copy only when the client's default has to be added: this runs on every call.
+    return options.timeout !== undefined || timeout === undefined
+      ? options
+      : { ...options, timeout };
   }
 
   #listAll<T>(method: string, field: string, options: CallOptions): Promise<T[]> {

@@ -24,8 +24,9 @@ const CARRIAGE_RETURN = 0x0d;
 const OPEN_BRACE = 0x7b;
 
 /**
- * Splits a byte stream into newline-delimited frames. Chunks are kept as a list and joined once
- * per frame, when its newline arrives, so a frame spread over many chunks costs linear time.
+ * Splits a byte stream into newline-delimited frames. A frame inside one chunk is decoded in
+ * place; the pieces of a frame spread over chunks are copied, kept as a list and joined once,
+ * when its newline arrives, so such a frame costs linear time.
  * A frame that grows past `maxFrameBytes` is not buffered: its bytes are counted and dropped
  * until the next newline, then reported through `onOversized`, and decoding carries on with the
  * following frame. Memory is therefore bounded by the cap whatever the peer sends.
@@ -48,6 +49,7 @@ export class LineDecoder {
     return this.#pendingBytes;
   }
 
+  /** Decodes `chunk`, which the caller may reuse once this returns: what is kept is copied. */
   push(chunk: Buffer): void {
     let start = 0;
     while (start <= chunk.length) {
@@ -82,7 +84,7 @@ export class LineDecoder {
       return;
     }
     if (this.#pendingBytes + piece.length <= this.#options.maxFrameBytes) {
-      this.#chunks.push(piece);
+      this.#chunks.push(Buffer.from(piece));
       this.#pendingBytes += piece.length;
       return;
     }

@@ -1,7 +1,9 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import {
   CorrelatedTransport,
+  type JsonRpcId,
   type JsonRpcMessage,
   LocalErrorCode,
   type OutgoingContext,
@@ -12,6 +14,7 @@ import {
 import { ByteRingBuffer } from "./internal/byte-ring-buffer.js";
 import { ChildExit, settlesWithin } from "./internal/child-exit.js";
 import { sniffResponseId } from "./internal/frame-id.js";
+import { openOutputChannel, USE_OUTPUT_CHANNEL } from "./internal/output-channel.js";
 import { signalGroup, stopProcessGroup } from "./internal/process-group.js";
 import {
   frameTooLarge,
@@ -55,7 +58,9 @@ export class StdioTransport extends CorrelatedTransport {
   readonly #config: ResolvedStdioConfig;
   readonly #stderr: ByteRingBuffer;
   readonly #decoder: LineDecoder;
-  #child: ChildProcessWithoutNullStreams | undefined;
+  #child: ChildProcess | undefined;
+  /** The server's stdout as we read it: our own channel's reader, or the child's pipe. */
+  #stdout: Readable | undefined;
   #exit: ChildExit | undefined;
   #writer: WriteQueue | undefined;
   #stdoutClosed = false;
@@ -72,6 +77,8 @@ export class StdioTransport extends CorrelatedTransport {
   #oversizedFrames = 0;
   #lastWrite: Promise<void> | undefined;
   #lastWriteReported: Promise<void> = Promise.resolve();
+  #explainedFailure: unknown;
+  #explanation: Promise<never> | undefined;
 
   constructor(config: StdioTransportConfig) {
     const resolved = resolveStdioConfig(config);
@@ -124,23 +131,40 @@ export class StdioTransport extends CorrelatedTransport {
 
   protected override async openConnection(options: { signal?: AbortSignal }): Promise<void> {
     const { command, args, env, cwd } = this.#config;
-    let child: ChildProcessWithoutNullStreams;
+    // Where a channel of our own cannot be made (an over-long temp path…), a plain pipe serves.
+    const channel = USE_OUTPUT_CHANNEL
+      ? await openOutputChannel((chunk) => this.#onStdout(chunk)).catch(() => undefined)
+      : undefined;
+    // The wait for the channel left room for an abort or a close(): then nothing is spawned.
+    if (options.signal?.aborted || this.#stopping) {
+      channel?.reader.destroy();
+      channel?.serverEnd.destroy();
+      this.#stop();
+      throw options.signal?.aborted ? options.signal.reason : this.closedError();
+    }
+    let child: ChildProcess;
     try {
       child = spawn(command, args, {
         cwd,
         env,
-        stdio: "pipe",
+        stdio: ["pipe", channel?.serverEnd ?? "pipe", "pipe"],
         shell: false,
         detached: this.#config.processGroup,
         windowsHide: true,
       });
     } catch (error) {
+      channel?.reader.destroy();
       this.#stop();
       throw spawnFailed(this.#facts(), this.#config, error);
+    } finally {
+      // The child has its own copy; ours would keep the channel open after the server exits.
+      channel?.serverEnd.destroy();
     }
+    const stdout = channel?.reader ?? (child.stdout as Readable);
     this.#child = child;
+    this.#stdout = stdout;
     this.#exit = new ChildExit(child);
-    this.#writer = new WriteQueue(child.stdin, {
+    this.#writer = new WriteQueue(child.stdin as Writable, {
       wrapError: (error) =>
         transportFailure(
           this.#facts(),
@@ -148,7 +172,7 @@ export class StdioTransport extends CorrelatedTransport {
           error,
         ),
     });
-    this.#listen(child);
+    this.#listen(child, stdout, child.stderr as Readable, channel === undefined);
     await new Promise<void>((resolve, reject) => {
       const { signal } = options;
       const settle = (error?: unknown) => {
@@ -157,6 +181,7 @@ export class StdioTransport extends CorrelatedTransport {
         signal?.removeEventListener("abort", onAbort);
         if (error === undefined) return resolve();
         this.#stop();
+        stdout.destroy();
         reject(error);
       };
       const onSpawn = () => settle();
@@ -174,7 +199,7 @@ export class StdioTransport extends CorrelatedTransport {
   protected override writeMessage(
     message: JsonRpcMessage,
     context: OutgoingContext,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const writer = this.#writer;
     if (!writer) return Promise.reject(this.closedError());
     let frame: string;
@@ -183,16 +208,29 @@ export class StdioTransport extends CorrelatedTransport {
     } catch (error) {
       return Promise.reject(error);
     }
-    const written = writer.write(frame, {
-      signal: () => context.signal,
-      dropQuietly: context.requestId !== undefined,
-    });
+    const id = context.requestId;
+    if (id !== undefined) {
+      // A request needs no promise per write: its response settles it, and so does a failure.
+      writer.post(frame, context, (error) => this.#requestWriteFailed(writer, error, id));
+      return undefined;
+    }
+    const written = writer.write(frame, { signal: () => context.signal });
     // Frames written in one tick share one promise, and so one explanation of a failure.
     if (written !== this.#lastWrite) {
       this.#lastWrite = written;
       this.#lastWriteReported = written.catch((error: unknown) => this.#writeFailed(writer, error));
     }
     return this.#lastWriteReported;
+  }
+
+  /** Fails request `id` whose frame could not be written, with the failure's explanation. */
+  #requestWriteFailed(writer: WriteQueue, error: unknown, id: JsonRpcId): void {
+    // The requests of one batch share one failure, and so one explanation of it.
+    if (error !== this.#explainedFailure || this.#explanation === undefined) {
+      this.#explainedFailure = error;
+      this.#explanation = this.#writeFailed(writer, error);
+    }
+    this.#explanation.catch((reason: unknown) => this.correlator.fail(id, reason));
   }
 
   /** A broken pipe usually means the server is exiting: report its exit (code, stderr) instead. */
@@ -220,7 +258,7 @@ export class StdioTransport extends CorrelatedTransport {
     );
   }
 
-  #listen(child: ChildProcessWithoutNullStreams): void {
+  #listen(child: ChildProcess, stdout: Readable, stderr: Readable, piped: boolean): void {
     const stderrText = new StringDecoder("utf8");
     child.on("error", (error) => {
       if (this.connected)
@@ -229,24 +267,23 @@ export class StdioTransport extends CorrelatedTransport {
         );
     });
     child.on("exit", () => this.#checkLost());
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (!this.#stopping) this.#decoder.push(chunk);
-    });
-    child.stdout.on("end", () => {
+    // Our own channel hands its reads to #onStdout itself.
+    if (piped) stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    stdout.on("end", () => {
       if (!this.#stopping) this.#decoder.end();
     });
     // Stream errors are followed by "close", which is what counts; stderr is diagnostics only.
-    child.stdout.on("error", () => {});
-    child.stderr.on("error", () => {});
-    child.stdout.on("close", () => {
+    stdout.on("error", () => {});
+    stderr.on("error", () => {});
+    stdout.on("close", () => {
       this.#stdoutClosed = true;
       this.#checkLost();
     });
-    child.stderr.on("close", () => {
+    stderr.on("close", () => {
       this.#stderrClosed = true;
       this.#checkLost();
     });
-    child.stderr.on("data", (chunk: Buffer) => {
+    stderr.on("data", (chunk: Buffer) => {
       this.#stderr.push(chunk);
       const onStderr = this.#config.onStderr;
       const text = onStderr ? stderrText.write(chunk) : "";
@@ -257,6 +294,10 @@ export class StdioTransport extends CorrelatedTransport {
         this.reportError(error instanceof Error ? error : new Error(String(error)));
       }
     });
+  }
+
+  #onStdout(chunk: Buffer): void {
+    if (!this.#stopping) this.#decoder.push(chunk);
   }
 
   /** Decides whether the end of the server's output means the connection is gone. */
@@ -305,7 +346,8 @@ export class StdioTransport extends CorrelatedTransport {
     const child = this.#child;
     const exit = this.#exit;
     const writer = this.#writer;
-    if (!child || !exit || !writer) return;
+    const stdout = this.#stdout;
+    if (!child || !exit || !writer || !stdout) return;
     await stopProcessGroup(child, exit, {
       graceful,
       endInput: () => writer.end(),
@@ -314,9 +356,9 @@ export class StdioTransport extends CorrelatedTransport {
       grouped: this.#config.processGroup,
     });
     writer.fail(this.closedError());
-    child.stdin.destroy();
-    child.stdout.destroy();
-    child.stderr.destroy();
+    child.stdin?.destroy();
+    stdout.destroy();
+    child.stderr?.destroy();
   }
 
   #rejectFrame(frame: OversizedFrame): void {

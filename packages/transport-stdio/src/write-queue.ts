@@ -51,9 +51,13 @@ export class WriteQueue {
   /** Text accepted in this tick: it goes to the stream as one chunk when the tick ends. */
   #batch = "";
   #batchBytes = 0;
+  #batchOpen = false;
+  /** The promise of the batch's write() callers, made only once one of them asks. */
   #batchWritten: Promise<void> | undefined;
   #resolveBatch: () => void = () => {};
   #rejectBatch: (reason: unknown) => void = () => {};
+  /** The failure callbacks of the batch's post() callers. */
+  #batchFailures: ((error: unknown) => void)[] | undefined;
   readonly #flush = () => this.#flushBatch();
 
   constructor(stream: Writable, options: WriteQueueOptions) {
@@ -104,6 +108,26 @@ export class WriteQueue {
       this.#queuedBytes += bytes.length;
       void this.#pump();
     });
+  }
+
+  /**
+   * write() for a text frame whose sender only needs to hear of a failure (a request: its
+   * response tells the rest): no promise is made, `onFailure` runs if the frame cannot be
+   * written. `sender.signal` is read only if the frame has to queue; aborting it then drops the
+   * frame quietly.
+   */
+  post(
+    data: string,
+    sender: { readonly signal: AbortSignal },
+    onFailure: (error: unknown) => void,
+  ): void {
+    if (this.#failure === undefined && !this.#endRequested && this.#idle()) {
+      this.#append(data);
+      this.#batchFailures ??= [];
+      this.#batchFailures.push(onFailure);
+      return;
+    }
+    this.write(data, { signal: () => sender.signal, dropQuietly: true }).catch(onFailure);
   }
 
   /** Ends the stream once every queued frame has been handed to it. */
@@ -157,31 +181,54 @@ export class WriteQueue {
 
   /**
    * Frames written in the same tick (many calls in flight answer in one read) leave in one
-   * write: one chunk and one syscall instead of one per frame. They share one promise.
+   * write: one chunk and one syscall instead of one per frame. Their write() callers share one
+   * promise; post() callers only leave a failure callback (see #append).
    */
   #addToBatch(text: string): Promise<void> {
-    if (this.#batchWritten === undefined) {
-      this.#batchWritten = new Promise<void>((resolve, reject) => {
-        this.#resolveBatch = resolve;
-        this.#rejectBatch = reject;
-      });
+    this.#append(text);
+    this.#batchWritten ??= new Promise<void>((resolve, reject) => {
+      this.#resolveBatch = resolve;
+      this.#rejectBatch = reject;
+    });
+    return this.#batchWritten;
+  }
+
+  /** Adds a frame to this tick's batch; the first one schedules the flush. */
+  #append(text: string): void {
+    if (!this.#batchOpen) {
+      this.#batchOpen = true;
       process.nextTick(this.#flush);
     }
     this.#batch += text;
     this.#batchBytes += Buffer.byteLength(text, "utf8");
-    return this.#batchWritten;
   }
 
   #flushBatch(): void {
-    if (this.#batchWritten === undefined) return;
+    if (!this.#batchOpen) return;
     const text = this.#batch;
+    const written = this.#batchWritten;
     const resolve = this.#resolveBatch;
     const reject = this.#rejectBatch;
+    const failures = this.#batchFailures;
     this.#batch = "";
     this.#batchBytes = 0;
+    this.#batchOpen = false;
     this.#batchWritten = undefined;
-    if (this.#failure) reject(this.#failure);
-    else this.#stream.write(text, (error) => this.#written(error, resolve, reject));
+    this.#batchFailures = undefined;
+    // The promise's resolvers belong to this batch only if one of its callers asked for it.
+    const rejectWritten = written ? reject : undefined;
+    if (this.#failure) {
+      failBatch(this.#failure, rejectWritten, failures);
+      return;
+    }
+    this.#stream.write(text, (error) => {
+      if (!error) {
+        if (written) resolve();
+        return;
+      }
+      this.fail(this.#wrapError(error));
+      failBatch(this.#failure, rejectWritten, failures);
+    });
   }
 
   #written(
@@ -264,4 +311,13 @@ export class WriteQueue {
       stream.on("error", done);
     });
   }
+}
+
+function failBatch(
+  error: unknown,
+  reject: ((reason: unknown) => void) | undefined,
+  failures: readonly ((error: unknown) => void)[] | undefined,
+): void {
+  reject?.(error);
+  if (failures) for (const onFailure of failures) onFailure(error);
 }

@@ -88,6 +88,58 @@ describe("the write queue", () => {
     expect(queue.queuedBytes).toBe(0);
   });
 
+  it("joins post() frames to the tick's chunk and tells each poster of a broken pipe", async () => {
+    const chunks: string[] = [];
+    let broken = false;
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk);
+        callback(broken ? new Error("write EPIPE") : null);
+      },
+    });
+    const queue = new WriteQueue(sink, {
+      wrapError: (error) => new Error("pipe broke", { cause: error }),
+    });
+    const sender = { signal: new AbortController().signal };
+    const failures: unknown[] = [];
+    queue.post('{"id":1}\n', sender, (error) => failures.push(error));
+    const written = queue.write('{"method":"n"}\n');
+    queue.post('{"id":2}\n', sender, (error) => failures.push(error));
+    await written;
+    expect(chunks).toEqual(['{"id":1}\n{"method":"n"}\n{"id":2}\n']);
+    expect(failures).toEqual([]);
+    broken = true;
+    queue.post('{"id":3}\n', sender, (error) => failures.push(error));
+    queue.post('{"id":4}\n', sender, (error) => failures.push(error));
+    await expect(queue.write('{"method":"n"}\n')).rejects.toThrow("pipe broke");
+    expect(failures).toHaveLength(2);
+    for (const failure of failures) expect(failure).toBe(queue.failure);
+    queue.post('{"id":5}\n', sender, (error) => failures.push(error));
+    await expect.poll(() => failures.length).toBe(3);
+    expect(failures[2]).toBe(queue.failure);
+  });
+
+  it("queues a post() frame while the stream is full and drops it quietly on abort", async () => {
+    const stream = new PassThrough({ highWaterMark: 1 });
+    const queue = new WriteQueue(stream, { wrapError: (error) => error as Error });
+    const first = queue.write("first\n");
+    const controller = new AbortController();
+    const failures: unknown[] = [];
+    queue.post("second\n", controller, (error) => failures.push(error));
+    queue.post("third\n", { signal: new AbortController().signal }, (error) =>
+      failures.push(error),
+    );
+    expect(queue.queuedBytes).toBe(Buffer.byteLength("first\nsecond\nthird\n"));
+    controller.abort();
+    expect(queue.queuedBytes).toBe(Buffer.byteLength("first\nthird\n"));
+    const received: string[] = [];
+    stream.on("data", (chunk: Buffer) => received.push(chunk.toString()));
+    await first;
+    await expect.poll(() => received.join("")).toBe("first\nthird\n");
+    expect(failures).toEqual([]);
+  });
+
   it("turns a broken pipe into rejected writes, not an uncaught exception", async () => {
     const sink = new Writable({
       highWaterMark: 1,

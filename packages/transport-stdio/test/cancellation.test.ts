@@ -1,4 +1,4 @@
-import { RequestTimeoutError } from "@awr/jsonrpc-core";
+import { LocalErrorCode, RequestTimeoutError } from "@awr/jsonrpc-core";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectErrors, TransportPool } from "./helpers/misbehaving.js";
 
@@ -74,6 +74,24 @@ describe("cancelling stdio requests", () => {
     const transport = pool.misbehaving();
     const reason = new Error("shutting down");
     await expect(transport.connect({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(transport.pid).toBeUndefined();
+  });
+
+  it("rejects connect() with the abort reason when the signal aborts while it opens", async () => {
+    const transport = pool.misbehaving();
+    const controller = new AbortController();
+    const reason = new Error("changed my mind");
+    const connecting = transport.connect({ signal: controller.signal });
+    controller.abort(reason);
+    await expect(connecting).rejects.toBe(reason);
+    expect(transport.connected).toBe(false);
+  });
+
+  it("starts no server when close() comes while connect() is opening", async () => {
+    const transport = pool.misbehaving();
+    const connecting = transport.connect().catch((error: unknown) => error);
+    await transport.close();
+    expect(await connecting).toMatchObject({ code: LocalErrorCode.TransportClosed });
     expect(transport.pid).toBeUndefined();
   });
 });

@@ -81,6 +81,26 @@ describe("stdio transport errors", () => {
     expect(isRunning(transport.pid as number)).toBe(false);
   });
 
+  it("rejects the requests whose frames met a broken pipe, all of them, with TRANSPORT_FAILED", async () => {
+    const transport = pool.misbehaving();
+    await transport.connect();
+    await transport.request("close_stdin");
+    // The server keeps running with its stdout open, so the failure is the write's own.
+    const outcomes = await Promise.all(
+      [1, 2, 3].map((index) =>
+        transport
+          .request("echo", { index }, { timeout: 10_000 })
+          .catch((caught: unknown) => caught),
+      ),
+    );
+    for (const outcome of outcomes) {
+      expect(outcome).toBeInstanceOf(TransportError);
+      expect(outcome).toMatchObject({ code: LocalErrorCode.TransportFailed });
+      expect((outcome as Error).message).toContain('cannot write to server "misbehaving"');
+    }
+    expect(transport.stats.pending).toBe(0);
+  });
+
   it("keeps only a bounded tail of a chatty stderr, and streams all of it to onStderr", async () => {
     const streamed: string[] = [];
     let chatterDone: () => void = () => {};

@@ -21,6 +21,21 @@ describe("the line decoder", () => {
     expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
   });
 
+  it("copies what it keeps, so the caller may reuse its read buffer", () => {
+    const lines: string[] = [];
+    const decoder = new LineDecoder({
+      maxFrameBytes: 1024,
+      onLine: (line) => lines.push(line),
+      onOversized: () => {},
+    });
+    const buffer = Buffer.alloc(16);
+    const read = (text: string) => decoder.push(buffer.subarray(0, buffer.write(text)));
+    read('{"a":1}\n{"b":');
+    read('"two"}\n{"c":');
+    read("3}\n");
+    expect(lines).toEqual(['{"a":1}', '{"b":"two"}', '{"c":3}']);
+  });
+
   it("decodes a multi-byte character split between chunks", () => {
     const bytes = Buffer.from('"héllo ✓"\n');
     const { lines } = decode([bytes.subarray(0, 3), bytes.subarray(3, 12), bytes.subarray(12)]);
