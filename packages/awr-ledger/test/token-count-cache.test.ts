@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 
@@ -45,25 +46,42 @@ describe("persisted token counts", () => {
     const first = await freshProcess();
     const expected = first.tokens.countTokens(TEXTS[0] as string);
     first.cache.saveTokenCounts();
-    const [file] = (await import("node:fs"))
-      .readdirSync(dir.root)
-      .filter((name) => name.endsWith(".json"));
+    const [file] = readdirSync(dir.root).filter((name) => name.endsWith(".db"));
     const path = join(dir.root, file as string);
-    const saved = JSON.parse(readFileSync(path, "utf8")) as { counts: Record<string, number> };
-    expect(Object.values(saved.counts)).toContain(expected);
 
-    for (const content of [
-      "{not json",
-      JSON.stringify({ version: 99, counts: saved.counts }),
-      JSON.stringify({
-        version: 1,
-        counts: Object.fromEntries(Object.keys(saved.counts).map((k) => [k, -1])),
-      }),
-    ]) {
-      writeFileSync(path, content);
+    const corrupt = [
+      () => writeFileSync(path, "not a database, but a file where the cache was"),
+      () => {
+        // A database of another shape: no counts table, and the value a count cannot have.
+        const db = new Database(path);
+        db.exec("CREATE TABLE counts (key TEXT PRIMARY KEY, count TEXT)");
+        db.prepare("INSERT INTO counts VALUES (?, ?)").run(
+          first.cache.textKey(TEXTS[0] as string),
+          "-1",
+        );
+        db.close();
+      },
+    ];
+    for (const damage of corrupt) {
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+      damage();
       const next = await freshProcess();
       expect(next.tokens.countTokens(TEXTS[0] as string)).toBe(expected);
       expect(next.tokens.tokenEncoderLoaded()).toBe(true);
+      next.cache.saveTokenCounts();
     }
+  });
+
+  it("keeps the most recently written counts when it holds too many", async () => {
+    const first = await freshProcess();
+    const counts = TEXTS.map((text) => first.tokens.countTokens(text));
+    first.cache.saveTokenCounts(2);
+
+    const second = await freshProcess();
+    // The two written last are still known; the oldest needs the encoder again.
+    expect(TEXTS.slice(1).map((text) => second.tokens.countTokens(text))).toEqual(counts.slice(1));
+    expect(second.tokens.tokenEncoderLoaded()).toBe(false);
+    expect(second.tokens.countTokens(TEXTS[0] as string)).toBe(counts[0]);
+    expect(second.tokens.tokenEncoderLoaded()).toBe(true);
   });
 });
