@@ -7,6 +7,7 @@ import {
   openHarness,
   type RuntimeHarness,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -22,10 +23,7 @@ describe.each(BACKENDS)("awr doctor repair on %s", (backend) => {
   let h: RuntimeHarness;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
   });
   afterEach(() => h.close());
 

@@ -12,6 +12,7 @@ import {
   prepareDatabase,
   type RuntimeHarness,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS, freshDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
@@ -37,10 +38,7 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
   let h: RuntimeHarness;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
   });
   afterEach(() => h.close());
 

@@ -6,6 +6,7 @@ import {
   openHarness,
   type RuntimeHarness,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -16,10 +17,7 @@ describe.each(BACKENDS)("branch close on %s", (backend) => {
   let spike: string;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
     spike = await createBranch(h);
   });
   afterEach(() => h.close());

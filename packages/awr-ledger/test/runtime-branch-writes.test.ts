@@ -8,6 +8,7 @@ import {
   type RuntimeHarness,
   resume,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -18,10 +19,7 @@ describe.each(BACKENDS)("branch-aware writes on %s", (backend) => {
   let spike: string;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
     spike = await createBranch(h);
   });
   afterEach(() => h.close());

@@ -7,6 +7,7 @@ import {
   type RuntimeHarness,
   resume as resumeWith,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -14,10 +15,7 @@ describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %
   let h: RuntimeHarness;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
   });
   afterEach(() => h.close());
 

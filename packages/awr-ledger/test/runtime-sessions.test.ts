@@ -10,6 +10,7 @@ import {
   reply,
   resume,
   startSession,
+  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS, reopenDatabase } from "./helpers/backends.js";
 
@@ -17,10 +18,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
   let h: RuntimeHarness;
   beforeEach(async () => {
     h = await openHarness(backend);
-    await h.seed([
-      { key: "W-1", status: "ready" },
-      { key: "W-2", status: "ready" },
-    ]);
+    await h.seed(TWO_READY);
   });
   afterEach(() => h.close());
 
