@@ -4,10 +4,12 @@
 // that text changes, and the recent-events table ages out in batches while staying a suffix of
 // the event log. Events are searched in the newest EVENT_SEARCH_WINDOW first, and in the whole
 // log whenever the page has room (the ledger README's "Search").
+
+import { openLedger } from "@awr/awr-ledger";
 import { EVENT_SEARCH_WINDOW, ledgerStore, spendRevision } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKENDS } from "./helpers/backends.js";
+import { BACKENDS, reopenDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
@@ -35,7 +37,7 @@ async function appendEvents(p: OpenProject, count: number, summary: (i: number) 
       const rows = Array.from({ length: Math.min(500, count - from + 1) }, (_, k) => {
         const i = from + k;
         return {
-          id: `e${String(i).padStart(8, "0")}`,
+          id: `e${String(base + i).padStart(8, "0")}`,
           seq: base + i,
           revision,
           type: "note.added",
@@ -151,6 +153,66 @@ describe.each(BACKENDS)("search after an entity update on %s", (backend) => {
       "[hosted] zebra 2 任务图",
       "[hosted] zebra 1 任务图",
     ]);
+  });
+
+  it("answers a search repeated after other writers' events as a fresh ledger does", async () => {
+    p = await openFixtureProject("basic", backend);
+    const project = p;
+    // Another ledger on its own connection to the database appends, as another process would;
+    // `p.ledger` keeps whatever it remembered between searches (on PostgreSQL, each query's
+    // window matches). Caches belong to a connection, so `fresh` has its own too.
+    const ledgerOnOwnConnection = async () => {
+      const opened = await reopenDatabase(project.db);
+      const ledger = await openLedger({ root: project.root, database: opened.db });
+      return { ledger, close: () => ledger.close().then(() => opened.close()) };
+    };
+    const writer = await ledgerOnOwnConnection();
+    const other = writer.ledger;
+    const queries = [
+      { text: "quail", limit: 2 },
+      { text: "quail", limit: 10 },
+      { text: "quail hosted", limit: 1 },
+      { text: "hosted", limit: 2 },
+      { text: "hosted", limit: 3 },
+      { text: "hosted", limit: 10 },
+    ];
+    const compare = async (step: string) => {
+      const fresh = await ledgerOnOwnConnection();
+      for (const query of queries) {
+        const got = await project.ledger.call("awr_search", query, caller);
+        const expected = await fresh.ledger.call("awr_search", query, caller);
+        expect(got, `${step}: ${JSON.stringify(query)}`).toEqual(expected);
+      }
+      await fresh.close();
+    };
+    const quails = async () =>
+      (await project.ledger.call("awr_search", { text: "quail", limit: 10 }, caller)).hits.map(
+        (h) => h.snippet,
+      );
+    try {
+      await appendEvents(project, 5, (i) => `hosted quail ${i}`);
+      await compare("five matches");
+      const quail = (n: number) => `hosted [quail] ${n}`;
+      expect(await quails()).toEqual([5, 4, 3, 2, 1].map(quail));
+      // Two matches more from the other ledger, among events that match nothing.
+      await appendEvents({ ...project, ledger: other }, 3, (i) =>
+        i === 1 ? "hosted quail 6" : `plain note ${i}`,
+      );
+      await appendEvents({ ...project, ledger: other }, 1, () => "hosted quail 7");
+      await compare("two more matches");
+      expect(await quails()).toEqual([7, 6, 5, 4, 3, 2, 1].map(quail));
+      // The first three matches leave the window.
+      await appendEvents({ ...project, ledger: other }, WINDOW - 7, (i) => `plain note ${i}`);
+      await compare("the oldest matches left the window");
+      // Everything before leaves the window; one new match in it.
+      await appendEvents({ ...project, ledger: other }, WINDOW + 10, (i) =>
+        i === WINDOW ? "hosted quail 8" : `plain note ${i}`,
+      );
+      await compare("only a new match in the window");
+      expect((await quails())[0]).toBe(quail(8));
+    } finally {
+      await writer.close();
+    }
   });
 
   it("leaves the request journal's receipts out of search, and keeps them in the log", async () => {

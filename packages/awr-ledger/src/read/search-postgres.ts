@@ -3,6 +3,7 @@ import { sql } from "../internal/kysely.js";
 import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { mergeMatches, rememberedMatches, type WindowMatches } from "./event-window-matches.js";
 import {
   type Candidate,
   SEARCH_CANDIDATES,
@@ -71,6 +72,23 @@ function rank(q: Queries, tsv: string, cjk: string) {
     sql` + `,
   );
 }
+
+/** An event that matched: `Found` without its doc kind, with its place in the log. */
+interface EventRow {
+  seq: number;
+  ref: string;
+  title: string;
+  text: string;
+  score: number;
+}
+
+const eventRow = (r: EventRow): EventRow => ({
+  seq: Number(r.seq),
+  ref: r.ref,
+  title: r.title,
+  text: r.text,
+  score: Number(r.score),
+});
 
 interface Found {
   doc_kind: string;
@@ -173,12 +191,8 @@ export const POSTGRES_SEARCH: SearchEngine = {
     const score = q.substring
       ? sql`0`
       : sql`ts_rank_cd(ev.search_tsv, to_tsquery('english', ${q.words ?? ""}))`;
-    const newest = (windowed: boolean) => {
-      // In the window the events are read newest first through the seq index and each one
-      // tested (`coalesce` keeps the planner off the GIN index, whose bitmap of a broad prefix
-      // over the whole log is what made this slow); over the whole log the GIN index is used.
-      const vector = windowed ? sql`coalesce(ev.search_tsv, ''::tsvector)` : sql`ev.search_tsv`;
-      const where = all([
+    const where = (vector: RawBuilder<unknown>) =>
+      all([
         q.substring
           ? all(
               terms.all.map(
@@ -190,22 +204,48 @@ export const POSTGRES_SEARCH: SearchEngine = {
         filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
         eventTextVisibleSql(filter.reader, "ev"),
         notJournalReceiptSql("ev"),
-        windowed ? sql`ev.seq > (SELECT max(seq) FROM events) - ${EVENT_SEARCH_WINDOW}` : TRUE,
       ]);
-      return sql<Omit<Found, "doc_kind">>`
-        SELECT ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score
-          FROM events ev WHERE ${where} ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
+    const columns = sql`ev.seq, ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score`;
+    /**
+     * The newest matches among the newest EVENT_SEARCH_WINDOW events that come after `after`,
+     * and the newest event's seq. The events are read newest first through the seq index and
+     * each one tested (`coalesce` keeps the planner off the GIN index, whose bitmap of a broad
+     * prefix over the whole log is what made this slow).
+     */
+    const inWindow = async (after: number): Promise<WindowMatches<EventRow>> => {
+      const { rows } = await sql<{ top: string | number } & Partial<EventRow>>`
+        WITH top AS (SELECT coalesce(max(seq), 0) AS s FROM events)
+        SELECT top.s AS top, m.* FROM top LEFT JOIN LATERAL (
+          SELECT ${columns} FROM events ev
+           WHERE ${where(sql`coalesce(ev.search_tsv, ''::tsvector)`)}
+             AND ev.seq > greatest(top.s - ${EVENT_SEARCH_WINDOW}, ${after})
+           ORDER BY ev.seq DESC LIMIT ${limit + 1}) m ON true`.execute(db);
+      return {
+        top: Number(rows[0]?.top ?? 0),
+        rows: rows.filter((r): r is typeof r & EventRow => r.ref != null).map(eventRow),
+      };
+    };
+    /** The newest matches in the whole log (or all of one work item's), through the GIN index. */
+    const inLog = async (): Promise<EventRow[]> => {
+      const { rows } = await sql<EventRow>`
+        SELECT ${columns} FROM events ev WHERE ${where(sql`ev.search_tsv`)}
+         ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
+      return rows.map(eventRow);
     };
     // As on SQLite: one work item's events whole, else the window first and the whole log
-    // unless the window and the records already overfill the page.
-    const windowed = filter.work === null;
-    let { rows } = await newest(windowed);
-    if (windowed && rows.length <= limit && records + rows.length <= limit) {
-      ({ rows } = await newest(false));
+    // unless the window and the records already overfill the page. The window's matches are
+    // remembered (event-window-matches.ts), so a search repeated after writes reads only the
+    // events appended since.
+    let rows: EventRow[];
+    if (filter.work !== null) rows = await inLog();
+    else {
+      const key = JSON.stringify([terms, filter.reader, limit]);
+      const earlier = rememberedMatches<EventRow>(db, key);
+      const fresh = await inWindow(earlier?.top ?? 0);
+      ({ rows } = mergeMatches(db, key, earlier, fresh, EVENT_SEARCH_WINDOW, limit + 1));
+      if (rows.length <= limit && records + rows.length <= limit) rows = await inLog();
     }
-    const found = rows
-      .slice(0, limit)
-      .map((r) => ({ ...r, doc_kind: "event", score: Number(r.score) }));
+    const found = rows.slice(0, limit).map(({ seq: _, ...r }) => ({ ...r, doc_kind: "event" }));
     // One event more than the page tells whether there are more; the page keeps the newest.
     return { candidates: await candidatesOf(db, terms, q, found), more: rows.length > limit };
   },
