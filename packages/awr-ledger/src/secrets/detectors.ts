@@ -52,6 +52,28 @@ function valueThatIsNotADefinition(match: RegExpMatchArray, state: ScanState, sk
   );
 }
 
+/**
+ * Whether what follows a label that ends its line starts a new block rather than continuing the
+ * label: it comes after a blank line, or is a Markdown heading or a YAML comment (`#`). So a
+ * `Token:` closing a paragraph above the next `## Section` names no value, while `password:`
+ * above an indented (or unindented) value on the next line still does.
+ */
+function valueStartsNewBlock(text: string, from: number): boolean {
+  const at = skipSpace(text, from);
+  const firstBreak = text.indexOf("\n", from);
+  if (firstBreak < 0 || firstBreak >= at) return false;
+  const secondBreak = text.indexOf("\n", firstBreak + 1);
+  return (secondBreak >= 0 && secondBreak < at) || text[at] === "#";
+}
+
+/** A value that continues the label: valueThatIsNotADefinition, not across a new block. */
+function labelledValue(match: RegExpMatchArray, state: ScanState, skipScheme = false) {
+  return (
+    !valueStartsNewBlock(state.text, end(match)) &&
+    valueThatIsNotADefinition(match, state, skipScheme)
+  );
+}
+
 /** `NAME=1 NAME2=x command …`: assignments that prefix a command are not an environment dump. */
 function prefixesACommand(line: string): boolean {
   let assigned = false;
@@ -83,6 +105,13 @@ const CJK_LABELS = "密码|密碼|口令|令牌|密钥|密鑰|私有提示词|�
 const NOT_WORD_BEFORE = "(?<![\\p{L}\\p{N}_])";
 /** A label starts a word or follows `_`/`-` inside a name (`OPENAI_API_KEY`, `x-api-key`). */
 const LABEL_START = "(?<![\\p{L}\\p{N}])";
+
+/** A labelled value's category: a private prompt's label, or any other credential label. */
+function categoryOfLabel(match: RegExpMatchArray): SecretCategory {
+  return /^(?:private|私有)/i.test(match[1] ?? match[2] ?? "")
+    ? "private_prompt"
+    : "labelled_value";
+}
 
 export const DETECTORS: readonly Detector[] = [
   { category: "openai_key", hint: /sk-/iu, pattern: /(?<![\p{L}\p{N}_])sk-[a-z0-9_-]{16,}/giu },
@@ -130,26 +159,27 @@ export const DETECTORS: readonly Detector[] = [
     accepts: (match) => isBasicCredential(match[1] ?? ""),
   },
   {
-    category: (match) =>
-      /^(?:private|私有)/i.test(match[1] ?? match[2] ?? "") ? "private_prompt" : "labelled_value",
+    category: categoryOfLabel,
     hint: new RegExp(`${LABELS}|${CJK_LABELS}`, "iu"),
     pattern: new RegExp(`(?:${LABEL_START}(${LABELS})|(${CJK_LABELS}))[\\s"'\`*]*[:=](?!=)`, "giu"),
+    // A private prompt's text may follow its label after a blank line, as under a heading.
     accepts: (match, state) =>
-      valueThatIsNotADefinition(match, state, /^authorization$/i.test(match[1] ?? "")),
+      categoryOfLabel(match) === "private_prompt"
+        ? valueThatIsNotADefinition(match, state)
+        : labelledValue(match, state, /^authorization$/i.test(match[1] ?? "")),
     start: nameStart,
   },
   {
     category: "env_assignment",
     pattern: /^[ \t"'`]*[A-Z_][A-Z0-9_]{1,80}[ \t]*=(?!=)/gmu,
     accepts: (match, state) =>
-      !prefixesACommand(lineAt(state.text, match.index ?? 0)) &&
-      valueThatIsNotADefinition(match, state),
+      !prefixesACommand(lineAt(state.text, match.index ?? 0)) && labelledValue(match, state),
   },
   {
     category: "env_assignment",
     hint: /export/u,
     pattern: /(?<![\p{L}\p{N}_])export[ \t]+[A-Z_][A-Z0-9_]{1,80}[ \t]*=(?!=)/gu,
-    accepts: (match, state) => valueThatIsNotADefinition(match, state),
+    accepts: labelledValue,
   },
   {
     category: "env_block",

@@ -24,6 +24,31 @@ describe("findSecretsInSource", () => {
     expect(JSON.stringify(found)).not.toMatch(/sk-proj|hunter2/);
   });
 
+  it("reads no value past a blank line or into a heading after a label that ends its line", () => {
+    const markdown = [
+      "## Access",
+      "Ask the platform team for a deploy token:",
+      "",
+      "## Next steps",
+      "Rotate the secret:",
+      "# not a value either",
+      "API_TOKEN=",
+      "",
+      "# Later",
+    ].join("\n");
+    expect(findSecretsInSource(markdown)).toEqual([]);
+    expect(findSecretsInSource(`password:\n  ${V}`)).toEqual([
+      { line: 1, category: "labelled_value" },
+    ]);
+    expect(findSecretsInSource(`token:\r\n${V}`)).toEqual([
+      { line: 1, category: "labelled_value" },
+    ]);
+    // A private prompt's text may follow its label after a blank line, as it does a heading.
+    expect(findSecretsInSource(`Private prompt:\n\nYou are ${V}`)).toEqual([
+      { line: 1, category: "private_prompt" },
+    ]);
+  });
+
   it("counts lines of the original text through CRLF, full-width and escaped characters", () => {
     const text = `a\r\n\u200b\uff41\r\nb: \\u0022x\\u0022\r\n密码：${V}\r\npassword: ${V}`;
     expect(findSecretsInSource(text)).toEqual([
