@@ -105,7 +105,9 @@ export function benchPostgres() {
   if (!existsSync(pgCtl) || process.getuid?.() !== 0) return undefined;
   const data = tempDir("pg");
   const port = String(57000 + (process.pid % 1000));
-  const result = spawnSync(join(ROOT, "scripts/pg-start.sh"), [port, data], { encoding: "utf8" });
+  const result = spawnSync(join(ROOT, "scripts/pg-start.sh"), [port, data, String(process.pid)], {
+    encoding: "utf8",
+  });
   if (result.status !== 0) return undefined;
   process.env[PG_URL_ENV] = result.stdout.trim();
   return {

@@ -19,7 +19,7 @@ export default function setup(): (() => void) | undefined {
   const port = String(56000 + (process.pid % 1000));
   const script = fileURLToPath(new URL("../pg-start.sh", import.meta.url));
   try {
-    const url = execFileSync(script, [port, dataDir], {
+    const url = execFileSync(script, [port, dataDir, String(process.pid)], {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
     }).trim();
