@@ -87,7 +87,7 @@ export async function run_({ quick }) {
         "event loop whatever the client. The processGroup: false row is our client with its server in the host's " +
         "session: by default the server leads its own process group, which Node creates with setsid(), and on Linux " +
         "with autogroup scheduling that puts it in a scheduling group of its own, whose wake-ups a busy machine " +
-        `delays (the SDK's server and the floor's stay in the host's session). ${quick ? "Quick mode: 1000 stdio / 300 HTTP calls, 1 round." : "Defaults: stdio 4000 calls after 2000 warm-up calls, HTTP 1500 after 500, 5 rounds."}`,
+        `delays (the SDK's server and the floor's stay in the host's session). ${quick ? "Quick mode: 1000 stdio / 300 HTTP calls, 1 round." : "Defaults: stdio 10000 calls after 10000 warm-up calls (with 2000, JIT tier-up still happened inside the timed window), HTTP 1500 after 500, 5 rounds."}`,
     ],
     profiles: missed.map((row) => ({
       title: `our client alone, ${row.transport}, ${row.mode}`,
