@@ -343,7 +343,7 @@ export function observeStatements(onStatement) {
       try {
         return original.apply(this, args);
       } finally {
-        onStatement(this.source, performance.now() - started, { autocommit });
+        onStatement(this.source, performance.now() - started, { autocommit, method, args });
       }
     };
   }
