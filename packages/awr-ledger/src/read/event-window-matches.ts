@@ -26,7 +26,7 @@ export interface WindowMatches<Row extends SeqRow> {
 const caches = new WeakMap<object, Map<string, WindowMatches<SeqRow>>>();
 
 /** Searches remembered per database; the least recently used goes first. */
-export const MAX_REMEMBERED_SEARCHES = 256;
+export const MAX_REMEMBERED_SEARCHES = 128;
 
 /** The matches remembered for `key`, if any. */
 export function rememberedMatches<Row extends SeqRow>(

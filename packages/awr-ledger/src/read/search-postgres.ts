@@ -82,6 +82,9 @@ interface EventRow {
   score: number;
 }
 
+/** A scored and excerpted event match, with its place in the log (what is remembered). */
+type EventCandidate = Candidate & { seq: number };
+
 const eventRow = (r: EventRow): EventRow => ({
   seq: Number(r.seq),
   ref: r.ref,
@@ -232,21 +235,34 @@ export const POSTGRES_SEARCH: SearchEngine = {
          ORDER BY ev.seq DESC LIMIT ${limit + 1}`.execute(db);
       return rows.map(eventRow);
     };
+    /** The candidates (scores, snippets) of `rows`, each with its place in the log. */
+    const candidates = async (rows: EventRow[]): Promise<EventCandidate[]> => {
+      const found = rows.map(({ seq: _, ...r }) => ({ ...r, doc_kind: "event" }));
+      return (await candidatesOf(db, terms, q, found)).map((c, i) => ({
+        ...c,
+        seq: rows[i]?.seq ?? 0,
+      }));
+    };
     // As on SQLite: one work item's events whole, else the window first and the whole log
-    // unless the window and the records already overfill the page. The window's matches are
-    // remembered (event-window-matches.ts), so a search repeated after writes reads only the
-    // events appended since.
-    let rows: EventRow[];
-    if (filter.work !== null) rows = await inLog();
+    // unless the window and the records already overfill the page. The window's candidates are
+    // remembered (event-window-matches.ts), so a search repeated after writes reads, scores and
+    // excerpts only the events appended since.
+    let page: EventCandidate[];
+    if (filter.work !== null) page = await candidates(await inLog());
     else {
       const key = JSON.stringify([terms, filter.reader, limit]);
-      const earlier = rememberedMatches<EventRow>(db, key);
+      const earlier = rememberedMatches<EventCandidate>(db, key);
       const fresh = await inWindow(earlier?.top ?? 0);
-      ({ rows } = mergeMatches(db, key, earlier, fresh, EVENT_SEARCH_WINDOW, limit + 1));
-      if (rows.length <= limit && records + rows.length <= limit) rows = await inLog();
+      const scored = { top: fresh.top, rows: await candidates(fresh.rows) };
+      ({ rows: page } = mergeMatches(db, key, earlier, scored, EVENT_SEARCH_WINDOW, limit + 1));
+      if (page.length <= limit && records + page.length <= limit) {
+        page = await candidates(await inLog());
+      }
     }
-    const found = rows.slice(0, limit).map(({ seq: _, ...r }) => ({ ...r, doc_kind: "event" }));
     // One event more than the page tells whether there are more; the page keeps the newest.
-    return { candidates: await candidatesOf(db, terms, q, found), more: rows.length > limit };
+    return {
+      candidates: page.slice(0, limit).map(({ seq: _, ...c }) => c),
+      more: page.length > limit,
+    };
   },
 };
