@@ -331,19 +331,27 @@ describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
           tag: "doctor-race",
         }),
       ],
-      { cwd: PACKAGE_DIR, stdio: "ignore" },
+      { cwd: PACKAGE_DIR, stdio: ["ignore", "ignore", "pipe"] },
     );
+    let stderr = "";
+    child.stderr?.on("data", (chunk) => {
+      stderr = (stderr + String(chunk)).slice(-2000);
+    });
+    let exitCode: number | null | undefined;
     const exited = new Promise((resolve) => child.on("close", resolve));
-    let running = true;
     void exited.then(() => {
-      running = false;
+      exitCode = child.exitCode;
     });
     try {
       let seen: Report | undefined;
-      while (seen === undefined && running) {
+      while (seen === undefined && exitCode === undefined) {
         const report = await doctor(h);
         if (codes(report).includes("concurrent_project_change")) seen = report;
+        // On SQLite every step above settles in microtasks: without a turn of the event loop
+        // the child's exit (and the test's timeout) would never be noticed.
+        await new Promise((resolve) => setImmediate(resolve));
       }
+      expect(seen, `the writer exited (${exitCode}) first: ${stderr}`).toBeDefined();
       expect(seen?.findings.find((f) => f.code === "concurrent_project_change")).toMatchObject({
         severity: "warning",
         object_kind: "project",
