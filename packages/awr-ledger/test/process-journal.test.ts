@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { FAULT_ENV, ledgerStore } from "@awr/awr-ledger/testing";
+import { join } from "node:path";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
@@ -10,64 +8,9 @@ import {
   openHarness,
   type RuntimeHarness,
 } from "./fixtures/runtime/harness.js";
+import { runWriteChild } from "./fixtures/runtime/run-write-child.js";
 import { BACKENDS, type TestDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
-
-const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const CHILD = join(packageDir, "test", "fixtures", "runtime", "write-child.ts");
-/**
- * The children's SQLite lease: far longer than any test, so a killed child's lease is taken over
- * only because the child is provably dead (the lease holder identity), never by expiry.
- */
-const CHILD_LEASE_MS = 600_000;
-
-interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the fixture with tsx; bounded in time, and never outlives the test. */
-function runChild(
-  h: { database: TestDatabase; projectId: string },
-  config: Record<string, unknown>,
-  fault?: string,
-): Promise<ChildExit> {
-  const payload = {
-    backend: h.database.backend,
-    location: h.database.location,
-    url: h.database.url,
-    schema: h.database.schema,
-    projectId: h.projectId,
-    leaseMs: CHILD_LEASE_MS,
-    ...config,
-  };
-  const env = { ...process.env };
-  delete env[FAULT_ENV];
-  if (fault !== undefined) env[FAULT_ENV] = fault;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(payload)], {
-      cwd: packageDir,
-      env,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-}
 
 describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backend) => {
   let h: RuntimeHarness;
@@ -92,7 +35,7 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
     );
 
   it("settles a write killed after mcp.operation_started as not committed", async () => {
-    const exit = await runChild(
+    const exit = await runWriteChild(
       h,
       { mode: "once", requestId: "crash-1", tag: "crash" },
       "after_begin",
@@ -116,7 +59,7 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
   });
 
   it("settles a write killed after its domain commit as committed, with its effect exactly once", async () => {
-    const exit = await runChild(
+    const exit = await runWriteChild(
       h,
       { mode: "once", requestId: "crash-1", tag: "crash" },
       "after_domain",
@@ -147,7 +90,7 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
   });
 
   it("finishes normally without the fault switch", async () => {
-    const exit = await runChild(h, { mode: "once", requestId: "crash-1", tag: "crash" });
+    const exit = await runWriteChild(h, { mode: "once", requestId: "crash-1", tag: "crash" });
     expect(exit).toMatchObject({ code: 0, signal: null });
     const result = JSON.parse(exit.stdout) as { project_revision: number };
     expect(result.project_revision).toBe(3);
@@ -157,8 +100,8 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
   it("loses no update and spends no revision twice when two processes write to one project", async () => {
     const count = 8;
     const [a, b] = await Promise.all([
-      runChild(h, { mode: "loop", count, tag: "A" }),
-      runChild(h, { mode: "loop", count, tag: "B" }),
+      runWriteChild(h, { mode: "loop", count, tag: "A" }),
+      runWriteChild(h, { mode: "loop", count, tag: "B" }),
     ]);
     expect([a.code, a.stderr]).toEqual([0, ""]);
     expect([b.code, b.stderr]).toEqual([0, ""]);
@@ -200,7 +143,11 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
   afterEach(() => p.close());
 
   const reindexChild = (fault: string) =>
-    runChild(target, { mode: "reindex", root: p.root, requestId: "reindex-1", tag: "-" }, fault);
+    runWriteChild(
+      target,
+      { mode: "reindex", root: p.root, requestId: "reindex-1", tag: "-" },
+      fault,
+    );
   const goalTitle = async () =>
     (
       await p.db.db

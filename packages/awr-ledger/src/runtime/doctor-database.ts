@@ -160,11 +160,39 @@ interface ReportBasis {
   issues: string[];
 }
 
+/**
+ * Makes every FTS5 table of the schema read its index structure afresh. SQLite's integrity check
+ * of an FTS5 table uses the structure the connection cached when it last read that table, without
+ * asking whether another connection has written since, and reports a healthy index as
+ * `fts5: checksum mismatch` once one has (SQLite 3.53; a long-lived server's connection beside an
+ * `awr` process, or two servers on one file). Opening a cursor on the table is what revalidates
+ * that cache, so each table gets a one-row lookup first, in the same snapshot. A table too damaged
+ * to open is left to the integrity check, which then names the damage.
+ */
+async function refreshFullTextStructures(db: Kysely<LedgerSchema>): Promise<void> {
+  let tables: { name: string }[];
+  try {
+    ({ rows: tables } = await sql<{ name: string }>`
+      SELECT name FROM sqlite_master
+       WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'`.execute(db));
+  } catch {
+    return;
+  }
+  for (const { name } of tables) {
+    try {
+      await sql`SELECT 1 FROM ${sql.table(name)} WHERE rowid = -1`.execute(db);
+    } catch {
+      // The integrity check below reports what is wrong with this table.
+    }
+  }
+}
+
 /** SQLite's integrity, foreign-key and pragma checks. */
 async function sqliteReport(
   db: Kysely<LedgerSchema>,
   { schemaVersion, read, issues }: ReportBasis,
 ): Promise<Omit<DatabaseReport, "ok">> {
+  await refreshFullTextStructures(db);
   const integrity = (await pragma(db, "integrity_check")).map(String);
   let violations = 0;
   let checkError: string | undefined;
