@@ -10,6 +10,7 @@ import {
   type ReceiptRecord,
   receiptRecord,
 } from "../journal/operation-views.js";
+import { redactSecretStrings } from "../secrets/index.js";
 
 export interface OperationGetInput {
   request_id: string;
@@ -51,14 +52,16 @@ export async function operationGet(
       .orderBy("seq")
       .execute();
     const revision = await ctx.store.currentRevision(db);
-    return {
+    // The recorded result and receipts as stored; text holding a credential (from before the
+    // secret policy) is shown as `[redacted]`.
+    return redactSecretStrings({
       ...operationSummary(entry),
       ...(entry.result === null ? {} : { result: JSON.parse(entry.result) }),
       ...(entry.error === null ? {} : { error: JSON.parse(entry.error) }),
       domain_receipts: events.filter(isDomainReceipt).map(receiptRecord),
       next_action: operationNextAction(entry),
       project_revision: revision,
-    };
+    });
   }, options);
 }
 

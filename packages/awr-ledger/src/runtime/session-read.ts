@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { throwIfAborted } from "../internal/abort.js";
+import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { resolveSession, type SessionRef } from "./runtime-lookup.js";
 import {
@@ -43,7 +44,10 @@ export interface SessionGetResult {
   project_revision: number;
 }
 
-/** awr_session_get: one of this client's sessions with its claims, checkpoints and waits. */
+/**
+ * awr_session_get: one of this client's sessions with its claims, checkpoints and waits. A stored
+ * text that holds a credential (kept from before the secret policy) is shown as `[redacted]`.
+ */
 export async function sessionGet(
   ctx: RuntimeContext,
   input: SessionGetInput,
@@ -96,7 +100,7 @@ export async function sessionGet(
         .execute(),
     ]);
     const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
-    return {
+    return redactSecretStrings({
       session: sessionView(session),
       claims: claims.map((claim) => claimView(claim, nowMs)),
       checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
@@ -104,7 +108,7 @@ export async function sessionGet(
       wait: pending === undefined ? null : waitView(pending),
       waits: waits.map(waitView),
       project_revision: await ctx.store.currentRevision(db),
-    };
+    });
   }, options);
 }
 
@@ -120,7 +124,7 @@ export interface SessionListResult {
   project_revision: number;
 }
 
-/** awr_session_list: this client's sessions, newest first, paged by `before_revision`. */
+/** awr_session_list: this client's sessions, newest first, paged by `before_revision` (redacted as above). */
 export async function sessionList(
   ctx: RuntimeContext,
   input: SessionListInput,
@@ -142,7 +146,7 @@ export async function sessionList(
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      sessions: page.map(sessionView),
+      sessions: redactSecretStrings(page.map(sessionView)),
       next_before_revision:
         rows.length > limit && last !== undefined ? Number(last.start_revision) : null,
       project_revision: await ctx.store.currentRevision(db),

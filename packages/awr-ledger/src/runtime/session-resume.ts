@@ -10,6 +10,7 @@ import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
+import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { activeBranchById, MAIN, resolveBranch, selectedBranchId } from "./branch-select.js";
 import { runCheckedWrite } from "./checked-write.js";
@@ -155,7 +156,9 @@ export async function sessionResume(
         });
         const held = inherited.find((c) => c.work === successor.work) ?? inherited[0];
         return {
-          result: {
+          // Stored text holding a credential (from before the policy) is neither returned nor
+          // recorded as this request's result.
+          result: redactSecretStrings({
             resumed: {
               session: sessionView(successor),
               claim: held === undefined ? null : claimView(held),
@@ -164,7 +167,7 @@ export async function sessionResume(
             predecessor: sessionView(closed),
             checkpoint_id: successor.last_checkpoint,
             claims: inherited.map((c) => claimView(c)),
-          },
+          }),
           event: {
             type: DOMAIN_EVENT_TYPES.sessionResumed,
             work: successor.work,

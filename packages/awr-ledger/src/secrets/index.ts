@@ -12,3 +12,4 @@ export {
   secretRefusal,
   type ValueSecretFinding,
 } from "./policy.js";
+export { redactSecretStrings } from "./redact-strings.js";
