@@ -219,6 +219,46 @@ authority_version = 1
     ]);
   });
 
+  it("refuses a credential written into the file, naming its line and never its value", async () => {
+    const inline = `sk-proj-${"Q7x".repeat(16)}`;
+    const text = valid().replace(
+      'token_env = "AWR_REVIEWER_TOKEN"',
+      `token_env = "AWR_REVIEWER_TOKEN"\ntoken = "${inline}"`,
+    );
+    const result = await checkRegistry(await write("inline.toml", text), env, { readIdentity });
+    const problems = result.ok ? [] : result.problems;
+    const line = text.split("\n").findIndex((l) => l.includes(inline)) + 1;
+    expect(problems[0]).toMatch(
+      new RegExp(
+        `^line ${line}: holds a credential \\(\\w+\\); a client names the environment variable`,
+      ),
+    );
+    expect(problems.join("\n")).not.toContain("Q7xQ7x");
+    await expect(
+      loadRegistry(await write("inline.toml", text), env, { readIdentity }),
+    ).rejects.not.toThrow(/Q7xQ7x/);
+  });
+
+  it("describes a token pasted into token_env without repeating it", async () => {
+    // What `awr token new` prints: base64url, so it may or may not be a valid variable name.
+    for (const pasted of [
+      "0qXJuCRSxzvKGUJl9O5dRE1F6pmIwZue4QdCijvdeig",
+      "0qXJuC-SxzvKGUJl9O5dRE1F6pmIwZue4QdCijvdeig",
+    ]) {
+      const text = valid().replace('token_env = "AWR_REVIEWER_TOKEN"', `token_env = "${pasted}"`);
+      const result = await checkRegistry(await write("pasted.toml", text), env, { readIdentity });
+      expect(result.ok ? [] : result.problems).toEqual([
+        'clients[1].token_env: looks like a token, not the name of an environment variable; put the token in a variable (export NAME="…") and write NAME here',
+      ]);
+    }
+    // An unset variable with an ordinary name is still named.
+    const unset = valid().replace("AWR_REVIEWER_TOKEN", "AWR_UNSET_TOKEN");
+    const named = await checkRegistry(await write("unset.toml", unset), env, { readIdentity });
+    expect(named.ok ? [] : named.problems).toEqual([
+      "clients[1].token_env: environment variable AWR_UNSET_TOKEN is not set",
+    ]);
+  });
+
   it("reports a TOML syntax error with its line", async () => {
     const file = await write("syntax.toml", 'version = 1\n[[projects]\nkey = "x"\n');
     const result = await checkRegistry(file, env, { readIdentity });

@@ -1,21 +1,24 @@
 import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
+import { findSecretsInSource } from "@awr/awr-ledger";
 import { parse, TomlError } from "smol-toml";
 
 import { defaultBackend } from "../default-backend.js";
 import type { IdentityReader } from "../ledger-backend.js";
 import { readRegistryFile } from "./read-registry-file.js";
-import { checkRegistryShape } from "./registry-shape.js";
+import { checkRegistryShape, ENV_NAME_PATTERN } from "./registry-shape.js";
 import type { Registry, RegistryClient } from "./registry-types.js";
+import {
+  looksLikePastedToken,
+  PASTED_TOKEN_PROBLEM,
+  TOKEN_MAX_LENGTH,
+  TOKEN_MIN_LENGTH,
+  TOKEN_PATTERN,
+} from "./token-shape.js";
 
 export { REGISTRY_MAX_BYTES } from "./read-registry-file.js";
-/** Bearer tokens shorter than this are refused. */
-export const TOKEN_MIN_LENGTH = 32;
-/** Bearer tokens longer than this are refused. */
-export const TOKEN_MAX_LENGTH = 4096;
-/** What a token may consist of: visible ASCII, so no space, line break or look-alike. */
-const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+export { TOKEN_MAX_LENGTH, TOKEN_MIN_LENGTH } from "./token-shape.js";
 
 /** The registry is unusable; `problems` lists every reason, one human-readable line each. */
 export class RegistryError extends Error {
@@ -77,6 +80,16 @@ export async function checkRegistry(
     return fail();
   }
   const { text } = read;
+  // Before parsing, so that no later problem (a type error, a missing variable) quotes the value.
+  const held = findSecretsInSource(text);
+  if (held.length > 0) {
+    for (const { line, category } of held) {
+      problems.push(
+        `line ${line}: holds a credential (${category}); a client names the environment variable that holds its token (token_env), never the token itself`,
+      );
+    }
+    return fail();
+  }
 
   let doc: Record<string, unknown>;
   try {
@@ -145,10 +158,13 @@ export async function checkRegistry(
     const at = `clients[${i}]`;
     const token = client.token_env === "" ? undefined : env[client.token_env];
     let digest: Buffer = Buffer.alloc(32);
-    if (client.token_env !== "") {
+    // A value that is no variable's name was reported with the file's shape.
+    if (ENV_NAME_PATTERN.test(client.token_env)) {
       const from = `the token in ${client.token_env}`;
       const fix = `tokens are ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} visible ASCII characters (try \`awr token new\`)`;
-      if (token === undefined || token === "") {
+      if ((token === undefined || token === "") && looksLikePastedToken(client.token_env)) {
+        problems.push(`${at}.token_env: ${PASTED_TOKEN_PROBLEM}`);
+      } else if (token === undefined || token === "") {
         problems.push(`${at}.token_env: environment variable ${client.token_env} is not set`);
       } else if (token.trim() === "") {
         problems.push(`${at}.token_env: ${from} is blank (only whitespace); ${fix}`);

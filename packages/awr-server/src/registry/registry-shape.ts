@@ -1,4 +1,5 @@
 import { workstreamIdOf } from "@awr/awr-ledger";
+import { looksLikePastedToken, PASTED_TOKEN_PROBLEM } from "./token-shape.js";
 
 /**
  * Structural validation of a parsed registry document. Every problem is collected (never the
@@ -8,7 +9,8 @@ import { workstreamIdOf } from "@awr/awr-ledger";
 
 /** Names (project keys, client ids) are short, path-free identifiers. */
 export const NAME_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
-const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** What `token_env` may hold: the name of an environment variable. */
+export const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 const TOP_FIELDS = ["version", "allowed_hosts", "allowed_origins", "projects", "clients"] as const;
 const PROJECT_FIELDS = ["key", "root", "project_id"] as const;
@@ -152,7 +154,11 @@ export function checkRegistryShape(doc: Table, out: string[]): RawRegistry {
     name(id, `${at}.id`, out);
     const token_env = str(table, "token_env", at, out);
     if (token_env !== "" && !ENV_NAME_PATTERN.test(token_env)) {
-      out.push(`${at}.token_env: "${token_env}" is not an environment variable name`);
+      out.push(
+        looksLikePastedToken(token_env)
+          ? `${at}.token_env: ${PASTED_TOKEN_PROBLEM}`
+          : `${at}.token_env: "${token_env}" is not an environment variable name`,
+      );
     }
     const grants = table["workstreams"];
     let workstreams: RawGrant[] = [];
