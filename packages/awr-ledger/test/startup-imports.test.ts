@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -42,5 +44,22 @@ describe("the ledger's start-up imports", () => {
         .map((specifier) => `${relative(SRC, file)} imports ${specifier}`),
     );
     expect(offenders).toEqual([]);
+  });
+
+  it("open a SQLite database with better-sqlite3's addon named, not searched for", () => {
+    const dir = mkdtempSync(join(tmpdir(), "awr-open-sqlite-"));
+    try {
+      const child = fileURLToPath(new URL("fixtures/open-sqlite-child.ts", import.meta.url));
+      const loaded = JSON.parse(
+        execFileSync(process.execPath, ["--import", "tsx", child, dir], {
+          cwd: fileURLToPath(new URL("..", import.meta.url)),
+          encoding: "utf8",
+        }),
+      ) as string[];
+      expect(loaded.filter((path) => path.endsWith("better_sqlite3.node"))).toHaveLength(1);
+      expect(loaded.filter((path) => /[\\/]bindings[\\/]/.test(path))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

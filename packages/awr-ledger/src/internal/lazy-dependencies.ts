@@ -42,3 +42,18 @@ export const o200kModule = once(
 export const betterSqlite3Module: () => typeof import("better-sqlite3") = once(
   () => requireDependency("better-sqlite3") as typeof import("better-sqlite3"),
 );
+
+/**
+ * Where an install puts better-sqlite3's compiled addon (prebuilt or built from source), for
+ * each connection's `nativeBinding` option: without it the package loads the `bindings` helper,
+ * which looks for the addon along some forty paths, about a tenth of the file lookups of a cold
+ * `awr` read. Resolved from the same place as the package, so it is that package's own addon;
+ * undefined when the addon is elsewhere (the package then finds it as usual).
+ */
+export const betterSqlite3Binding: () => string | undefined = once(() => {
+  try {
+    return requireDependency.resolve("better-sqlite3/build/Release/better_sqlite3.node");
+  } catch {
+    return undefined;
+  }
+});

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { KyselyClass, SqliteDialect, sql } from "../internal/kysely.js";
-import { betterSqlite3Module } from "../internal/lazy-dependencies.js";
+import { betterSqlite3Binding, betterSqlite3Module } from "../internal/lazy-dependencies.js";
 import type { StorageDialect } from "../storage/dialect.js";
 import { MIGRATIONS } from "../storage/migrations/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -139,6 +139,7 @@ export function openSqliteForInspection(file: string): Kysely<LedgerSchema> {
       readonly: true,
       fileMustExist: true,
       timeout: SQLITE_BUSY_TIMEOUT_MS,
+      nativeBinding: betterSqlite3Binding(),
     });
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     database.pragma("foreign_keys = ON");

@@ -124,7 +124,10 @@ export interface SessionListResult {
   project_revision: number;
 }
 
-/** awr_session_list: this client's sessions, newest first, paged by `before_revision` (redacted as above). */
+/**
+ * awr_session_list: this client's sessions, newest first, paged by `before_revision`; stored text
+ * is redacted as in awr_session_get.
+ */
 export async function sessionList(
   ctx: RuntimeContext,
   input: SessionListInput,

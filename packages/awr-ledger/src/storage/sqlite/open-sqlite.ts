@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { LedgerError } from "../../errors.js";
 import { KyselyClass, SqliteDialect } from "../../internal/kysely.js";
-import { betterSqlite3Module } from "../../internal/lazy-dependencies.js";
+import { betterSqlite3Binding, betterSqlite3Module } from "../../internal/lazy-dependencies.js";
 import type { OpenedDatabase } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
 import { withStatementCache } from "../sqlite-statement-cache.js";
@@ -41,7 +41,10 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
     );
   }
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const database = new Database(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+  const database = new Database(file, {
+    timeout: SQLITE_BUSY_TIMEOUT_MS,
+    nativeBinding: betterSqlite3Binding(),
+  });
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = FULL");
   database.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`);
