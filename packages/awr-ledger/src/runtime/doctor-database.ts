@@ -165,8 +165,8 @@ interface ReportBasis {
  * Makes every FTS5 table of the schema read its index structure afresh. SQLite's integrity check
  * of an FTS5 table uses the structure the connection cached when it last read that table, without
  * asking whether another connection has written since, and reports a healthy index as
- * `fts5: checksum mismatch` once one has (SQLite 3.53; a long-lived server's connection beside an
- * `awr` process, or two servers on one file). Opening a cursor on the table is what revalidates
+ * `fts5: checksum mismatch` once one has (SQLite 3.53; a ledger kept open by a long-running
+ * process while another process writes). Opening a cursor on the table is what revalidates
  * that cache, so each table gets a one-row lookup first, in the same snapshot. A table too damaged
  * to open is left to the integrity check, which then names the damage.
  */
