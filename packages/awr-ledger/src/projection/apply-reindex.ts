@@ -1,4 +1,5 @@
 import { yieldToEventLoop } from "../internal/yield.js";
+import { SECRET_POLICY_VERSION } from "../secrets/policy.js";
 import type { AdapterResult } from "../sources/adapters/index.js";
 import type { ReadSource } from "../sources/read-sources.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
@@ -8,9 +9,9 @@ import { writeWorkstreamCatalog } from "./workstream-catalog-plan.js";
 
 /**
  * Writes a plan into the projection inside the caller's write transaction, at `revision`:
- * replaces the rows of changed and removed sources, records held-back units never indexed
- * (no entities, WITHHELD_FINGERPRINT), records a workstream declaration, and records the
- * manifest fingerprint.
+ * replaces the rows of changed and removed sources, records the plan's withheld units (no
+ * entities, WITHHELD_FINGERPRINT), records a workstream declaration, and records the manifest
+ * fingerprint and the secret policy version the sources were checked under.
  */
 export async function applyReindex(
   tx: LedgerTx,
@@ -20,7 +21,8 @@ export async function applyReindex(
 ): Promise<void> {
   const { changes } = plan;
   const removed = changes.removed_paths;
-  for (const path of [...removed, ...plan.parsed.map((p) => p.read.path)]) {
+  const replaced = [...plan.parsed.map((p) => p.read.path), ...plan.withheld.map((r) => r.path)];
+  for (const path of [...removed, ...replaced]) {
     await tx.deleteFrom("dependencies").where("source_path", "=", path).execute();
     await deleteEntitiesOf(tx, path);
   }
@@ -43,7 +45,10 @@ export async function applyReindex(
   if (plan.workstreams !== undefined) await writeWorkstreamCatalog(tx, plan.workstreams, revision);
   await tx
     .updateTable("project_state")
-    .set({ manifest_fingerprint: plan.loaded.fingerprint })
+    .set({
+      manifest_fingerprint: plan.loaded.fingerprint,
+      secret_policy_version: SECRET_POLICY_VERSION,
+    })
     .execute();
 }
 

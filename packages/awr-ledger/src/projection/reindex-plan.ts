@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { SECRET_POLICY_VERSION } from "../secrets/policy.js";
 import type { AdapterResult, SourceIssue } from "../sources/adapters/index.js";
 import {
   type LoadedManifest,
@@ -50,9 +51,10 @@ export interface ReindexPlan {
   changes: ReindexChanges;
   parsed: { read: ReadSource; result: AdapterResult }[];
   /**
-   * Units held back because they hold a credential and never indexed before: recorded with
-   * WITHHELD_FINGERPRINT and no entities, so freshness checks report them changed (not fresh)
-   * until the file is clean. A held-back unit indexed before keeps its row and projection.
+   * Units held back because they hold a credential and never indexed before, or indexed from
+   * these same bytes under an older secret policy: recorded with WITHHELD_FINGERPRINT and no
+   * entities, so freshness checks report them changed (not fresh) until the file is clean. A
+   * held-back unit indexed from other bytes keeps its row and projection.
    */
   withheld: ReadSource[];
   /** The workstream declaration to record, when a changed source declares one. */
@@ -117,12 +119,13 @@ export async function preparse(
 }
 
 type RecordedSource = Awaited<ReturnType<typeof readRecorded>>["rows"][number];
+type RecordedState = Awaited<ReturnType<typeof readRecorded>>["state"];
 
 /** What the last index recorded: the manifest fingerprint and one row per indexed source. */
 async function readRecorded(db: Kysely<LedgerSchema>) {
   const state = await db
     .selectFrom("project_state")
-    .select("manifest_fingerprint")
+    .select(["manifest_fingerprint", "secret_policy_version"])
     .executeTakeFirst();
   const rows = await db.selectFrom("sources").selectAll().execute();
   return { state, rows };
@@ -132,20 +135,25 @@ async function readRecorded(db: Kysely<LedgerSchema>) {
  * The one staleness rule of a reindex: a source changed when it was never indexed, its content
  * (sha256) differs from the recorded one, or the manifest now gives it another adapter or
  * domain; a recorded source the manifest no longer lists is removed; the manifest itself
- * changed when its fingerprint differs.
+ * changed when its fingerprint differs. Every source changed when the last index checked them
+ * under an older secret policy than this code's (migration 012): a newer policy may refuse what
+ * an unchanged file holds.
  */
 function compareRecorded(
   loaded: LoadedManifest,
   reads: readonly ReadSource[],
-  state: { manifest_fingerprint: string | null } | undefined,
+  state: RecordedState | undefined,
   rows: readonly RecordedSource[],
   force: boolean,
 ): { changed: ReadSource[]; removed: string[]; manifestChanged: boolean } {
   const recorded = new Map(rows.map((row) => [row.path, row]));
+  const policyBehind =
+    state !== undefined && Number(state.secret_policy_version) < SECRET_POLICY_VERSION;
   const changed = reads.filter((read) => {
     const row = recorded.get(read.path);
     return (
       force ||
+      policyBehind ||
       row === undefined ||
       row.fingerprint !== read.snapshot.fingerprint ||
       row.adapter !== read.source.adapter ||
@@ -233,21 +241,29 @@ export async function planReindex(
 
   const parsed: ReindexPlan["parsed"] = [];
   const held: ReindexPlan["parsed"] = [];
+  // A held-back unit keeps what was recorded for it, unless nothing was, or it was recorded from
+  // these very bytes (indexed under an older secret policy that let the credential through).
+  const keepsRecorded = (read: ReadSource) => {
+    const previous = recorded.get(read.path);
+    return previous !== undefined && previous.fingerprint !== read.snapshot.fingerprint;
+  };
   for (const read of [...changed]) {
     const result = await parseCached(read, options.cache, options.signal);
     if (!result.issues.some(isSecretIssue)) {
       parsed.push({ read, result });
       continue;
     }
-    // Held back: the unit keeps what was recorded for it (or nothing), as if unchanged.
+    // Held back: as if unchanged, or recorded with no entities (withheld, never fresh).
     held.push({ read, result });
     changed.splice(changed.indexOf(read), 1);
     const entry = sources.find((s) => s.path === read.path) as SourceIndexState;
     entry.state = "unchanged";
-    entry.fingerprint = recorded.get(read.path)?.fingerprint ?? WITHHELD_FINGERPRINT;
+    entry.fingerprint = keepsRecorded(read)
+      ? (recorded.get(read.path)?.fingerprint ?? WITHHELD_FINGERPRINT)
+      : WITHHELD_FINGERPRINT;
   }
   const heldIssues = held.flatMap((h) => h.result.issues.filter(isSecretIssue));
-  const withheld = held.map((h) => h.read).filter((read) => !recorded.has(read.path));
+  const withheld = held.map((h) => h.read).filter((read) => !keepsRecorded(read));
   if (changed.length === 0 && removed.length === 0 && !manifestChanged && withheld.length === 0) {
     return unchangedPlan(heldIssues);
   }

@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /**
  * The ledger's table shapes as kysely sees them. Both backends store the same column types:
  * integers for revisions and sequence numbers, ISO-8601 text for times, and JSON as text (so a
@@ -15,6 +17,11 @@ export interface ProjectStateTable {
   created_at: string;
   /** The selected default work branch (migration 010); null = main. Project-wide. */
   current_branch_id: string | null;
+  /**
+   * The secret policy version the last index checked the sources under (migration 012; the
+   * database gives a new row 3).
+   */
+  secret_policy_version: Generated<number>;
 }
 
 export interface MigrationTable {

@@ -1,4 +1,5 @@
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
 import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
@@ -211,5 +212,43 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
       .execute();
     expect(notes).toEqual([]);
     expect(await storedText(project.db)).not.toContain(SAMPLE_KEY.slice(8, 20));
+  });
+
+  it("re-checks every source, changed or not, when the last index ran under an older policy", async () => {
+    const state = () =>
+      project.db.db.selectFrom("project_state").select("secret_policy_version").executeTakeFirst();
+    expect(Number((await state())?.secret_policy_version)).toBe(3);
+    // RULES.md holds a value that an older policy let through: recorded as indexed as it is.
+    appendFileSync(file("RULES.md"), ruleHeading("sample", SAMPLE));
+    const bytes = readFileSync(file("RULES.md"));
+    const line = bytes.toString().split("\n").indexOf(SAMPLE) + 1;
+    const { size, mtimeMs } = statSync(file("RULES.md"));
+    await project.db.db
+      .updateTable("sources")
+      .set({
+        fingerprint: `sha256:${createHash("sha256").update(bytes).digest("hex")}`,
+        size,
+        mtime_ms: mtimeMs,
+      })
+      .where("path", "=", "RULES.md")
+      .execute();
+
+    const current = await reindex();
+    expect(current.changed_paths).toEqual([]);
+    expect(current.issues.filter((i) => i.code === "RuleViolation")).toEqual([]);
+
+    await project.db.db.updateTable("project_state").set({ secret_policy_version: 2 }).execute();
+    const rechecked = await reindex();
+    const held = rechecked.issues.filter((i) => i.code === "RuleViolation");
+    expect(new Set(held.map((i) => `${i.path}:${i.line}`))).toEqual(new Set([`RULES.md:${line}`]));
+    expect(Number((await state())?.secret_policy_version)).toBe(3);
+    // What was recorded came from these bytes, so none of it stays: no rules until it is clean.
+    expect(await rules()).toEqual([]);
+    const stale = await refusal(project.ledger.call("awr_work_ready", {}));
+    expect(stale.details).toMatchObject({ changed_paths: ["RULES.md"] });
+    expect(JSON.stringify(rechecked)).not.toContain(SAMPLE_KEY.slice(8, 20));
+    writeFileSync(file("RULES.md"), bytes.toString().replace(SAMPLE, "Use a key from the vault."));
+    expect((await reindex()).changed_paths).toEqual(["RULES.md"]);
+    expect(await rules()).toContain("rule#held-sample:Use a key from the vault.");
   });
 });

@@ -10,6 +10,7 @@ import { migration008EventImportanceEvidenceSha } from "./008-event-importance-e
 import { migration009ProjectionChanges } from "./009-projection-changes.js";
 import { migration010WorkBranches } from "./010-work-branches.js";
 import { migration011SearchSkipsJournalReceipts } from "./011-search-skips-journal-receipts.js";
+import { migration012SecretPolicyVersion } from "./012-secret-policy-version.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration009ProjectionChanges,
   migration010WorkBranches,
   migration011SearchSkipsJournalReceipts,
+  migration012SecretPolicyVersion,
 ];
