@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { redactSecretStrings } from "../secrets/index.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
@@ -162,7 +163,12 @@ export async function workGet(
     goal: linked(stringOf(work, "goal")),
     milestone: linked(stringOf(work, "milestone")),
     decisions: linkedDecisions(projection, work.key, stringsOf(work, "decisions")),
-    evidence: { source: (work.attributes["evidence"] as unknown[] | undefined) ?? [], recorded },
+    // Recorded evidence is runtime text as stored: a string holding a credential (kept from
+    // before the secret policy) is shown as `[redacted]`.
+    evidence: {
+      source: (work.attributes["evidence"] as unknown[] | undefined) ?? [],
+      recorded: redactSecretStrings(recorded),
+    },
   };
 }
 

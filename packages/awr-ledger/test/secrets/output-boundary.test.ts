@@ -69,4 +69,27 @@ describe.each(BACKENDS)("secret policy on search and context output, %s", (backe
     expect(text).toContain("PAY-2");
     expect(JSON.stringify(compiled)).not.toContain(SYNTHETIC_VALUE);
   });
+
+  it("shows recorded evidence that holds a credential as [redacted] in work get", async () => {
+    await project.ledger.call(
+      "awr_evidence_record",
+      {
+        external_key: "E-1",
+        evidence_type: "test",
+        level: "locally_verified",
+        summary: "tests pass",
+        locator: "ci://run/1",
+        scope: ["PAY-2"],
+        work: "PAY-2",
+        expected_revision: await project.ledger.revision(),
+      },
+      { client: "stdio" },
+    );
+    await project.db.db.updateTable("evidence").set({ summary: PLANTED }).execute();
+    const got = await project.ledger.call("awr_work_get", { work: "PAY-2" });
+    expect(got.evidence.recorded).toMatchObject([
+      { external_key: "E-1", summary: "[redacted]", locator: "ci://run/1" },
+    ]);
+    expect(JSON.stringify(got)).not.toContain(SYNTHETIC_VALUE);
+  });
 });
