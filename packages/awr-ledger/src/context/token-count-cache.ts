@@ -3,7 +3,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { betterSqlite3Binding, betterSqlite3Module } from "../internal/lazy-dependencies.js";
+import { openBetterSqlite3 } from "../internal/lazy-dependencies.js";
 
 /**
  * Token counts that outlive the process, so that a fresh `awr context compile` of texts counted
@@ -64,11 +64,7 @@ function openStore(): CountStore | null {
   const file = cacheFile();
   if (file === undefined) return null;
   try {
-    const Database = betterSqlite3Module();
-    const db = new Database(file, {
-      timeout: BUSY_TIMEOUT_MS,
-      nativeBinding: betterSqlite3Binding(),
-    });
+    const db = openBetterSqlite3(file, { timeout: BUSY_TIMEOUT_MS });
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = OFF");
     // A rewritten count gets a new rowid, so rowid order is the order counts were written.

@@ -50,10 +50,22 @@ export const betterSqlite3Module: () => typeof import("better-sqlite3") = once(
  * `awr` read. Resolved from the same place as the package, so it is that package's own addon;
  * undefined when the addon is elsewhere (the package then finds it as usual).
  */
-export const betterSqlite3Binding: () => string | undefined = once(() => {
+const betterSqlite3Binding: () => string | undefined = once(() => {
   try {
     return requireDependency.resolve("better-sqlite3/build/Release/better_sqlite3.node");
   } catch {
     return undefined;
   }
 });
+
+/**
+ * A better-sqlite3 connection to `file`, with the addon named (betterSqlite3Binding). Every
+ * connection the ledger opens goes through here; throws what better-sqlite3 throws.
+ */
+export function openBetterSqlite3(
+  file: string,
+  options: import("better-sqlite3").Options,
+): import("better-sqlite3").Database {
+  const Database = betterSqlite3Module();
+  return new Database(file, { ...options, nativeBinding: betterSqlite3Binding() });
+}

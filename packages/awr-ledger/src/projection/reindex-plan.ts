@@ -241,11 +241,12 @@ export async function planReindex(
 
   const parsed: ReindexPlan["parsed"] = [];
   const held: ReindexPlan["parsed"] = [];
-  // A held-back unit keeps what was recorded for it, unless nothing was, or it was recorded from
-  // these very bytes (indexed under an older secret policy that let the credential through).
-  const keepsRecorded = (read: ReadSource) => {
-    const previous = recorded.get(read.path);
-    return previous !== undefined && previous.fingerprint !== read.snapshot.fingerprint;
+  // The fingerprint a held-back unit keeps: what was recorded for it, unless nothing was, or it
+  // was recorded from these very bytes (indexed under an older secret policy that let the
+  // credential through). Undefined: the unit is withheld.
+  const keptFingerprint = (read: ReadSource): string | undefined => {
+    const previous = recorded.get(read.path)?.fingerprint;
+    return previous === read.snapshot.fingerprint ? undefined : previous;
   };
   for (const read of [...changed]) {
     const result = await parseCached(read, options.cache, options.signal);
@@ -258,12 +259,10 @@ export async function planReindex(
     changed.splice(changed.indexOf(read), 1);
     const entry = sources.find((s) => s.path === read.path) as SourceIndexState;
     entry.state = "unchanged";
-    entry.fingerprint = keepsRecorded(read)
-      ? (recorded.get(read.path)?.fingerprint ?? WITHHELD_FINGERPRINT)
-      : WITHHELD_FINGERPRINT;
+    entry.fingerprint = keptFingerprint(read) ?? WITHHELD_FINGERPRINT;
   }
   const heldIssues = held.flatMap((h) => h.result.issues.filter(isSecretIssue));
-  const withheld = held.map((h) => h.read).filter((read) => !keepsRecorded(read));
+  const withheld = held.map((h) => h.read).filter((read) => keptFingerprint(read) === undefined);
   if (changed.length === 0 && removed.length === 0 && !manifestChanged && withheld.length === 0) {
     return unchangedPlan(heldIssues);
   }

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { KyselyClass, SqliteDialect, sql } from "../internal/kysely.js";
-import { betterSqlite3Binding, betterSqlite3Module } from "../internal/lazy-dependencies.js";
+import { openBetterSqlite3 } from "../internal/lazy-dependencies.js";
 import type { StorageDialect } from "../storage/dialect.js";
 import { MIGRATIONS } from "../storage/migrations/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -132,14 +132,12 @@ export function openSqliteForInspection(file: string): Kysely<LedgerSchema> {
       database: file,
     });
   }
-  const Database = betterSqlite3Module();
   let database: import("better-sqlite3").Database;
   try {
-    database = new Database(file, {
+    database = openBetterSqlite3(file, {
       readonly: true,
       fileMustExist: true,
       timeout: SQLITE_BUSY_TIMEOUT_MS,
-      nativeBinding: betterSqlite3Binding(),
     });
     database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
     database.pragma("foreign_keys = ON");

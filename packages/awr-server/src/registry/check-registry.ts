@@ -162,10 +162,12 @@ export async function checkRegistry(
     if (ENV_NAME_PATTERN.test(client.token_env)) {
       const from = `the token in ${client.token_env}`;
       const fix = `tokens are ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} visible ASCII characters (try \`awr token new\`)`;
-      if ((token === undefined || token === "") && looksLikePastedToken(client.token_env)) {
-        problems.push(`${at}.token_env: ${PASTED_TOKEN_PROBLEM}`);
-      } else if (token === undefined || token === "") {
-        problems.push(`${at}.token_env: environment variable ${client.token_env} is not set`);
+      if (token === undefined || token === "") {
+        problems.push(
+          looksLikePastedToken(client.token_env)
+            ? `${at}.token_env: ${PASTED_TOKEN_PROBLEM}`
+            : `${at}.token_env: environment variable ${client.token_env} is not set`,
+        );
       } else if (token.trim() === "") {
         problems.push(`${at}.token_env: ${from} is blank (only whitespace); ${fix}`);
       } else if (!TOKEN_PATTERN.test(token)) {

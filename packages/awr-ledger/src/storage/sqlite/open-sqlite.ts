@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { LedgerError } from "../../errors.js";
 import { KyselyClass, SqliteDialect } from "../../internal/kysely.js";
-import { betterSqlite3Binding, betterSqlite3Module } from "../../internal/lazy-dependencies.js";
+import { betterSqlite3Module, openBetterSqlite3 } from "../../internal/lazy-dependencies.js";
 import type { OpenedDatabase } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
 import { withStatementCache } from "../sqlite-statement-cache.js";
@@ -28,9 +28,8 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
  * better-sqlite3 is an optional peer: the error names the fix when it is missing.
  */
 export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
-  let Database: typeof import("better-sqlite3");
   try {
-    Database = betterSqlite3Module();
+    betterSqlite3Module(); // loaded first, so that a missing package gets the error naming the fix
   } catch (cause) {
     throw new LedgerError(
       "Unsupported",
@@ -41,10 +40,7 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
     );
   }
   if (file !== ":memory:") mkdirSync(dirname(file), { recursive: true });
-  const database = new Database(file, {
-    timeout: SQLITE_BUSY_TIMEOUT_MS,
-    nativeBinding: betterSqlite3Binding(),
-  });
+  const database = openBetterSqlite3(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = FULL");
   database.pragma(`wal_autocheckpoint = ${SQLITE_WAL_AUTOCHECKPOINT_PAGES}`);
