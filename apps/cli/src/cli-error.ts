@@ -22,7 +22,11 @@ export const CLI_ERROR_CODES = {
    * original's InvalidInput, exit 2 (a wrong value the tool itself refuses is exit 1).
    */
   UsageError: "InvalidInput",
-  /** No `.awr/project.toml` in the directory or any ancestor: run `awr init --accept`. */
+  /**
+   * Not an initialised project: no `.awr/project.toml` in the directory or any ancestor, or a
+   * project whose ledger does not exist yet (a fresh clone: the manifest without `.awr/state.db`).
+   * Run `awr init --accept`; the failed command created nothing.
+   */
   NotInitialised: "NotInitialised",
   /** The remote service could not be reached, refused the credential or broke the connection. */
   RemoteError: "RemoteError",
@@ -54,6 +58,11 @@ export class CliError extends Error {
   readonly exitCode: ExitCode;
   /** A partial result that came with the error: printed on stdout under --json. */
   readonly result: Record<string, unknown> | undefined;
+  /**
+   * The step that fixes this error, when the code that raised it knows it: the human output's
+   * `next:` line (never part of the JSON form). Undefined leaves the choice to the error's code.
+   */
+  readonly next: string | undefined;
 
   constructor(
     code: string,
@@ -63,6 +72,7 @@ export class CliError extends Error {
       exitCode?: ExitCode;
       cause?: unknown;
       result?: Record<string, unknown>;
+      next?: string;
     } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -70,6 +80,7 @@ export class CliError extends Error {
     this.details = options.details;
     this.exitCode = options.exitCode ?? EXIT_CODES.domain;
     this.result = options.result;
+    this.next = options.next;
   }
 
   get usage(): boolean {

@@ -35,3 +35,21 @@ export function hoistGlobalOptions(argv: readonly string[]): string[] {
   }
   return [...globals, ...rest];
 }
+
+/**
+ * The command word of argv: the first word that is neither an option nor the value of a global
+ * valued option (`awr --project . capabilities` names `capabilities`, not `.`). Scanning stops
+ * at `--`. Undefined when there is none.
+ */
+export function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === "--") return undefined;
+    if (GLOBAL_VALUED.has(word)) {
+      i++;
+    } else if (!word.startsWith("-")) {
+      return word;
+    }
+  }
+  return undefined;
+}

@@ -3,8 +3,13 @@ import { CLI_ERROR_CODES, CliError, EXIT_CODES } from "./cli-error.js";
 import type { Colors, OutputStream } from "./output/style.js";
 
 /**
- * What to do next, per domain code, after the error in human output (the JSON form carries the
- * message unchanged). Messages already name the problem; these name the CLI command for the fix.
+ * What to do next, per code, after the error in human output (the JSON form carries the message
+ * unchanged), for an error that does not carry its own step (CliError.next, LedgerError.next).
+ * Messages already name the problem; these name the CLI command for the fix. A code is listed
+ * only where one step fits all its errors that carry none: NotFound's is for an unknown id (an
+ * uninitialised project or a missing file carries its own step), and RuleViolation has none,
+ * its errors being too different (another client's session, a credential, a path that leaves
+ * the project, a read-only service token). Without a step that fits, no `next:` line is printed.
  */
 const NEXT_STEP: Record<string, string> = {
   RevisionConflict:
@@ -22,11 +27,12 @@ const NEXT_STEP: Record<string, string> = {
   BudgetExceeded: "Raise --budget or narrow the request (--path, --tag, --goal).",
   ContextIncomplete:
     "Close the gaps at their source (acceptance, rules, dependencies) and run `awr source reindex`, or give an existing work key (awr ready, awr search TEXT).",
-  RuleViolation: "Use your own sessions, waits and claims (awr session list).",
   Storage:
     "Inspect the findings (awr doctor, or awr doctor --json); apply one named repair (awr doctor repair ACTION ID --reason TEXT) where one is suggested, or restore the database from a backup if it is damaged.",
   [CLI_ERROR_CODES.RemoteError]:
     "Check --url, that the service runs, and the token in --token-env.",
+  [CLI_ERROR_CODES.NotInitialised]:
+    "Run `awr init --accept` in the project's root (without --accept it previews, writing nothing), or pass --project DIR.",
 };
 
 const USAGE_NEXT = "run `awr help`, or add --help to the command, for its words and flags";
@@ -66,10 +72,11 @@ export function cliText(text: string): string {
 export function toCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof Error) {
-    const { code, details, result } = error as Error & {
+    const { code, details, result, next } = error as Error & {
       code?: unknown;
       details?: unknown;
       result?: unknown;
+      next?: unknown;
     };
     if (
       (error.name === "LedgerError" || error.name === "AwrToolError") &&
@@ -79,6 +86,7 @@ export function toCliError(error: unknown): CliError {
         cause: error,
         ...(isRecord(details) ? { details } : {}),
         ...(isRecord(result) ? { result } : {}),
+        ...(typeof next === "string" ? { next } : {}),
       });
     }
     return new CliError(CLI_ERROR_CODES.Internal, error.message || String(error), { cause: error });
@@ -148,13 +156,16 @@ export function writeError(
   }
   const next = error.usage
     ? USAGE_NEXT
-    : error.code === "ClaimConflict"
-      ? claimStep(error.details)
-      : error.code === "SourceStale" && typeof error.details?.["cli"] === "string"
-        ? `The planning sources changed since the last index: run \`${error.details["cli"]}\`, then retry.`
-        : // An error that names its own fix as text (a doctor repair's refusal) says it best.
-          typeof error.details?.["next"] === "string"
-          ? error.details["next"]
-          : NEXT_STEP[error.code];
+    : // The code that raised the error knew the step that fixes it: that says it best.
+      error.next !== undefined
+      ? cliText(error.next)
+      : error.code === "ClaimConflict"
+        ? claimStep(error.details)
+        : error.code === "SourceStale" && typeof error.details?.["cli"] === "string"
+          ? `The planning sources changed since the last index: run \`${error.details["cli"]}\`, then retry.`
+          : // An error that names its own fix as data (a doctor repair's refusal) comes next.
+            typeof error.details?.["next"] === "string"
+            ? error.details["next"]
+            : NEXT_STEP[error.code];
   if (next) stream.write(`${colors.cyan("next")}: ${next}\n`);
 }

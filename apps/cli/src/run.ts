@@ -1,6 +1,6 @@
 import { CliError, EXIT_CODES, usageError } from "./cli-error.js";
 import { CommandContext, type RunIO } from "./context.js";
-import { hoistGlobalOptions } from "./global-options.js";
+import { commandWord, hoistGlobalOptions } from "./global-options.js";
 import { type Command, CommanderError } from "./internal/commander.js";
 import { openBackend } from "./open-backend.js";
 import { buildProgram } from "./program.js";
@@ -62,7 +62,7 @@ function classify(
 ): CliError | undefined {
   if (error instanceof CommanderError) {
     if (SUCCESSFUL_EXITS.has(error.code)) return undefined;
-    const first = args.find((word) => !word.startsWith("-"));
+    const first = commandWord(args);
     if (
       error.code === "commander.unknownCommand" &&
       first !== undefined &&

@@ -27,6 +27,7 @@ export async function withholdCredentials(
           path: inArgs.path,
         },
         exitCode: EXIT_CODES.domain,
+        next: "Remove the credential from the command line and refer to it instead, e.g. by the name of the environment variable that holds it (a service token: the variable --token-env names).",
       },
     );
   }

@@ -159,18 +159,22 @@ describe("writes for a person at a terminal", () => {
     expect(first.code).toBe(0);
     expect(first.json()["reindexed"]).toBe(false);
     const answeredAt = first.json()["project_revision"];
-    const note = await awr(["event", "append", "--type", "note.added", "--summary", "in between"], {
-      cwd: root,
-    });
+    const note = await awr(
+      ["event", "append", "--type", "note.added", "--summary", "in between", "--json"],
+      { cwd: root },
+    );
     expect(note.code).toBe(0);
 
+    // A replay answers the revision it was recorded at, and the project's revision now (the
+    // next expected_revision), as the original does.
     const again = await awr(words, { cwd: root });
     expect(again.code).toBe(0);
     expect(again.json()).toMatchObject({
       replayed: true,
       reindexed: false,
       request_id: "desk-reindex-1",
-      project_revision: answeredAt,
+      receipt_project_revision: answeredAt,
+      project_revision: note.json()["project_revision"],
     });
     const op = await awr(["operation", "get", "desk-reindex-1", "--json"], { cwd: root });
     expect(op.json()).toMatchObject({

@@ -104,6 +104,15 @@ describe("remote mode against a shared AWR service", () => {
     );
     expect(result.code).toBe(1);
     expect(result.error().code).toBe("RuleViolation");
+    // The service's message names the fix; no per-code step fits every RuleViolation, so the
+    // human output prints none rather than a wrong one.
+    const human = await awr(
+      [...remote(service, "reader"), "event", "append", "note.added", "--summary", "x"],
+      { env: TOKEN_ENV },
+    );
+    expect(human.code).toBe(1);
+    expect(human.stderr).toMatch(/^error \[RuleViolation\]: read-only access to project /);
+    expect(human.stderr).not.toMatch(/^next:/m);
   });
 
   it("names the keys the token may use when --project-key is missing", async () => {

@@ -23,8 +23,29 @@ export interface ServiceIo {
 }
 
 /**
+ * The one line for a --listen address the system refuses (a configuration problem, exit 1, no
+ * stack trace), with its fix; undefined for any other failure, which stays fatal.
+ */
+function listenProblem(error: unknown, host: string, port: number): string | undefined {
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case "EADDRINUSE":
+      return `cannot listen on ${address}: the address is already in use by another process; stop that process or pick another --listen address`;
+    case "EADDRNOTAVAIL":
+      return `cannot listen on ${address}: no network interface of this machine has that address; pick another --listen address (e.g. 127.0.0.1:${port})`;
+    case "ENOTFOUND":
+      return `cannot listen on ${address}: the host name ${host} does not resolve; give an address of this machine (e.g. 127.0.0.1:${port}) in --listen`;
+    case "EACCES":
+      return `cannot listen on ${address}: permission denied (ports below 1024 need privileges); pick another --listen address`;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Runs awr-mcp until it is told to stop. Resolves with the process exit code: 0 after a clean
- * stop, 1 for a refused configuration, 2 for a usage mistake.
+ * stop, 1 for a refused configuration (registry problems, a --listen address that cannot be
+ * used), 2 for a usage mistake.
  */
 export async function runService(io: ServiceIo): Promise<number> {
   const log = (line: string) => io.log(`awr-mcp: ${line}`);
@@ -74,13 +95,21 @@ export async function runService(io: ServiceIo): Promise<number> {
     log(`refusing to start: ${error.problems.length} problem(s) in the registry`);
     return 1;
   }
-  const service = await startHttpService({
-    registry,
-    backend,
-    host: command.host,
-    port: command.port,
-    log,
-  });
+  let service: Awaited<ReturnType<typeof startHttpService>>;
+  try {
+    service = await startHttpService({
+      registry,
+      backend,
+      host: command.host,
+      port: command.port,
+      log,
+    });
+  } catch (error) {
+    const refused = listenProblem(error, command.host, command.port);
+    if (refused === undefined) throw error;
+    log(refused);
+    return 1;
+  }
   const stopped = onShutdownSignals(log, () => service.close());
   log(
     `listening on ${service.url} (${registry.projects.length} project(s), ${registry.clients.length} client(s), registry version ${registry.version})`,

@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseCli, parseListen, UsageError } from "@awr/service";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -65,6 +66,28 @@ describe("awr-mcp's command line", () => {
       "awr-mcp: refusing to start: 4 problem(s) in the registry",
     ]);
     expect(child.stdout()).toBe("");
+  });
+
+  it("refuses a --listen address in use with one line naming it and the fix, no stack trace", async () => {
+    const { root, project_id } = await makeProject(dir, "busy-port");
+    const { file, env } = await writeRegistry(
+      dir,
+      [{ key: "shop", root, project_id }],
+      [{ id: "eng", token: "p".repeat(40), write: ["shop"] }],
+    );
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const child = spawnService(["--registry", file, "--listen", `127.0.0.1:${port}`], env);
+      expect(await child.exited).toBe(1);
+      expect(child.stderr().trim().split("\n")).toEqual([
+        `awr-mcp: cannot listen on 127.0.0.1:${port}: the address is already in use by another process; stop that process or pick another --listen address`,
+      ]);
+      expect(child.stdout()).toBe("");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it("serves an uninitialised project over stdio with guidance, creating nothing", async () => {

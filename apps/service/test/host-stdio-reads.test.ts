@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -196,5 +196,16 @@ describe("a host reading over stdio", () => {
     };
     await failure(client, "awr_work_transition", transition, "NotFound");
     await expect(readText(root, ".awr/project.toml")).rejects.toThrow();
+  });
+
+  it("answers a fresh clone (the manifest without its ledger) the same way, creating nothing", async () => {
+    const root = join(dir, "clone");
+    await mkdir(join(root, ".awr"), { recursive: true });
+    await writeFile(join(root, ".awr", "project.toml"), MANIFEST);
+    const client = await host(root);
+    const body = await failure(client, "awr_project_status", {}, "NotFound");
+    expect(body["message"]).toContain("awr init --accept");
+    expect(body["message"]).toContain("Nothing was created.");
+    expect(await readdir(join(root, ".awr"))).toEqual(["project.toml"]);
   });
 });

@@ -99,10 +99,13 @@ adapter = "yaml-ledger-v1"
     expect(progressed["project_revision"] as number).toBeGreaterThan(
       started["project_revision"] as number,
     );
-    // The same request on the other process is a replay of the recorded result: no duplicate.
+    // The same request on the other process is a replay of the recorded result: no duplicate,
+    // answered with the revision the shared ledger is at now (the transition's).
     const again = await ok(b, "awr_session_start", startArgs);
     expect(again["replayed"]).toBe(true);
-    expect(again["project_revision"]).toBe(started["project_revision"]);
+    expect(again["session"]).toEqual(started["session"]);
+    expect(again["receipt_project_revision"]).toBe(started["receipt_project_revision"]);
+    expect(again["project_revision"]).toBe(progressed["project_revision"]);
   });
 
   it("loses no write and duplicates none when clients alternate and race across processes", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmod, mkdir, symlink } from "node:fs/promises";
+import { chmod, cp, mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
@@ -104,6 +104,32 @@ describe("awr-mcp's registry file checks", () => {
       file,
       env,
       `clients[0].token_env: the token in AWR_TEST_TOKEN_ENG is blank (only whitespace); ${tokenRule}`,
+    );
+  });
+
+  it("refuses a token variable that is set but empty, saying so", async () => {
+    const { file, env } = await registryIn("empty");
+    await refuses(
+      file,
+      { ...env, AWR_TEST_TOKEN_ENG: "" },
+      "clients[0].token_env: environment variable AWR_TEST_TOKEN_ENG is set but empty; set it to the client's token (32 to 4096 visible ASCII characters; try `awr token new`)",
+    );
+  });
+
+  it("refuses a copied project directory listed under a second key, naming both keys, the id and the fix", async () => {
+    const copy = join(dir, "shop-copy");
+    await cp(project.root, copy, { recursive: true });
+    const home = join(dir, "copied");
+    await mkdir(home);
+    const { file, env } = await writeRegistry(
+      home,
+      [project, { key: "shop-copy", root: copy, project_id: project.project_id }],
+      [{ id: "eng", token: TOKEN, write: ["shop", "shop-copy"] }],
+    );
+    await refuses(
+      file,
+      env,
+      `projects: "shop" and "shop-copy" have the same project_id "${project.project_id}" on different roots ("${project.root}" and "${copy}"); a project_id names one ledger, and a copied project directory keeps its original's, so the service refuses to serve both. Re-initialise the copy so it gets its own identity: move its copied .awr/ directory away, run \`awr init --accept\` in its root, and register the new project_id (from \`awr --json status\`)`,
     );
   });
 

@@ -48,17 +48,25 @@ export class LedgerError extends Error {
    * the CLI prints it on stdout and the error on stderr.
    */
   result: Record<string, unknown> | undefined;
+  /**
+   * The one step that fixes this error, for a person, when the code that raises it knows it
+   * (tool names in it, such as awr_source_reindex, are turned into commands by the CLI, which
+   * prints it as its `next:` line). Not part of the wire form: the message already names the
+   * fix for a tool caller. Undefined when the code's usual advice applies.
+   */
+  readonly next: string | undefined;
 
   constructor(
     code: AwrErrorCode,
     message: string,
     details?: LedgerErrorDetails,
-    options?: { cause?: unknown; result?: Record<string, unknown> },
+    options?: { cause?: unknown; result?: Record<string, unknown>; next?: string },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.details = details;
     this.result = options?.result;
+    this.next = options?.next;
   }
 
   /** The wire shape used by awr-server and the CLI (`{code, message, details?}`). */

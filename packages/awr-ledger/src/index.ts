@@ -82,7 +82,11 @@ export {
   type ReindexResult,
   type SourceIndexState,
 } from "./projection/index-sources.js";
-export { StaleChecker } from "./projection/stale-check.js";
+export {
+  type SourceRefusal,
+  type SourceScan,
+  StaleChecker,
+} from "./projection/stale-check.js";
 export { SEARCH_KINDS, type SearchKind } from "./read/search-kinds.js";
 export {
   CONVERSATION_EVENT_TYPES,

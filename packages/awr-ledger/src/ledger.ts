@@ -10,9 +10,13 @@ import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
 import { isLedgerError, LedgerError } from "./errors.js";
 import { throwIfAborted, untilClosed } from "./internal/abort.js";
 import type { LedgerContext } from "./project/ledger-context.js";
-import { type DatabaseInput, openProjectDatabase } from "./project/project-storage.js";
+import {
+  type DatabaseInput,
+  openProjectDatabase,
+  projectDatabaseFile,
+} from "./project/project-storage.js";
 import { indexSources, refreshSources } from "./projection/index-sources.js";
-import { StaleChecker } from "./projection/stale-check.js";
+import { type SourceScan, StaleChecker } from "./projection/stale-check.js";
 import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
 import type { OperationListInput, OperationListResult } from "./runtime/operation-get.js";
 import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
@@ -198,7 +202,17 @@ export class Ledger {
 
   /** Paths changed since the last index (the manifest included); reads files, writes nothing. */
   changedPaths(): Promise<string[]> {
-    return new StaleChecker().changedPaths(this.#store, this.root);
+    return new StaleChecker().changedPaths(this.#store, this.root, this.manifest);
+  }
+
+  /**
+   * `awr source scan`: the paths changed since the last index, and those of them a reindex
+   * would refuse, each with the reindex's own code and message (a path leaving the project, a
+   * FIFO or directory, a file over its cap, a credential, a source that cannot be parsed).
+   * Writes nothing, and never opens a file the reindex would refuse to read.
+   */
+  sourceScan(): Promise<SourceScan> {
+    return new StaleChecker().scan(this.#store, this.root, this.manifest, { explain: true });
   }
 
   /** The project revision as stored now (no refresh). */
@@ -244,33 +258,49 @@ function withReindexFix(error: LedgerError, revision: number): LedgerError {
 }
 
 /**
+ * NotFound for a root that is not initialised: what it lacks, that nothing was created, and the
+ * command that initialises it.
+ */
+function notInitialised(root: string, lacks: string): LedgerError {
+  return new LedgerError(
+    "NotFound",
+    `${root} is not an initialised AWR project: ${lacks}. Run \`awr init --accept\` there; nothing was created.`,
+    { root },
+    {
+      next: `Run \`awr init --accept\` in ${root} to create its ledger (without --accept it previews, writing nothing).`,
+    },
+  );
+}
+
+/**
  * Opens an initialised project: reads `.awr/project.toml`, opens its storage (or the given
  * database), applies pending migrations (refusing a ledger newer than this code) and checks the
- * project identity exists.
+ * project identity exists. NotFound means exactly that the root is not initialised (no manifest;
+ * no `.awr/state.db` for a SQLite project, as in a fresh clone where only the manifest is
+ * committed; or a database without the project identity); opening creates nothing then, so a
+ * read of an uninitialised project leaves it as it was.
  */
 export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
   throwIfAborted(options.signal);
   checkLockLeaseMs(options.lockLeaseMs);
   const root = resolve(options.root);
   if (!existsSync(join(root, MANIFEST_PATH))) {
-    throw new LedgerError(
-      "NotFound",
-      `${root} is not an AWR project (no ${MANIFEST_PATH}); run \`awr init --accept\` there first.`,
-      { root },
-    );
+    throw notInitialised(root, `it has no ${MANIFEST_PATH}`);
   }
   let loaded = loadManifest(root);
+  // SQLite creates a missing database file on open: only `awr init --accept` may create it.
+  const file = projectDatabaseFile(root, loaded.manifest, options.database);
+  if (file !== undefined && !existsSync(file)) {
+    throw notInitialised(
+      root,
+      `it has ${MANIFEST_PATH} but no ledger database (.awr/state.db), as in a fresh clone`,
+    );
+  }
   const opened = await openProjectDatabase(root, loaded.manifest, options.database, options.env);
   try {
     await migrateToLatest(opened.db, opened.dialect);
     const state = await opened.db.selectFrom("project_state").selectAll().executeTakeFirst();
-    if (state === undefined) {
-      throw new LedgerError(
-        "NotFound",
-        `The ledger of ${root} has no project identity; run \`awr init --accept\` there.`,
-        { root },
-      );
-    }
+    if (state === undefined) throw notInitialised(root, "its ledger has no project identity");
     const store = new LedgerStore(opened.db, opened.dialect, state.project_id, {
       lockLeaseMs: options.lockLeaseMs,
     });
@@ -296,15 +326,16 @@ export async function openLedger(options: OpenLedgerOptions): Promise<Ledger> {
         if (o.refresh === true) {
           // The stat-and-fingerprint check first (what a read without refresh asks): nothing
           // changed, nothing to read, parse or reindex, which is the common case of a write.
-          if ((await stale.changedPaths(store, root, loaded.manifest)).length === 0) return;
+          if ((await stale.changedPaths(store, root, loaded.manifest)).length === 0) return false;
           await refreshSources(store, root, reloadManifest(), {
             client: o.client,
             signal: untilClosed(o.signal, lifetime.signal),
           });
-          return;
+          return true;
         }
         try {
           await stale.assertFresh(store, root, loaded.manifest);
+          return false;
         } catch (error) {
           throw isLedgerError(error, "SourceStale")
             ? withReindexFix(error, await store.currentRevision())

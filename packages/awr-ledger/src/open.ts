@@ -13,4 +13,8 @@ export {
   openLedger,
   type ToolResult,
 } from "./ledger.js";
-export { StaleChecker } from "./projection/stale-check.js";
+export {
+  type SourceRefusal,
+  type SourceScan,
+  StaleChecker,
+} from "./projection/stale-check.js";

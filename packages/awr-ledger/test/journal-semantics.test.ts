@@ -4,6 +4,7 @@ import { runJournaledWrite } from "../src/journal/run-write.js";
 import { operationList } from "../src/runtime/operation-get.js";
 import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
+import { replayOf } from "./helpers/replay.js";
 
 async function failure(promise: Promise<unknown>): Promise<LedgerError> {
   try {
@@ -51,8 +52,16 @@ describe.each(BACKENDS)("the request journal on %s", (backend) => {
   it("replays a finished request with replayed: true, spending no revision and running nothing", async () => {
     const first = await h.runtime.call("awr_event_append", note(0, { request_id: "r-1" }), CALLER);
     const again = await h.runtime.call("awr_event_append", note(0, { request_id: "r-1" }), CALLER);
-    expect(again).toEqual({ ...first, replayed: true });
+    expect(again).toEqual(replayOf(first));
     expect(first.replayed).toBeUndefined();
+    expect(first.operation).toEqual({
+      id: expect.any(String),
+      request_id: "r-1",
+      status: "finished",
+      replayed: false,
+    });
+    // The domain commit was revision 2, the final receipt 3.
+    expect(first).toMatchObject({ receipt_project_revision: 2, project_revision: 3 });
     expect(await h.revision()).toBe(3);
     const notes = await h.database.db
       .selectFrom("events")
@@ -60,6 +69,18 @@ describe.each(BACKENDS)("the request journal on %s", (backend) => {
       .where("type", "=", "note.added")
       .execute();
     expect(notes).toHaveLength(1);
+  });
+
+  it("answers a replay with the project's revision now, the recorded one as receipt_project_revision", async () => {
+    const first = await h.runtime.call("awr_event_append", note(0, { request_id: "r-1" }), CALLER);
+    await h.runtime.call("awr_event_append", note(3, { request_id: "r-2" }), CALLER);
+    const again = await h.runtime.call("awr_event_append", note(0, { request_id: "r-1" }), CALLER);
+    expect(await h.revision()).toBe(6);
+    expect(again).toEqual({
+      ...replayOf(first),
+      receipt_project_revision: 2,
+      project_revision: 6,
+    });
   });
 
   it("refuses the same request_id with other arguments as SourceConflict and changes nothing", async () => {
@@ -237,7 +258,18 @@ describe.each(BACKENDS)("the request journal on %s", (backend) => {
         request_id: "cut",
       });
       const replay = await h.runtime.call("awr_event_append", cut, CALLER);
-      expect(replay).toEqual({ ok: true, ...recovered.result, replayed: true });
+      expect(replay).toEqual({
+        ok: true,
+        ...recovered.result,
+        receipt_project_revision: recovered.result?.project_revision,
+        operation: {
+          id: expect.any(String),
+          request_id: "cut",
+          status: "finished",
+          replayed: true,
+        },
+        replayed: true,
+      });
       const again = await h.runtime.call(
         "awr_operation_recover",
         { request_id: "cut", expected_revision: 0 },

@@ -60,6 +60,35 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     for (const [key, row] of before) expect(after.get(key)?.id).toBe(row.id);
   });
 
+  it("explains a write whose own refresh of edited sources moved the revision it was sent with", async () => {
+    p = await openFixtureProject("basic", backend);
+    const file = join(p.root, "GOALS.md");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace("Faster invoices", "Much faster invoices"),
+    );
+    const error = await p.ledger
+      .call(
+        "awr_event_append",
+        { event_type: "note.added", summary: "after an edit", expected_revision: 1 },
+        caller,
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e as LedgerError,
+      );
+    expect(error?.code).toBe("RevisionConflict");
+    expect(error?.details).toEqual({ expected: 1, actual: 2, sources_reindexed: true });
+    expect(error?.message).toContain("reindexed them first");
+    // The refresh is all that happened: the retry with the new revision is written.
+    const retried = await p.ledger.call(
+      "awr_event_append",
+      { event_type: "note.added", summary: "after an edit", expected_revision: 2 },
+      caller,
+    );
+    expect(retried.project_revision).toBe(3);
+  });
+
   it("refuses a reindex whose expected_revision is stale, changing nothing", async () => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "PLAN.md"), "\n## Phase 3 {#phase-3}\n");

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLedgerError } from "@awr/awr-ledger";
 import { ledgerStore } from "@awr/awr-ledger/testing";
@@ -140,6 +140,55 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
     expect(ledgerFile()).toBe(edited);
     const op = await p.ledger.call("awr_operation_get", { request_id: "cancel-1" }, caller);
     expect(op).toMatchObject({ outcome: "recorded", write_outcome: "not_committed" });
+  });
+
+  it("refuses a transition into a work ledger made read-only, naming the file and the fix, changing nothing", async () => {
+    const start = await p.ledger.call(
+      "awr_session_start",
+      {
+        work: "PAY-2",
+        conversation: "conv",
+        agent: "a",
+        provider: "p",
+        model: "m",
+        claim: true,
+        expected_revision: await revision(),
+      },
+      caller,
+    );
+    const file = join(p.root, "work-ledger.yaml");
+    chmodSync(file, 0o444);
+    const bytes = ledgerFile();
+    const before = await revision();
+    const progress = async () =>
+      p.ledger.call(
+        "awr_work_transition",
+        {
+          work: "PAY-2",
+          action: "progress",
+          session: start.session.id,
+          reason: "start",
+          next_action: "build the redirect",
+          expected_revision: await revision(),
+        },
+        caller,
+      );
+    const error = await ledgerFailure(progress());
+    expect(error.code).toBe("RuleViolation");
+    expect(error.message).toContain("work-ledger.yaml is read-only (mode 0444)");
+    expect(error.message).toContain("nothing was changed");
+    expect(error.message).toContain("chmod u+w work-ledger.yaml");
+    expect(error.details).toMatchObject({ path: "work-ledger.yaml", mode: "0444" });
+    expect(ledgerFile()).toBe(bytes);
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(await revision()).toBe(before);
+    expect((await p.ledger.call("awr_work_get", { work: "PAY-2" }, caller)).work.status).toBe(
+      "ready",
+    );
+
+    chmodSync(file, 0o644);
+    await progress();
+    expect(ledgerFile()).toContain("status: in_progress");
   });
 
   it("answers an unknown tool name with Unsupported", async () => {

@@ -272,6 +272,23 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
     expect(await leaseRow()).toMatchObject({ holder: "", expires_at: 0 });
   });
 
+  it("runs the holder's later writes to their end once the first took the lease, whatever the signal", async () => {
+    const controller = new AbortController();
+    await store.withProjectLock(
+      async () => {
+        await store.write((tx) => note(tx, "a"));
+        controller.abort(new Error("the caller gave up"));
+        await store.write((tx) => note(tx, "b"), { releasesLock: true });
+      },
+      { leaseInWrites: true, signal: controller.signal },
+    );
+    const types = (await t.db.selectFrom("events").select("type").orderBy("seq").execute()).map(
+      (row) => row.type,
+    );
+    expect(types).toEqual(["a", "b"]);
+    expect(await leaseRow()).toMatchObject({ holder: "", expires_at: 0 });
+  });
+
   it("makes the first write wait while another process holds the lease", async () => {
     const holder = await startHolder(t.location);
     const controller = new AbortController();

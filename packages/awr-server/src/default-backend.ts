@@ -47,7 +47,17 @@ export function defaultBackend(options: { env?: NodeJS.ProcessEnv } = {}): Ledge
         () => false,
       );
       if (!initialised) return null;
-      const ledger = await openLedger({ root, env, signal: callOptions.signal });
+      let ledger: Awaited<ReturnType<typeof openLedger>>;
+      try {
+        ledger = await openLedger({ root, env, signal: callOptions.signal });
+      } catch (error) {
+        // openLedger's NotFound is a root that is not initialised (a manifest without its
+        // ledger, as in a fresh clone), and it created nothing there. Recognised by name and
+        // code, like every LedgerError here: a bundle may hold its own copy of the class.
+        const { name, code } = error as { name?: unknown; code?: unknown };
+        if (name === "LedgerError" && code === "NotFound") return null;
+        throw error;
+      }
       try {
         return { project_id: ledger.projectId };
       } finally {

@@ -1,7 +1,14 @@
 import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUSY_ERROR_CODE, loadRegistry, startHttpService } from "@awr/awr-server";
+import {
+  BUSY_ERROR_CODE,
+  type LedgerCallOptions,
+  loadRegistry,
+  RegistryError,
+  startHttpService,
+} from "@awr/awr-server";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeBackend, initFakeProject } from "./support/fake-backend.js";
@@ -95,6 +102,108 @@ describe("the shared HTTP service's lifecycle", () => {
       message: expect.stringMatching(/"billing" failed its identity check/),
     });
     expect((await status("support")).isError).toBeFalsy();
+  });
+
+  it("rejects with the listen error when the port is taken, closing the ledgers it opened", async () => {
+    fixture = await startFixture(fakeBackend());
+    const second = fakeBackend();
+    const error = await startHttpService({
+      registry: fixture.registry,
+      backend: second,
+      host: "127.0.0.1",
+      port: fixture.service.port,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as NodeJS.ErrnoException,
+    );
+    expect(error?.code).toBe("EADDRINUSE");
+    expect(second.opened).toHaveLength(2);
+    expect(second.closed.sort()).toEqual(second.opened.sort());
+  });
+
+  it("refuses a registry built in code that lists one project_id under two keys", async () => {
+    fixture = await startFixture(fakeBackend());
+    const copy = join(fixture.dir, "billing-copy");
+    await initFakeProject(copy, "01BILLING");
+    const backend = fakeBackend();
+    const error = await startHttpService({
+      registry: {
+        ...fixture.registry,
+        projects: [
+          ...fixture.registry.projects,
+          { key: "billing-copy", root: copy, project_id: "01BILLING" },
+        ],
+      },
+      backend,
+      host: "127.0.0.1",
+      port: 0,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RegistryError);
+    expect((error as RegistryError).problems).toEqual([
+      expect.stringMatching(
+        /^projects: "billing" and "billing-copy" have the same project_id "01BILLING" .*Re-initialise the copy so it gets its own identity: .*`awr init --accept`/,
+      ),
+    ]);
+    expect(backend.opened).toEqual([]);
+  });
+
+  it("cannot cancel a running call with notifications/cancelled (stateless), but a disconnect aborts it", async () => {
+    let entered = gate();
+    let release = gate();
+    const signals: AbortSignal[] = [];
+    fixture = await startFixture(
+      fakeBackend(async (_tool, _input, _caller, _root, options: LedgerCallOptions) => {
+        if (options.signal) signals.push(options.signal);
+        entered.open();
+        await release.opened;
+        return { project_revision: 3 };
+      }),
+    );
+    const { url } = fixture.service;
+    const headers = mcpHeaders(TOKENS.engineering);
+    const call = (id: number) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "awr_work_get", arguments: { project: "billing", work: "W" } },
+      });
+
+    // The cancellation arrives as its own POST, answered by a fresh server that never saw the
+    // call: the call runs on and answers.
+    const running = rawRequest(url, { headers, body: call(77) });
+    await entered.opened;
+    const cancel = await rawRequest(url, {
+      headers,
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 77, reason: "user cancelled" },
+      }),
+    });
+    expect(cancel.status).toBe(202);
+    expect(signals[0]?.aborted).toBe(false);
+    release.open();
+    expect(JSON.parse((await running).body)).toMatchObject({
+      id: 77,
+      result: { structuredContent: { project_revision: 3 } },
+    });
+
+    // A client that goes away aborts its call's signal, which the ledger honours until the
+    // write begins.
+    entered = gate();
+    release = gate();
+    const gone = request(new URL(url), { method: "POST", headers });
+    gone.on("error", () => {});
+    gone.end(call(78));
+    await entered.opened;
+    gone.destroy();
+    while (signals[1]?.aborted !== true) await new Promise((resolve) => setTimeout(resolve, 10));
+    release.open();
+    // The cut exchange is over: a graceful close waits for the ledger call, not the grace period.
+    const started = Date.now();
+    await fixture.service.close({ graceMs: 5_000 });
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it("rejects startup with the abort reason when cancelled", async () => {

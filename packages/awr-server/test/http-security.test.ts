@@ -202,9 +202,13 @@ describe("the shared HTTP service's security", () => {
 
   it("lists the projects a credential may use with key, project_id and access, never a root or path", async () => {
     const mine = await reviewer.callTool({ name: "awr_projects_list", arguments: {} });
+    // The original's answer: ok, read_only and selection around client and projects.
     expect(mine.structuredContent).toEqual({
+      ok: true,
+      read_only: true,
       client: "reviewer",
       projects: [{ key: "billing", project_id: "01BILLING", access: "read" }],
+      selection: "pass project on every project-scoped call; no shared current project",
     });
     expect(JSON.stringify(mine)).not.toContain(fixture.dir);
     const theirs = await engineering.callTool({ name: "awr_projects_list", arguments: {} });

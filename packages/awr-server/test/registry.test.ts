@@ -259,6 +259,38 @@ authority_version = 1
     ]);
   });
 
+  it("refuses two projects with one project_id (a copied directory), naming both keys, the id and the fix", async () => {
+    const copy = join(dir, "billing-copy");
+    await initFakeProject(copy, "01BILLING"); // what `cp -r billing billing-copy` leaves
+    const text = valid().replace(
+      "[[clients]]",
+      `[[projects]]\nkey = "billing-copy"\nroot = "${copy}"\nproject_id = "01BILLING"\n\n[[clients]]`,
+    );
+    const result = await checkRegistry(await write("copy.toml", text), env, { readIdentity });
+    expect(result.ok ? [] : result.problems).toEqual([
+      `projects: "billing" and "billing-copy" have the same project_id "01BILLING" on different roots ("${billing}" and "${copy}"); a project_id names one ledger, and a copied project directory keeps its original's, so the service refuses to serve both. Re-initialise the copy so it gets its own identity: move its copied .awr/ directory away, run \`awr init --accept\` in its root, and register the new project_id (from \`awr --json status\`)`,
+    ]);
+  });
+
+  it("tells a token variable that is set but empty from one that is not set", async () => {
+    const result = await checkRegistry(
+      await write("empty-token.toml", valid()),
+      { AWR_ENGINEERING_TOKEN: "", AWR_REVIEWER_TOKEN: TOKEN_B },
+      { readIdentity },
+    );
+    expect(result.ok ? [] : result.problems).toEqual([
+      "clients[0].token_env: environment variable AWR_ENGINEERING_TOKEN is set but empty; set it to the client's token (32 to 4096 visible ASCII characters; try `awr token new`)",
+    ]);
+    const unset = await checkRegistry(
+      await write("unset-token.toml", valid()),
+      { AWR_REVIEWER_TOKEN: TOKEN_B },
+      { readIdentity },
+    );
+    expect(unset.ok ? [] : unset.problems).toEqual([
+      "clients[0].token_env: environment variable AWR_ENGINEERING_TOKEN is not set",
+    ]);
+  });
+
   it("reports a TOML syntax error with its line", async () => {
     const file = await write("syntax.toml", 'version = 1\n[[projects]\nkey = "x"\n');
     const result = await checkRegistry(file, env, { readIdentity });

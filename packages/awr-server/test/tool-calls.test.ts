@@ -117,6 +117,21 @@ describe("the AWR tools on one project", () => {
     );
   });
 
+  it("names itself awr-mcp, as the original does", async () => {
+    const client = await connect();
+    expect(client.getServerVersion()?.name).toBe("awr-mcp");
+  });
+
+  it("answers tools/list with a cursor with -32602: the catalog is one page", async () => {
+    const raw = await rawServer();
+    const answer = await raw.request({ id: 1, method: "tools/list", params: { cursor: "2" } });
+    expect(answer.error?.code).toBe(ErrorCode.InvalidParams);
+    expect(answer.error?.message).toContain("no next cursor");
+    const whole = await raw.request({ id: 2, method: "tools/list", params: {} });
+    expect((whole.result as { tools: unknown[] }).tools).toHaveLength(20);
+    await raw.close();
+  });
+
   it("answers an unknown tool with JSON-RPC error -32601, not a tool result", async () => {
     const client = await connect();
     const error = await client

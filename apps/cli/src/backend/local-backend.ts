@@ -1,5 +1,6 @@
 import { findOperation, type ToolName } from "@awr/awr-ledger/catalog";
 import { type Ledger, type LedgerSource, openLedger } from "@awr/awr-ledger/open";
+import { CLI_ERROR_CODES, CliError } from "../cli-error.js";
 import {
   type CallOptions,
   LOCAL_CLIENT,
@@ -24,16 +25,36 @@ export class LocalBackend implements OperationBackend {
     this.ledger = ledger;
   }
 
+  /**
+   * Opens the project's ledger, creating nothing. A project that is not initialised (openLedger's
+   * NotFound: a fresh clone holds `.awr/project.toml` but no ledger yet) is the CLI's
+   * NotInitialised, like a directory without a manifest: the fix is `awr init --accept`.
+   */
   static async open(
     root: string,
     options: { env: Readonly<Record<string, string | undefined>>; signal?: AbortSignal },
   ): Promise<LocalBackend> {
-    const ledger = await openLedger({
-      root,
-      env: options.env as NodeJS.ProcessEnv,
-      signal: options.signal,
-    });
-    return new LocalBackend(ledger);
+    try {
+      const ledger = await openLedger({
+        root,
+        env: options.env as NodeJS.ProcessEnv,
+        signal: options.signal,
+      });
+      return new LocalBackend(ledger);
+    } catch (error) {
+      const { name, code, details, next } = error as {
+        name?: unknown;
+        code?: unknown;
+        details?: Record<string, unknown>;
+        next?: string;
+      };
+      if (name !== "LedgerError" || code !== "NotFound") throw error;
+      throw new CliError(CLI_ERROR_CODES.NotInitialised, (error as Error).message, {
+        cause: error,
+        ...(details === undefined ? {} : { details }),
+        ...(next === undefined ? {} : { next }),
+      });
+    }
   }
 
   call(tool: ToolName, input: OperationInput, options: CallOptions = {}): Promise<OperationResult> {

@@ -18,6 +18,28 @@ function badFile(message: string, path: string): CliError {
   return new CliError("InvalidInput", message, { details: { path } });
 }
 
+/**
+ * A file that is not JSON: where (line and column) and what is wrong, never any of its content
+ * (JSON.parse's message quotes the text around the error, and the file may hold a credential).
+ */
+async function notJson(path: string, absolute: string, text: string): Promise<CliError> {
+  // Loaded only for a broken file: a command that reads a good one never pays for the scanner.
+  const { findJsonSyntaxError } = await import("../internal/json-syntax.js");
+  const found = findJsonSyntaxError(text);
+  if (found === undefined) {
+    return badFile(`${path} is not valid JSON; check it with a JSON validator.`, absolute);
+  }
+  const { line, column, problem } = found;
+  return new CliError(
+    "InvalidInput",
+    `${path} is not valid JSON at line ${line}, column ${column}: ${problem}. The file's content is not shown, as it may hold a secret.`,
+    {
+      details: { path: absolute, line, column },
+      next: `Fix the JSON in ${path} at line ${line}, column ${column}, then run the command again.`,
+    },
+  );
+}
+
 /** The JSON value of a file named on the command line, read within its size limit. */
 async function readJsonFile(
   context: CommandContext,
@@ -36,8 +58,8 @@ async function readJsonFile(
   const text = await readFile(absolute, "utf8");
   try {
     return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw badFile(`${path} is not valid JSON: ${(error as Error).message}.`, absolute);
+  } catch {
+    throw await notJson(path, absolute, text);
   }
 }
 

@@ -48,24 +48,39 @@ export function registerSourceCommands(program: Command, context: CommandContext
 
   source
     .command("scan")
-    .description("which sources changed since the last index (reads the files, writes nothing)")
+    .description(
+      "which sources changed since the last index, and which of them a reindex would refuse (reads files, writes nothing)",
+    )
     .action(async () => {
       const backend = await localBackend(context, "source scan");
-      const changed = await backend.changedPaths();
+      const { changed, refused } = await backend.ledger.sourceScan();
       const result = {
         project_revision: await backend.revision(),
         fresh: changed.length === 0,
         changed_paths: changed,
+        refused,
       };
       const c = context.colors;
-      context.print(result, () =>
-        changed.length === 0
-          ? [`${c.green("✓")} every source is indexed as it is on disk`]
-          : [
-              `${c.yellow(`${changed.length} source(s) changed`)} since the last index:`,
-              ...changed.map((path) => `  ${path}`),
-              "Run `awr source reindex` to index them (awr's own reads do that automatically).",
-            ],
-      );
+      const blocked = new Set(refused.map((r) => r.path));
+      const indexable = changed.filter((path) => !blocked.has(path));
+      context.print(result, () => {
+        if (changed.length === 0)
+          return [`${c.green("✓")} every source is indexed as it is on disk`];
+        const lines: string[] = [];
+        if (indexable.length > 0) {
+          lines.push(
+            `${c.yellow(`${indexable.length} source(s) changed`)} since the last index:`,
+            ...indexable.map((path) => `  ${path}`),
+            "Run `awr source reindex` to index them (awr's own reads do that automatically).",
+          );
+        }
+        if (refused.length > 0) {
+          lines.push(
+            `${c.red(`${refused.length} source(s) changed but cannot be indexed`)} (a reindex refuses them; the previous projection of each is kept):`,
+            ...refused.map((r) => `  ${r.path}  ${c.dim(`[${r.code}]`)} ${r.message}`),
+          );
+        }
+        return lines;
+      });
     });
 }

@@ -45,6 +45,23 @@ function statusColor(colors: Colors): (status: string) => string {
   };
 }
 
+/**
+ * The answer's source issues (a source indexed as missing), first thing after the summary: the
+ * counts above leave out what such a source holds.
+ */
+function sourceIssueLines(result: Result, colors: Colors): string[] {
+  const issues = rows(result["source_issues"]);
+  if (issues.length === 0) return [];
+  return [
+    "",
+    `${colors.bold("source issues")} ${colors.dim(`(${issues.length})`)}`,
+    ...issues.map(
+      (issue) =>
+        `  ${colors.yellow(text(issue["severity"]))} ${text(issue["path"])}: ${text(issue["message"])}`,
+    ),
+  ];
+}
+
 export function statusLines(result: Result, colors: Colors): string[] {
   const counts = (result["counts"] ?? {}) as Record<string, number>;
   const color = statusColor(colors);
@@ -71,6 +88,7 @@ export function statusLines(result: Result, colors: Colors): string[] {
       ],
       colors.dim,
     ),
+    ...sourceIssueLines(result, colors),
   ];
   const current = rows(result["current"]);
   if (current.length > 0) {
@@ -145,6 +163,7 @@ export function readyLines(result: Result, colors: Colors): string[] {
     const list = reasons.map(([code, n]) => `${code} ${n}`).join(", ");
     lines.push(colors.dim(`not selectable because: ${list}`));
   }
+  lines.push(...sourceIssueLines(result, colors));
   return lines;
 }
 

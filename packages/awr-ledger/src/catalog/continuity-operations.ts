@@ -164,7 +164,9 @@ export const sourceReindexOperation = operation({
     "Re-reads the planning sources into the ledger after they change (the fix for SourceStale); unchanged sources are skipped and spend nothing. Never edits the files.",
   input: object({ expected_revision: revision() }, ["expected_revision"]),
   run: async (host, input: SourceReindexInput, caller, options) => {
-    const { sourceReindex } = await loadInOrder(() => import("../projection/source-reindex.js"));
+    const { refuseHeldBack, sourceReindex } = await loadInOrder(
+      () => import("../projection/source-reindex.js"),
+    );
     const project = host.project;
     if (project === undefined) throw new Error("awr_source_reindex needs the project's sources");
     const result = await sourceReindex(
@@ -174,7 +176,11 @@ export const sourceReindexOperation = operation({
       caller,
       { ...options, signal: untilClosed(options.signal, project.closing) },
     );
-    return { ...result, source_refresh_performed: true, source_write_performed: false };
+    return refuseHeldBack({
+      ...result,
+      source_refresh_performed: true,
+      source_write_performed: false,
+    });
   },
   cli: [{ path: ["source", "reindex"], summary: "index changed sources into the projection" }],
 });

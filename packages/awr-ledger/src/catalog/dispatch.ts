@@ -104,13 +104,22 @@ async function refreshBeforeWrite(
   options: OperationOptions,
 ): Promise<void> {
   if (host.project === undefined) return;
-  checkExpectedRevision(
-    input["expected_revision"] as number,
-    await host.runtime.store.currentRevision(),
-  );
-  await host.project.ensureFresh({
+  const expected = input["expected_revision"] as number | undefined;
+  checkExpectedRevision(expected, await host.runtime.store.currentRevision());
+  const refreshed = await host.project.ensureFresh({
     refresh: true,
     client: caller.client,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
+  if (!refreshed || expected === undefined) return;
+  // The caller's revision was current, but the sources had changed since its read: the write
+  // reindexed them first, which spent a revision. Say so, rather than a bare mismatch the caller
+  // cannot explain (the write's own check under the lock would refuse it anyway).
+  const actual = await host.runtime.store.currentRevision();
+  if (actual === expected) return;
+  throw new LedgerError(
+    "RevisionConflict",
+    `expected_revision ${expected} was current, but the planning sources changed since that read, so this write reindexed them first and the project is now at revision ${actual}; nothing else was written. Read the current state (the change may matter to this write), then retry with expected_revision ${actual}.`,
+    { expected, actual, sources_reindexed: true },
+  );
 }

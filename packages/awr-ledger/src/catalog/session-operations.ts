@@ -42,7 +42,7 @@ export const sessionStartOperation = operation({
   kind: "write",
   freshness: "runtime",
   description:
-    "Binds your host conversation to a work item as a durable session (it survives disconnects and restarts), optionally claiming it. The same binding again returns binding_reused: true and spends nothing. ClaimConflict: pick other work; SourceConflict: the conversation is bound elsewhere.",
+    "Binds your host conversation to a work item as a durable session (it survives disconnects and restarts), optionally claiming it. The same binding again returns binding_reused: true and spends nothing. ClaimConflict: pick other work; SourceConflict: the conversation is bound elsewhere or to another agent identity.",
   input: object(
     {
       work: id(),

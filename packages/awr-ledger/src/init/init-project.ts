@@ -91,6 +91,10 @@ function chooseManifest(
       throw new LedgerError(
         "NotFound",
         `Manifest file ${given} does not exist; check the --manifest path.`,
+        { path: given },
+        {
+          next: "Check the --manifest path: it is taken relative to the project root (--project DIR, or the current directory), or give it as an absolute path.",
+        },
       );
     }
     const { text } = readManifestFile(given, given);
@@ -130,6 +134,7 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
       "NotFound",
       `Project root ${root} does not exist; create it or pass the right --project.`,
       { root },
+      { next: `Create ${root} first, or pass the project's directory as --project DIR.` },
     );
   }
   const manifestFile = join(root, MANIFEST_PATH);

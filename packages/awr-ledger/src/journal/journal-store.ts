@@ -34,8 +34,30 @@ export interface RecordedError {
   details?: Record<string, unknown>;
 }
 
-/** Replays a finished entry: the recorded result marked `replayed: true`, or its error again. */
-export function replayRecorded(entry: OperationTable): Record<string, unknown> {
+/**
+ * How a journaled write's answer names its journal entry (the original's `operation`); a
+ * replay says `replayed: true`.
+ */
+export interface OperationRef {
+  id: string;
+  request_id: string;
+  status: "finished";
+  replayed: boolean;
+}
+
+export function operationRef(
+  entry: { id: string; request_id: string },
+  replayed: boolean,
+): OperationRef {
+  return { id: entry.id, request_id: entry.request_id, status: "finished", replayed };
+}
+
+/**
+ * Replays a finished entry: the recorded result with `replayed: true`, `operation.replayed`, the
+ * revision it was recorded at as `receipt_project_revision` and the project's `revision` now as
+ * `project_revision` (the next expected_revision, as after any answer); or its error again.
+ */
+export function replayRecorded(entry: OperationTable, revision: number): Record<string, unknown> {
   if (entry.error !== null) {
     const recorded = JSON.parse(entry.error) as RecordedError;
     throw new LedgerError(recorded.code, recorded.message, {
@@ -45,7 +67,14 @@ export function replayRecorded(entry: OperationTable): Record<string, unknown> {
     });
   }
   const result = JSON.parse(entry.result ?? "{}") as Record<string, unknown>;
-  return { ...result, replayed: true };
+  return {
+    ...result,
+    receipt_project_revision:
+      result["receipt_project_revision"] ?? result["project_revision"] ?? null,
+    project_revision: revision,
+    operation: operationRef(entry, true),
+    replayed: true,
+  };
 }
 
 export const UNKNOWN_OUTCOME_NEXT_ACTION =

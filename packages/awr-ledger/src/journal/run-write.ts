@@ -20,6 +20,8 @@ import {
   findOperation,
   fingerprintConflictError,
   lostReceiptError,
+  type OperationRef,
+  operationRef,
   replayRecorded,
   unknownOutcomeError,
 } from "./journal-store.js";
@@ -37,6 +39,14 @@ export interface WriteReceipt {
   request_id?: string;
   /** A journaled write's terminal event (absent when a precheck answered without a change). */
   terminal_event?: TerminalEventRef;
+  /**
+   * A journaled write: the revision its domain commit (or, for an answer that changed nothing,
+   * its check) was recorded at; `project_revision` is the revision after the whole write, or
+   * for a replay the project's revision now.
+   */
+  receipt_project_revision?: number;
+  /** A journaled write's journal entry (absent for a direct one). */
+  operation?: OperationRef;
   /** Present (true) only when the result is a replay of a recorded one. */
   replayed?: boolean;
 }
@@ -55,16 +65,18 @@ export interface JournaledWrite<R extends object> {
   domain: (op: OperationScope) => Promise<R>;
 }
 
-function decideOrThrow(
+/** `revision`: the project's revision now, for a replay's answer. */
+async function decideOrThrow(
   entry: Parameters<typeof decideForRequest>[0],
   fingerprint: string,
-): Record<string, unknown> | undefined {
+  revision: () => Promise<number>,
+): Promise<Record<string, unknown> | undefined> {
   const decision = decideForRequest(entry, fingerprint);
   switch (decision.kind) {
     case "run":
       return undefined;
     case "replay":
-      return replayRecorded(decision.entry);
+      return replayRecorded(decision.entry, await revision());
     case "fingerprint_conflict":
       throw fingerprintConflictError(decision.entry.request_id);
     case "unfinished":
@@ -106,9 +118,12 @@ export async function runJournaledWrite<R extends object>(
   const signal = options?.signal;
   const { client } = spec.caller;
   const { arguments: argumentsJson, fingerprint } = journalRequest(spec.tool, spec.input);
-  const early = decideOrThrow(
-    await ctx.store.read((db) => findOperation(db, client, requestId), { signal }),
-    fingerprint,
+  const early = await ctx.store.read(
+    async (db) =>
+      decideOrThrow(await findOperation(db, client, requestId), fingerprint, () =>
+        ctx.store.currentRevision(db),
+      ),
+    { signal },
   );
   if (early !== undefined) return early as R & WriteReceipt;
   await options?.beforeWrite?.();
@@ -158,7 +173,11 @@ async function beginJournaled<R extends object>(
   return store.write<Begun<R>>(
     async (tx) => {
       throwIfAborted(signal);
-      const again = decideOrThrow(await findOperation(tx, client, requestId), fingerprint);
+      const again = await decideOrThrow(
+        await findOperation(tx, client, requestId),
+        fingerprint,
+        () => store.currentRevision(tx),
+      );
       if (again !== undefined) return { kind: "answered", result: again as R & WriteReceipt };
       const current = await store.currentRevision(tx);
       checkExpectedRevision(spec.input.expected_revision, current);
@@ -175,12 +194,19 @@ async function beginJournaled<R extends object>(
 
       const unchanged = await spec.precheck?.(tx);
       if (unchanged !== undefined) {
-        const result = { ...unchanged, request_id: requestId, project_revision: current };
+        const id = ulid();
+        const result = {
+          ...unchanged,
+          request_id: requestId,
+          receipt_project_revision: current,
+          project_revision: current,
+          operation: operationRef({ id, request_id: requestId }, false),
+        };
         await tx
           .insertInto("operations")
           .values({
             ...entry,
-            id: ulid(),
+            id,
             status: "finished",
             write_outcome: "committed",
             result: JSON.stringify(result),
@@ -263,7 +289,9 @@ async function finishJournaled<R extends object>(
               ...(domainResult as R),
               terminal_event: terminalRef(scope.terminalEvent as EventTable),
               request_id: started.request_id,
+              receipt_project_revision: Number(scope.terminalEvent?.revision),
               project_revision: revision,
+              operation: operationRef(started, false),
             }
           : undefined;
       const error = domainError === undefined ? undefined : errorRecord(domainError);

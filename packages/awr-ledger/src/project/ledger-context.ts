@@ -15,13 +15,13 @@ export interface LedgerContext {
   readonly closing?: AbortSignal | undefined;
   /**
    * Throws SourceStale (with the current project_revision and the fix) unless `refresh`, in which
-   * case it reindexes changed sources first (unjournaled, see `reindex`).
+   * case it reindexes changed sources first (unjournaled, see `reindex`). True when it reindexed.
    */
   ensureFresh(options?: {
     refresh?: boolean;
     client?: string;
     signal?: AbortSignal;
-  }): Promise<void>;
+  }): Promise<boolean>;
   /** Reindexes changed sources without the request journal (the CLI's refresh, init). */
   reindex(options?: {
     force?: boolean;

@@ -3,7 +3,12 @@ import type { Dialect, Kysely } from "kysely";
 import type { Manifest } from "../sources/manifest.js";
 import { AWR_DIR } from "../sources/read-sources.js";
 import type { OpenedDatabase } from "../storage/dialect.js";
-import { detectDialect, kyselyFromDialect, openConfiguredDatabase } from "../storage/dialects.js";
+import {
+  detectDialect,
+  kyselyFromDialect,
+  openConfiguredDatabase,
+  storageDialect,
+} from "../storage/dialects.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /** A caller-provided database: a Kysely instance or a kysely Dialect (SQLite or PostgreSQL). */
@@ -17,6 +22,22 @@ function isDialect(value: DatabaseInput): value is Dialect {
     typeof (value as Dialect).createDriver === "function" &&
     typeof (value as Dialect).createAdapter === "function"
   );
+}
+
+/**
+ * The project's own SQLite file (`<root>/.awr/state.db`) when that is where its ledger lives: no
+ * caller-provided database and a manifest whose storage is a file, not a server. Undefined
+ * otherwise.
+ */
+export function projectDatabaseFile(
+  root: string,
+  manifest: Manifest,
+  database: DatabaseInput | undefined,
+): string | undefined {
+  if (database !== undefined || storageDialect(manifest.storage.backend).connectsByUrl) {
+    return undefined;
+  }
+  return join(root, AWR_DIR, STATE_DB);
 }
 
 /**

@@ -119,6 +119,9 @@ export function heldBackError(held: readonly SourceIssue[]): LedgerError {
       issues: [...held],
       changed_paths: [...new Set(held.map((i) => i.path))],
     },
+    {
+      next: `Remove the credential from ${where} (keep only a reference, such as the name of the environment variable that holds it); the next read or awr_source_reindex indexes the file again.`,
+    },
   );
 }
 

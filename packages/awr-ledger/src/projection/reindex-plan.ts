@@ -17,9 +17,18 @@ export interface SourceIndexState {
   path: string;
   domain: string;
   adapter: string;
+  /**
+   * What the ledger records for the source after this reindex: the content just indexed, the
+   * unchanged one, the last one of a removed source; for a source held back, the content its
+   * kept projection came from (`withheld` when none is kept), never the content refused.
+   */
   fingerprint: string;
   entity_count: number;
-  state: "indexed" | "unchanged" | "removed";
+  /**
+   * `held_back`: the file changed but holds a credential, so it was not indexed: its previous
+   * projection is kept (or it has none) and it stays not fresh until the file is clean.
+   */
+  state: "indexed" | "unchanged" | "removed" | "held_back";
 }
 
 /** What a reindex changed (or would change); the domain part of `ReindexResult`. */
@@ -254,12 +263,15 @@ export async function planReindex(
       parsed.push({ read, result });
       continue;
     }
-    // Held back: as if unchanged, or recorded with no entities (withheld, never fresh).
+    // Held back: its previous projection stays, or it is recorded with no entities (withheld,
+    // never fresh). Reported as held back, never as unchanged: the file did change.
     held.push({ read, result });
     changed.splice(changed.indexOf(read), 1);
     const entry = sources.find((s) => s.path === read.path) as SourceIndexState;
-    entry.state = "unchanged";
-    entry.fingerprint = keptFingerprint(read) ?? WITHHELD_FINGERPRINT;
+    entry.state = "held_back";
+    const kept = keptFingerprint(read);
+    entry.fingerprint = kept ?? WITHHELD_FINGERPRINT;
+    if (kept === undefined) entry.entity_count = 0;
   }
   const heldIssues = held.flatMap((h) => h.result.issues.filter(isSecretIssue));
   const withheld = held.map((h) => h.read).filter((read) => keptFingerprint(read) === undefined);
@@ -268,16 +280,7 @@ export async function planReindex(
   }
   const issues = [...parsed.flatMap((p) => p.result.issues), ...heldIssues];
   const errors = issues.filter((i) => i.severity === "error" && !isSecretIssue(i));
-  if (errors.length > 0) {
-    const first = errors[0] as SourceIssue;
-    throw new LedgerError(
-      first.code ?? "InvalidInput",
-      `Cannot index ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}` +
-        (errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : "") +
-        ". Fix the source and reindex; the previous projection is unchanged.",
-      { issues: errors },
-    );
-  }
+  if (errors.length > 0) throw sourceErrorRefusal(errors);
   await refuseKeyClashes(db, [...removed, ...changed.map((c) => c.path)], parsed);
   const workstreams = await planWorkstreamCatalog(db, parsed, removed);
   for (const { read, result } of parsed) {
@@ -301,6 +304,23 @@ export async function planReindex(
     withheld,
     workstreams,
   };
+}
+
+/**
+ * The refusal of a reindex whose parsed sources have errors (other than credentials, which
+ * hold a source back): the first one's code (InvalidInput unless the issue names another),
+ * file and line, how many more there are, and that nothing changed. `awr source scan` and
+ * `awr doctor` report a source the same way (stale-check.ts).
+ */
+export function sourceErrorRefusal(errors: readonly SourceIssue[]): LedgerError {
+  const first = errors[0] as SourceIssue;
+  return new LedgerError(
+    first.code ?? "InvalidInput",
+    `Cannot index ${first.path}${first.line === null ? "" : `:${first.line}`}: ${first.message}` +
+      (errors.length > 1 ? ` (and ${errors.length - 1} more problem(s))` : "") +
+      ". Fix the source and reindex; the previous projection is unchanged.",
+    { issues: [...errors] },
+  );
 }
 
 export function keyClash(

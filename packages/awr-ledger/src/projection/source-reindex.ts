@@ -1,9 +1,11 @@
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import { LedgerError } from "../errors.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
+import { isSecretIssue } from "../sources/source-secrets.js";
 import { applyReindex } from "./apply-reindex.js";
-import { reindexSummary } from "./index-sources.js";
+import { heldBackError, reindexSummary } from "./index-sources.js";
 import {
   changedUnits,
   type ParseCache,
@@ -89,5 +91,36 @@ export async function sourceReindex(
         }),
     },
     options,
+  );
+}
+
+/**
+ * A reindex that held a source back (it holds a credential, docs/design/secret-boundaries.md) is
+ * not a success: RuleViolation naming the first finding's file and line and the fix, never the
+ * value (heldBackError), saying what the reindex did index, with the reindex's result attached
+ * (the tool answers it under the error, the CLI prints it and exits 1). Checked on the result,
+ * after the journaled write: what the reindex indexed stays indexed, the held-back source keeps
+ * its previous projection, and a replay of the same request_id is refused the same way.
+ */
+export function refuseHeldBack<T extends ReindexChanges & { project_revision: number }>(
+  result: T,
+): T {
+  const held = result.issues.filter(isSecretIssue);
+  if (held.length === 0) return result;
+  const refusal = heldBackError(held);
+  const indexed = result.reindexed
+    ? ` The other changes were indexed at revision ${result.project_revision}` +
+      (result.changed_paths.length > 0 ? ` (${result.changed_paths.join(", ")}).` : ".")
+    : " Nothing else changed.";
+  const next = (refusal as { next?: string | undefined }).next;
+  throw new LedgerError(
+    refusal.code,
+    `${refusal.message}${indexed}`,
+    { ...refusal.details, project_revision: result.project_revision },
+    {
+      cause: refusal,
+      result: { ...result } as Record<string, unknown>,
+      ...(next === undefined ? {} : { next }),
+    },
   );
 }

@@ -1,10 +1,11 @@
 import { join, resolve } from "node:path";
-import { LedgerError } from "../errors.js";
+import { type AwrErrorCode, isLedgerError, LedgerError } from "../errors.js";
+import { confineSourcePath, resolveAuthorizedRoots } from "../sources/confinement.js";
 import { MISSING_FINGERPRINT, statFile } from "../sources/fingerprint.js";
 import type { Manifest, ManifestSource } from "../sources/manifest.js";
-import { MANIFEST_PATH } from "../sources/read-sources.js";
+import { MANIFEST_PATH, type ReadSource } from "../sources/read-sources.js";
 import { listDecisionDirectory } from "../sources/source-directory.js";
-import { readSourceFile } from "../sources/source-file.js";
+import { readSourceFile, type SourceFileRead } from "../sources/source-file.js";
 import { sourceCaps } from "../sources/source-options.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 
@@ -18,18 +19,65 @@ interface Seen {
 const UNREADABLE = "unreadable";
 
 /**
+ * A changed source the reindex would refuse, with the refusal it would give: `code` and
+ * `message` are those of the reindex's error for that source (a path that leaves the allowed
+ * roots, a FIFO, a directory, a file over its cap, a credential, a source that cannot be
+ * parsed). The message names the file, never its content.
+ */
+export interface SourceRefusal {
+  path: string;
+  code: AwrErrorCode;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+}
+
+/** What the stale check found: every changed path, and those of them a reindex would refuse. */
+export interface SourceScan {
+  changed: string[];
+  /** A subset of `changed`, in path order; filled in full only by `scan({ explain: true })`. */
+  refused: SourceRefusal[];
+}
+
+function refusalOf(path: string, error: LedgerError): SourceRefusal {
+  return {
+    path,
+    code: error.code,
+    message: error.message,
+    ...(error.details === undefined ? {} : { details: error.details }),
+  };
+}
+
+/**
  * Finds sources changed since the last index, cheaply: a file whose size and mtime match what
- * was recorded is taken as unchanged; only a file whose stat differs is hashed (read safely and
- * in slices, see source-file.ts), and the hash is remembered per (size, mtime) so a
- * touched-but-identical file is hashed once. A markdown-directory-v1 directory is listed again
- * each time (a file added or removed changes its fingerprint). Never writes, never throws for a
- * source that cannot be read: that source is reported changed, and the reindex names the
- * problem.
+ * was recorded is taken as unchanged (one stat, nothing opened); only a file whose stat differs
+ * is read. Before it is read, its path goes through the reindex's own confinement
+ * (confineSourcePath with the manifest's authorized roots), so a source that became a symlink
+ * leaving the project is never opened; then it is read as the reindex reads it (only a regular
+ * file, under its byte cap, see source-file.ts) and hashed; the hash is remembered per (size,
+ * mtime), so a touched-but-identical file is hashed once. A markdown-directory-v1 directory is
+ * confined and listed again each time (a file added or removed changes its fingerprint). Never
+ * writes and never throws for a source that cannot be read: that source is reported changed,
+ * with the reindex's refusal when the confinement or the read gave one.
  */
 export class StaleChecker {
   readonly #seen = new Map<string, Seen>();
 
   async changedPaths(store: LedgerStore, root: string, manifest?: Manifest): Promise<string[]> {
+    return (await this.scan(store, root, manifest)).changed;
+  }
+
+  /**
+   * The changed paths with the refusals found on the way. With `explain` (source scan, doctor:
+   * never the hot path before a read or write), each changed file that could be read is also
+   * parsed as the reindex would parse it, so a source holding a credential (held back) or one
+   * that cannot be parsed is reported refused with the reindex's message too.
+   */
+  async scan(
+    store: LedgerStore,
+    root: string,
+    manifest?: Manifest,
+    options: { explain?: boolean } = {},
+  ): Promise<SourceScan> {
     const [rows, state] = await Promise.all([
       store.db
         .selectFrom("sources")
@@ -38,29 +86,71 @@ export class StaleChecker {
       store.db.selectFrom("project_state").select("manifest_fingerprint").executeTakeFirst(),
     ]);
     const changed: string[] = [];
+    const refused: SourceRefusal[] = [];
+    const explained: { read: ReadSource }[] = [];
     const manifestFile = join(root, MANIFEST_PATH);
     const manifestPrint =
       statFile(manifestFile) === undefined
         ? null
-        : await this.#fingerprint(manifestFile, 64 * 1024);
+        : await this.#manifestFingerprint(manifestFile, 64 * 1024);
     if (manifestPrint !== (state?.manifest_fingerprint ?? null)) changed.push(MANIFEST_PATH);
+    const confine = confiner(root, manifest);
     for (const row of rows) {
       const absolute = resolve(root, row.path);
       const source = manifest === undefined ? undefined : owningSource(manifest, row.path);
+      const refuse = (error: unknown): void => {
+        changed.push(row.path);
+        if (isLedgerError(error)) refused.push(refusalOf(row.path, error));
+      };
       if (row.kind === "directory") {
-        if (directoryPrint(absolute, row.path, source) !== row.fingerprint) changed.push(row.path);
+        try {
+          confine(row.path);
+          if (directoryPrint(absolute, row.path, source) !== row.fingerprint)
+            changed.push(row.path);
+        } catch (error) {
+          refuse(error);
+        }
         continue;
       }
       const stat = statFile(absolute);
       if (stat === undefined) {
-        if (row.fingerprint !== MISSING_FINGERPRINT) changed.push(row.path);
+        if (row.fingerprint === MISSING_FINGERPRINT) continue;
+        try {
+          // Gone, or a symlink loop (which the stat cannot tell apart; the reindex refuses it).
+          confine(row.path);
+          changed.push(row.path);
+        } catch (error) {
+          refuse(error);
+        }
         continue;
       }
       if (stat.size === Number(row.size) && stat.mtime_ms === Number(row.mtime_ms)) continue;
       const { maxBytes } = sourceCaps(row.adapter, source?.options ?? {});
-      if ((await this.#fingerprint(absolute, maxBytes)) !== row.fingerprint) changed.push(row.path);
+      try {
+        confine(row.path);
+        const explain = options.explain === true && source !== undefined;
+        const read = explain
+          ? await readSourceFile(absolute, row.path, maxBytes, row.adapter)
+          : undefined;
+        const fingerprint =
+          read === undefined
+            ? await this.#fingerprint(absolute, row.path, maxBytes, row.adapter)
+            : read.fingerprint;
+        if (fingerprint === row.fingerprint) continue;
+        changed.push(row.path);
+        if (read !== undefined && source !== undefined) {
+          explained.push({ read: unitOf(source, row.path, absolute, read) });
+        }
+      } catch (error) {
+        refuse(error);
+      }
     }
-    return changed.sort();
+    for (const { read } of explained) {
+      const refusal = await parseRefusal(read);
+      if (refusal !== undefined) refused.push(refusal);
+    }
+    refused.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return { changed: changed.sort(), refused };
   }
 
   /** Throws SourceStale `{changed_paths}` when any source changed since the last index. */
@@ -75,7 +165,16 @@ export class StaleChecker {
     );
   }
 
-  async #fingerprint(absolute: string, maxBytes: number): Promise<string> {
+  /**
+   * The fingerprint of a confined source file as the reindex would read it; a refusal of the
+   * read (not a regular file, over its cap) is thrown. Unreadable for any other failure.
+   */
+  async #fingerprint(
+    absolute: string,
+    label: string,
+    maxBytes: number,
+    adapter: string,
+  ): Promise<string> {
     const stat = statFile(absolute);
     if (stat === undefined) return MISSING_FINGERPRINT;
     const seen = this.#seen.get(absolute);
@@ -84,13 +183,82 @@ export class StaleChecker {
     let fingerprint: string;
     try {
       fingerprint =
-        (await readSourceFile(absolute, absolute, maxBytes))?.fingerprint ?? MISSING_FINGERPRINT;
-    } catch {
+        (await readSourceFile(absolute, label, maxBytes, adapter))?.fingerprint ??
+        MISSING_FINGERPRINT;
+    } catch (error) {
+      if (isLedgerError(error)) throw error;
       return UNREADABLE;
     }
     this.#seen.set(absolute, { ...stat, fingerprint });
     return fingerprint;
   }
+
+  /** The manifest's own fingerprint (the project's file, never a planning source). */
+  async #manifestFingerprint(absolute: string, maxBytes: number): Promise<string> {
+    try {
+      return await this.#fingerprint(absolute, MANIFEST_PATH, maxBytes, "manifest");
+    } catch {
+      return UNREADABLE;
+    }
+  }
+}
+
+/**
+ * The reindex's confinement of recorded paths (confineSourcePath), with the manifest's
+ * authorized roots resolved once, on first use: a check whose files all match their stat never
+ * pays for it. Throws the reindex's refusal (RuleViolation for a path or a symlink leaving the
+ * allowed roots, InvalidInput for a symlink loop or an authorized root that is gone).
+ */
+function confiner(root: string, manifest: Manifest | undefined): (path: string) => void {
+  let authorized: string[] | LedgerError | undefined;
+  return (path) => {
+    if (authorized === undefined) {
+      try {
+        authorized = resolveAuthorizedRoots(root, manifest?.project.authorized_roots ?? []);
+      } catch (error) {
+        if (!isLedgerError(error)) throw error;
+        authorized = error;
+      }
+    }
+    if (authorized instanceof LedgerError) throw authorized;
+    confineSourcePath(root, path, authorized);
+  };
+}
+
+/** A file unit as the reindex reads it (readSource), from bytes read here. */
+function unitOf(
+  source: ManifestSource,
+  path: string,
+  absolute: string,
+  read: SourceFileRead,
+): ReadSource {
+  const { bytes, fingerprint, size, mtime_ms } = read;
+  return { source, kind: "file", path, absolute, snapshot: { fingerprint, size, mtime_ms, bytes } };
+}
+
+/**
+ * What the reindex would answer for this changed unit once parsed, as a refusal: the
+ * RuleViolation of a source held back for a credential, or the InvalidInput (or the issue's own
+ * code) of a source that cannot be parsed. Undefined when the reindex would index it.
+ */
+async function parseRefusal(read: ReadSource): Promise<SourceRefusal | undefined> {
+  const [{ parseSource }, { heldBackError }, { sourceErrorRefusal }, { isSecretIssue }] =
+    await Promise.all([
+      import("../sources/read-sources.js"),
+      import("./index-sources.js"),
+      import("./reindex-plan.js"),
+      import("../sources/source-secrets.js"),
+    ]);
+  let issues: Awaited<ReturnType<typeof parseSource>>["issues"];
+  try {
+    ({ issues } = await parseSource(read));
+  } catch (error) {
+    return isLedgerError(error) ? refusalOf(read.path, error) : undefined;
+  }
+  const held = issues.filter(isSecretIssue);
+  if (held.length > 0) return refusalOf(read.path, heldBackError(held));
+  const errors = issues.filter((i) => i.severity === "error");
+  return errors.length > 0 ? refusalOf(read.path, sourceErrorRefusal(errors)) : undefined;
 }
 
 /** The manifest source a recorded unit belongs to (a directory's files belong to it). */
@@ -113,7 +281,8 @@ function directoryPrint(
       maxFiles: sourceCaps("markdown-directory-v1", source?.options ?? {}).maxEntities,
     });
     return listing?.fingerprint ?? MISSING_FINGERPRINT;
-  } catch {
+  } catch (error) {
+    if (isLedgerError(error)) throw error;
     return UNREADABLE;
   }
 }

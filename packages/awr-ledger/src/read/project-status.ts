@@ -1,7 +1,9 @@
 import type { Kysely } from "kysely";
+import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, type EntityView, stringOf } from "./entity-view.js";
 import type { Projection } from "./projection.js";
+import { missingSourceIssues, missingSourcesAction } from "./source-issues.js";
 import {
   byCurrentOrder,
   type CurrentEntry,
@@ -41,8 +43,13 @@ export interface ProjectStatusResult {
   /** The focus item: the first current item, else the first ready one. */
   suggested_work: WorkBrief | null;
   organisation_gaps: OrganisationGap[];
-  /** Reads answer only from fresh sources, so there are never issues to report here. */
-  source_issues: never[];
+  /**
+   * What the answer is missing because of its sources: reads answer only from fresh sources, so
+   * these are the sources indexed as missing (a warning naming the file and the fix), whose work
+   * is not counted above until the file is back.
+   */
+  source_issues: SourceIssue[];
+  /** How many of `source_issues` are warnings. */
   source_warnings: number;
   /**
    * What ledger sources say about themselves that AWR does not compute or check, such as the
@@ -128,9 +135,10 @@ export async function projectStatus(
   revision: number,
   branch: string | null,
 ): Promise<ProjectStatusResult> {
-  const [analysis, revisions] = await Promise.all([
+  const [analysis, revisions, sourceIssues] = await Promise.all([
     analyseReady(db, revision, branch),
     briefRevisions(db, revision),
+    missingSourceIssues(db),
   ]);
   const { projection } = analysis;
   const summary = projection.derive(STATUS_SUMMARY);
@@ -161,13 +169,15 @@ export async function projectStatus(
         ? next
         : focus !== undefined
           ? `Start ${focus.key}: ${focus.title}.`
-          : blocked === 0
-            ? "No open work remains: every work item is completed or cancelled."
-            : "Nothing is ready: read the ready diagnostics and clear the prerequisite that blocks the work.",
+          : sourceIssues.length > 0
+            ? missingSourcesAction(sourceIssues)
+            : blocked === 0
+              ? "No open work remains: every work item is completed or cancelled."
+              : "Nothing is ready: read the ready diagnostics and clear the prerequisite that blocks the work.",
     suggested_work: focus === undefined ? null : workBrief(focus, revisions),
     organisation_gaps: [...summary.gaps],
-    source_issues: [],
-    source_warnings: 0,
+    source_issues: sourceIssues,
+    source_warnings: sourceIssues.filter((i) => i.severity === "warning").length,
     ledger_notes: ledgerNotes(projection),
   };
 }

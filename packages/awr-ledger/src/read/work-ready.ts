@@ -1,9 +1,11 @@
 import type { Kysely } from "kysely";
+import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, activeClaims, type EntityView } from "./entity-view.js";
 import type { Projection } from "./projection.js";
 import { projectionAt } from "./projection-cache.js";
 import { isUnblocked, READINESS, type UnblockedEntry } from "./readiness.js";
+import { missingSourceIssues } from "./source-issues.js";
 import { STATUS_SUMMARY } from "./status-summary.js";
 import { briefRevisions, type ReadyBrief, type ReadyDiagnostic, readyBrief } from "./work-brief.js";
 
@@ -29,6 +31,13 @@ export interface WorkReadyResult {
   diagnostic_counts: Record<string, number>;
   /** The first three of them, in source order. */
   blocked_sample: ReadyBrief[];
+  /**
+   * Sources indexed as missing (a warning naming the file and the fix): the work they hold is
+   * neither ready nor counted until the file is back (as in awr_project_status).
+   */
+  source_issues: SourceIssue[];
+  /** How many of `source_issues` are warnings. */
+  source_warnings: number;
 }
 
 /** Readiness with the claims in force applied: shared between callers, read-only. */
@@ -127,9 +136,10 @@ export async function workReady(
   branch: string | null,
 ): Promise<WorkReadyResult> {
   const limit = input.limit ?? 10;
-  const [analysis, revisions] = await Promise.all([
+  const [analysis, revisions, sourceIssues] = await Promise.all([
     analyseReady(db, revision, branch),
     briefRevisions(db, revision),
+    missingSourceIssues(db),
   ]);
   const { projection, claims } = analysis;
   const { counts } = projection.derive(STATUS_SUMMARY);
@@ -174,5 +184,7 @@ export async function workReady(
       Object.entries(diagnosticCounts).sort(([a], [b]) => (a < b ? -1 : 1)),
     ),
     blocked_sample: sample,
+    source_issues: sourceIssues,
+    source_warnings: sourceIssues.filter((i) => i.severity === "warning").length,
   };
 }

@@ -128,9 +128,14 @@ export async function inspectDatabase(
 export function openSqliteForInspection(file: string): Kysely<LedgerSchema> {
   const info = statSync(file, { throwIfNoEntry: false });
   if (info === undefined || !info.isFile()) {
-    throw new LedgerError("NotFound", `AWR database: ${file} is not a file; check --database`, {
-      database: file,
-    });
+    throw new LedgerError(
+      "NotFound",
+      `AWR database: ${file} is not a file; check --database`,
+      { database: file },
+      {
+        next: "Give --database the path of a SQLite ledger file (relative to the working directory), or drop it to inspect this project's own ledger.",
+      },
+    );
   }
   let database: import("better-sqlite3").Database;
   try {

@@ -250,8 +250,14 @@ async function inspectSources(
       checked: 0,
     };
   }
-  const changed = new Set(
-    await new StaleChecker().changedPaths(store, project.root, manifest.manifest),
+  const scan = await new StaleChecker().scan(store, project.root, manifest.manifest, {
+    explain: true,
+  });
+  return checkSources(
+    project.root,
+    manifest.manifest,
+    indexed,
+    new Set(scan.changed),
+    new Map(scan.refused.map((r) => [r.path, r])),
   );
-  return checkSources(project.root, manifest.manifest, indexed, changed);
 }

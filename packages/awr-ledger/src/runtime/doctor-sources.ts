@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { owningSource } from "../projection/stale-check.js";
+import { owningSource, type SourceRefusal } from "../projection/stale-check.js";
 import { MISSING_FINGERPRINT, statFile } from "../sources/fingerprint.js";
 import type { Manifest } from "../sources/manifest.js";
 import { MANIFEST_PATH } from "../sources/read-sources.js";
@@ -23,13 +23,16 @@ const trimmed = (path: string) => path.replace(/\/+$/, "");
 /**
  * The manifest's sources against the index, without reindexing (the source_* codes of the
  * original's doctor): `changed` is what the stale check found changed since the last index
- * (the manifest's own path included).
+ * (the manifest's own path included); `refused`, those of them a reindex would refuse, with
+ * its reason: such a source is `source_access_failed` (error) with the reindex's message, not
+ * merely changed, since reindexing does not fix it.
  */
 export function checkSources(
   root: string,
   manifest: Manifest,
   indexed: readonly IndexedSource[],
   changed: ReadonlySet<string>,
+  refused: ReadonlyMap<string, SourceRefusal> = new Map(),
 ): SourceCheck {
   const findings: DoctorFinding[] = [];
   let checked = 0;
@@ -77,6 +80,20 @@ export function checkSources(
             "Current manifest configuration differs from the indexed source; reindex required.",
           ),
         );
+      }
+      const refusal = refused.get(row.path);
+      if (refusal !== undefined) {
+        checked++;
+        findings.push(
+          finding(
+            "source_access_failed",
+            "error",
+            "source",
+            row.path,
+            `${row.path} cannot be indexed as it is now (${refusal.code}): ${refusal.message}`,
+          ),
+        );
+        continue;
       }
       if (statFile(resolve(root, row.path)) === undefined) {
         if (row.fingerprint === MISSING_FINGERPRINT) continue;

@@ -16,13 +16,30 @@ export interface OperationGetInput {
   request_id: string;
 }
 
+/** The journal entry as the original nests it in awr_operation_get. */
+export interface OperationEntry {
+  id: string;
+  request_id: string;
+  tool: string;
+  status: "started" | "finished";
+  write_outcome: OperationSummary["write_outcome"];
+  recovered: boolean;
+  started_revision: number | null;
+  finished_revision: number | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
 export interface OperationGetResult extends OperationSummary {
+  operation: OperationEntry;
   /** The recorded success result, when there is one. */
   result?: Record<string, unknown>;
   /** The recorded `{code, message, details?}`, when the request's outcome is an error. */
   error?: Record<string, unknown>;
   /** Domain events bound to this operation (the journal's own events left out). */
   domain_receipts: ReceiptRecord[];
+  /** Always false: every receipt is listed. */
+  receipts_may_have_more: false;
   next_action: string;
   project_revision: number;
 }
@@ -54,11 +71,25 @@ export async function operationGet(
     const revision = await ctx.store.currentRevision(db);
     // The recorded result and receipts as stored; text holding a credential (from before the
     // secret policy) is shown as `[redacted]`.
+    const summary = operationSummary(entry);
     return redactSecretStrings({
-      ...operationSummary(entry),
+      ...summary,
+      operation: {
+        id: summary.operation_id,
+        request_id: summary.request_id,
+        tool: summary.tool,
+        status: summary.status,
+        write_outcome: summary.write_outcome,
+        recovered: summary.recovered,
+        started_revision: summary.started_revision,
+        finished_revision: summary.finished_revision,
+        started_at: summary.started_at,
+        finished_at: summary.finished_at,
+      },
       ...(entry.result === null ? {} : { result: JSON.parse(entry.result) }),
       ...(entry.error === null ? {} : { error: JSON.parse(entry.error) }),
       domain_receipts: events.filter(isDomainReceipt).map(receiptRecord),
+      receipts_may_have_more: false,
       next_action: operationNextAction(entry),
       project_revision: revision,
     });

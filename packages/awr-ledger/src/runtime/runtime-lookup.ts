@@ -25,6 +25,7 @@ export function otherClientError(what: string, id: string): LedgerError {
     "RuleViolation",
     `${what} ${id} belongs to another client; a client may act only on its own sessions, checkpoints, waits and claims`,
     { [what]: id },
+    { next: "Use your own sessions, waits and claims (awr_session_list lists your sessions)." },
   );
 }
 

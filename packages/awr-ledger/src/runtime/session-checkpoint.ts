@@ -4,6 +4,7 @@ import type {
   RuntimeContext,
   WriteFields,
 } from "../core/runtime-context.js";
+import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
 import { type CheckpointFields, insertCheckpoint } from "./checkpoint-record.js";
@@ -18,6 +19,8 @@ export interface SessionCheckpointInput extends CheckpointFields, WriteFields {
 export interface SessionCheckpointResult {
   session: string;
   checkpoint: CheckpointView;
+  /** The `checkpoint.saved` event. */
+  event_id: string;
 }
 
 /** awr_session_checkpoint: records where an active session stands. */
@@ -35,7 +38,11 @@ export async function sessionCheckpoint(
       check: (db) => resolveActiveSession(db, caller, input, "a checkpoint"),
       apply: async (unit, session) => {
         const { row, event } = await insertCheckpoint(unit, session, input);
-        return { result: { session: session.id, checkpoint: checkpointView(row) }, event };
+        const eventId = ulid();
+        return {
+          result: { session: session.id, checkpoint: checkpointView(row), event_id: eventId },
+          event: { ...event, id: eventId },
+        };
       },
     },
     options,

@@ -8,6 +8,7 @@ import type {
 } from "../core/runtime-context.js";
 import type { ClaimTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
+import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { activeBranchById } from "./branch-select.js";
@@ -37,6 +38,8 @@ export interface SessionClaimResult {
   claim: ClaimView;
   /** True when an acquire renewed the session's own claim (new ttl from now). */
   renewed: boolean;
+  /** The `work.claimed` or `claim.released` event. */
+  event_id: string;
 }
 
 const CLOSED = ["completed", "cancelled"];
@@ -143,12 +146,14 @@ export async function sessionClaim(
       check,
       apply: async (unit, checked): Promise<CheckedChange<SessionClaimResult>> => {
         const { session } = checked;
+        const eventId = ulid();
         if (checked.release === undefined) {
           const work = checked.work as string;
           const { claim, renewed, expired } = await acquireClaim(unit, session, work, input.ttl_ms);
           return {
-            result: { action, claim: claimView(claim), renewed },
+            result: { action, claim: claimView(claim), renewed, event_id: eventId },
             event: {
+              id: eventId,
               type: DOMAIN_EVENT_TYPES.workClaimed,
               work,
               session: session.id,
@@ -177,8 +182,9 @@ export async function sessionClaim(
         }
         const released = await markReleased(unit, held);
         return {
-          result: { action, claim: claimView(released), renewed: false },
+          result: { action, claim: claimView(released), renewed: false, event_id: eventId },
           event: {
+            id: eventId,
             type: DOMAIN_EVENT_TYPES.claimReleased,
             work: held.work,
             session: session.id,

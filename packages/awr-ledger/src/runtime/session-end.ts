@@ -6,6 +6,7 @@ import type {
   WriteFields,
 } from "../core/runtime-context.js";
 import type { SessionEndStatus } from "../core/runtime-tables.js";
+import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
 import { releaseSessionClaims } from "./claims.js";
@@ -22,6 +23,10 @@ export interface SessionEndResult {
   session: SessionView;
   /** The claims this end released. */
   released_claims: ClaimView[];
+  /** Their ids (the original's name for what the end closed). */
+  closed_claim_ids: string[];
+  /** The `session.ended` event. */
+  event_id: string;
 }
 
 /**
@@ -49,9 +54,16 @@ export async function sessionEnd(
           .set({ status, end_revision: unit.revision, ended_at: unit.time })
           .where("id", "=", session.id)
           .execute();
+        const eventId = ulid();
         return {
-          result: { session: sessionView(ended), released_claims: released.map(claimView) },
+          result: {
+            session: sessionView(ended),
+            released_claims: released.map(claimView),
+            closed_claim_ids: released.map((c) => c.id),
+            event_id: eventId,
+          },
           event: {
+            id: eventId,
             type: DOMAIN_EVENT_TYPES.sessionEnded,
             work: session.work,
             session: session.id,

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
+import type { SessionTable } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -23,8 +24,16 @@ const WAITS_SHOWN = 20;
 /** How far back a session's predecessors are followed for their waits. */
 const LINEAGE_DEPTH = 20;
 
-export interface SessionGetResult {
+/** Which host conversation a session is bound to (as the original names it). */
+export interface SessionBinding {
+  client: string;
+  conversation: string;
+}
+
+/** What a host sees of one session: awr_session_get, and a reused awr_session_start. */
+export interface SessionState {
   session: SessionView;
+  binding: SessionBinding;
   /** Its claims that are active or expired (a claim past its expiry is shown as expired). */
   claims: ClaimView[];
   checkpoint: CheckpointView | null;
@@ -33,6 +42,8 @@ export interface SessionGetResult {
    * received a handoff: the checkpoint the sender handed over (docs/design/work-branches.md R9).
    */
   inherited_checkpoint: CheckpointView | null;
+  /** `waiting_user` while the session has a pending wait, else `available`. */
+  continuity_state: "waiting_user" | "available";
   /** The pending wait, if any. */
   wait: WaitView | null;
   /**
@@ -41,6 +52,11 @@ export interface SessionGetResult {
    * answered before it.
    */
   waits: WaitView[];
+  /** The session that resumed this one, once one did. */
+  resumed_successor: SessionView | null;
+}
+
+export interface SessionGetResult extends SessionState {
   project_revision: number;
 }
 
@@ -57,59 +73,82 @@ export async function sessionGet(
   throwIfAborted(options?.signal);
   return ctx.store.read(async (db) => {
     const session = await resolveSession(db, caller, input);
-    const nowMs = ctx.now();
-    const checkpointById = async (id: string | null) =>
-      id === null
-        ? undefined
-        : db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
-    const predecessor =
-      session.predecessor === null
-        ? undefined
-        : await db
-            .selectFrom("sessions")
-            .select("last_checkpoint")
-            .where("id", "=", session.predecessor)
-            .executeTakeFirst();
-    const lineage = [session.id];
-    for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
-      lineage.push(at);
-      const row = await db
-        .selectFrom("sessions")
-        .select("predecessor")
-        .where("id", "=", at)
-        .executeTakeFirst();
-      at = row?.predecessor ?? null;
-    }
-    const [claims, checkpoint, inherited, waits] = await Promise.all([
-      db
-        .selectFrom("claims")
-        .selectAll()
-        .where("session", "=", session.id)
-        .where("status", "in", ["active", "expired"])
-        .orderBy("acquired_revision")
-        .execute(),
-      checkpointById(session.last_checkpoint),
-      checkpointById(predecessor?.last_checkpoint ?? (await handedOverCheckpoint(db, session.id))),
-      db
-        .selectFrom("waits")
-        .selectAll()
-        .where("session", "in", lineage)
-        .orderBy("created_revision", "desc")
-        .orderBy("id", "desc")
-        .limit(WAITS_SHOWN)
-        .execute(),
-    ]);
-    const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
     return redactSecretStrings({
-      session: sessionView(session),
-      claims: claims.map((claim) => claimView(claim, nowMs)),
-      checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
-      inherited_checkpoint: inherited === undefined ? null : checkpointView(inherited),
-      wait: pending === undefined ? null : waitView(pending),
-      waits: waits.map(waitView),
+      ...(await sessionState(db, session, ctx.now())),
       project_revision: await ctx.store.currentRevision(db),
     });
   }, options);
+}
+
+/**
+ * One session as a host sees it (its binding, claims, checkpoints, waits and successor), read in
+ * `db`. Stored text is returned as stored: callers that answer a host redact it.
+ */
+export async function sessionState(
+  db: Kysely<LedgerSchema>,
+  session: SessionTable,
+  nowMs: number,
+): Promise<SessionState> {
+  const checkpointById = async (id: string | null) =>
+    id === null
+      ? undefined
+      : db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
+  const predecessor =
+    session.predecessor === null
+      ? undefined
+      : await db
+          .selectFrom("sessions")
+          .select("last_checkpoint")
+          .where("id", "=", session.predecessor)
+          .executeTakeFirst();
+  const lineage = [session.id];
+  for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
+    lineage.push(at);
+    const row = await db
+      .selectFrom("sessions")
+      .select("predecessor")
+      .where("id", "=", at)
+      .executeTakeFirst();
+    at = row?.predecessor ?? null;
+  }
+  const [claims, checkpoint, inherited, waits, successor] = await Promise.all([
+    db
+      .selectFrom("claims")
+      .selectAll()
+      .where("session", "=", session.id)
+      .where("status", "in", ["active", "expired"])
+      .orderBy("acquired_revision")
+      .execute(),
+    checkpointById(session.last_checkpoint),
+    checkpointById(predecessor?.last_checkpoint ?? (await handedOverCheckpoint(db, session.id))),
+    db
+      .selectFrom("waits")
+      .selectAll()
+      .where("session", "in", lineage)
+      .orderBy("created_revision", "desc")
+      .orderBy("id", "desc")
+      .limit(WAITS_SHOWN)
+      .execute(),
+    session.successor === null
+      ? undefined
+      : db
+          .selectFrom("sessions")
+          .selectAll()
+          .where("id", "=", session.successor)
+          .executeTakeFirst(),
+  ]);
+  const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
+  return {
+    session: sessionView(session),
+    binding: { client: session.client, conversation: session.conversation },
+    claims: claims.map((claim) => claimView(claim, nowMs)),
+    checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
+    inherited_checkpoint: inherited === undefined ? null : checkpointView(inherited),
+    continuity_state: pending === undefined ? "available" : "waiting_user",
+    wait: pending === undefined ? null : waitView(pending),
+    waits: waits.map(waitView),
+    resumed_successor: successor === undefined ? null : sessionView(successor),
+  };
 }
 
 export interface SessionListInput {
@@ -121,6 +160,8 @@ export interface SessionListResult {
   sessions: SessionView[];
   /** Pass as `before_revision` for the next page; null on the last page. */
   next_before_revision: number | null;
+  /** Whose sessions these are: always the calling client's. */
+  scope: "current client";
   project_revision: number;
 }
 
@@ -152,6 +193,7 @@ export async function sessionList(
       sessions: redactSecretStrings(page.map(sessionView)),
       next_before_revision:
         rows.length > limit && last !== undefined ? Number(last.start_revision) : null,
+      scope: "current client",
       project_revision: await ctx.store.currentRevision(db),
     };
   }, options);

@@ -16,7 +16,14 @@ import { activeBranchById, MAIN, resolveBranch, selectedBranchId } from "./branc
 import { runCheckedWrite } from "./checked-write.js";
 import { inheritClaims, planClaimInheritance, type ResumeClaimMode } from "./resume-claims.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
-import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
+import {
+  type ClaimView,
+  claimView,
+  type SessionView,
+  sessionView,
+  type WaitView,
+  waitView,
+} from "./runtime-views.js";
 
 export interface SessionResumeInput extends WriteFields {
   /** The predecessor's id. */
@@ -47,6 +54,8 @@ export interface SessionResumeResult {
   checkpoint_id: string | null;
   /** Claims the successor took over or acquired. */
   claims: ClaimView[];
+  /** The predecessor's waits, oldest first: what it asked and what the user answered. */
+  predecessor_waits: WaitView[];
 }
 
 /**
@@ -155,6 +164,13 @@ export async function sessionResume(
           ttlMs: input.ttl_ms,
         });
         const held = inherited.find((c) => c.work === successor.work) ?? inherited[0];
+        const predecessorWaits = await unit.tx
+          .selectFrom("waits")
+          .selectAll()
+          .where("session", "=", predecessor.id)
+          .orderBy("created_revision")
+          .orderBy("id")
+          .execute();
         return {
           // Stored text holding a credential (from before the policy) is neither returned nor
           // recorded as this request's result.
@@ -167,6 +183,7 @@ export async function sessionResume(
             predecessor: sessionView(closed),
             checkpoint_id: successor.last_checkpoint,
             claims: inherited.map((c) => claimView(c)),
+            predecessor_waits: predecessorWaits.map(waitView),
           }),
           event: {
             type: DOMAIN_EVENT_TYPES.sessionResumed,

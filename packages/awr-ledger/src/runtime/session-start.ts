@@ -10,11 +10,13 @@ import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
+import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { branchIdOf, MAIN, resolveActiveBranch } from "./branch-select.js";
 import { acquireClaim, claimConflict, claimHolder, claimInForce } from "./claims.js";
 import { activeBinding, requireWork } from "./runtime-lookup.js";
 import { type ClaimView, claimView, type SessionView, sessionView } from "./runtime-views.js";
+import { type SessionBinding, type SessionState, sessionState } from "./session-read.js";
 
 export interface SessionStartInput extends WriteFields {
   work: string;
@@ -28,13 +30,28 @@ export interface SessionStartInput extends WriteFields {
   branch?: string | null | undefined;
 }
 
-export interface SessionStartResult {
+/** A new session: what it is bound to and the event that started it. */
+export interface SessionStarted {
   session: SessionView;
   /** The session's claim on its work, when it holds one. */
   claim: ClaimView | null;
-  /** True when the (client, conversation) binding already existed for this work. */
-  binding_reused: boolean;
+  binding: SessionBinding;
+  binding_reused: false;
+  /** The `session.started` event. */
+  event_id: string;
 }
+
+/** The same binding again: the session as awr_session_get shows it, and what to do next. */
+export interface SessionReused extends SessionState {
+  claim: ClaimView | null;
+  binding_reused: true;
+  next_action: string;
+}
+
+export type SessionStartResult = SessionStarted | SessionReused;
+
+const REUSED_NEXT_ACTION =
+  "Compile the current context and check the session's claims before acting; a closed session needs awr_session_resume.";
 
 async function claimOf(db: Kysely<LedgerSchema>, session: SessionTable, nowMs: number) {
   const rows = await db
@@ -49,8 +66,10 @@ async function claimOf(db: Kysely<LedgerSchema>, session: SessionTable, nowMs: n
 
 /**
  * awr_session_start: binds (client, conversation) to a new active session on `work`, optionally
- * claiming it. The same binding on the same work again is `binding_reused: true` and spends no
- * revision; the conversation bound to an active session on other work is `SourceConflict`.
+ * claiming it. The same binding again (same work, agent, provider, model and branch) is
+ * `binding_reused: true` and spends no revision; a conversation bound to an active session on
+ * other work, another branch or another agent identity is `SourceConflict`: a host that hands
+ * the conversation to another model must not act as the session it did not start.
  */
 export async function sessionStart(
   ctx: RuntimeContext,
@@ -78,6 +97,24 @@ export async function sessionStart(
         { conversation, session: bound.id, work: bound.work },
       );
     }
+    if (
+      bound !== undefined &&
+      (bound.agent !== agent || bound.provider !== provider || bound.model !== model)
+    ) {
+      throw new LedgerError(
+        "SourceConflict",
+        `conversation "${conversation}" is already bound to active session ${bound.id} of ` +
+          `${bound.agent} (${bound.provider}/${bound.model}); another agent or model resumes that ` +
+          "session (awr_session_resume) or uses another conversation",
+        {
+          conversation,
+          session: bound.id,
+          agent: bound.agent,
+          provider: bound.provider,
+          model: bound.model,
+        },
+      );
+    }
     // The selected default is read here, inside the commit for the run that acts, so a switch
     // that lands between the precheck and the commit cannot split them.
     const branch =
@@ -99,7 +136,7 @@ export async function sessionStart(
     return { bound, item, branch };
   };
 
-  return runJournaledWrite(
+  return runJournaledWrite<SessionStartResult>(
     ctx,
     {
       input,
@@ -107,11 +144,15 @@ export async function sessionStart(
       precheck: async (db) => {
         const { bound } = await check(db);
         if (bound === undefined) return undefined;
-        return {
-          session: sessionView(bound),
-          claim: await claimOf(db, bound, ctx.now()),
+        const nowMs = ctx.now();
+        const reused: SessionReused = {
+          ...(await sessionState(db, bound, nowMs)),
+          claim: await claimOf(db, bound, nowMs),
           binding_reused: true,
+          next_action: REUSED_NEXT_ACTION,
         };
+        // Stored text holding a credential is neither returned nor recorded as the result.
+        return redactSecretStrings(reused);
       },
       domain: (op) =>
         op.commit(async (unit) => {
@@ -152,16 +193,24 @@ export async function sessionStart(
               },
             });
           }
-          const result = { session: sessionView(session), claim: claimed, binding_reused: false };
+          const eventId = ulid();
+          const result: SessionStarted = {
+            session: sessionView(session),
+            claim: claimed,
+            binding: { client: caller.client, conversation },
+            binding_reused: false,
+            event_id: eventId,
+          };
           await unit.terminal(
             {
+              id: eventId,
               type: DOMAIN_EVENT_TYPES.sessionStarted,
               work: item.key,
               session: session.id,
               summary: `session started by ${agent} on ${item.key}`,
               payload: { conversation, agent, provider, model },
             },
-            result,
+            result as unknown as Record<string, unknown>,
           );
           return result;
         }),

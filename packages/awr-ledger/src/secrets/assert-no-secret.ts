@@ -15,18 +15,29 @@ export function assertNoSecret(value: unknown, what = "the input"): void {
   if (typeof value === "string") {
     const found = findSecret(value);
     if (found === undefined) return;
-    throw new LedgerError("RuleViolation", secretRefusal(what), {
-      policy_version: SECRET_POLICY_VERSION,
-      category: found.category,
-      line: found.line,
-    });
+    throw new LedgerError(
+      "RuleViolation",
+      secretRefusal(what),
+      { policy_version: SECRET_POLICY_VERSION, category: found.category, line: found.line },
+      { next: secretNext(what) },
+    );
   }
   const found = findSecretInValue(value);
   if (found === undefined) return;
-  throw new LedgerError("RuleViolation", secretRefusal(what), {
-    policy_version: SECRET_POLICY_VERSION,
-    category: found.category,
-    path: found.path,
-    ...(found.line === undefined ? {} : { line: found.line }),
-  });
+  throw new LedgerError(
+    "RuleViolation",
+    secretRefusal(what),
+    {
+      policy_version: SECRET_POLICY_VERSION,
+      category: found.category,
+      path: found.path,
+      ...(found.line === undefined ? {} : { line: found.line }),
+    },
+    { next: secretNext(what) },
+  );
+}
+
+/** The fix for a refused credential: take it out of `what`, keep a reference to it instead. */
+function secretNext(what: string): string {
+  return `Remove the credential from ${what} (details name where it is, never the value) and pass a reference instead, such as the name of the environment variable or file that holds it; then retry.`;
 }

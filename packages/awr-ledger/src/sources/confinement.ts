@@ -13,13 +13,16 @@ function within(dir: string, path: string): boolean {
 function refuse(path: string, root: string, authorized: readonly string[], why: string): never {
   const roots =
     authorized.length === 0
-      ? "use a relative path to a file inside the project (move or copy the file there), or add " +
+      ? "; use a relative path to a file inside the project (move or copy the file there), or add " +
         "its directory to [project] authorized_roots"
       : `or inside an authorized root (${authorized.join(", ")})`;
   throw new LedgerError(
     "RuleViolation",
     `Source path "${path}" ${why}; sources must stay inside the project root ${root} ${roots}.`,
     { path, root, authorized_roots: [...authorized] },
+    {
+      next: `Point the source at a file inside ${root}${authorized.length === 0 ? "" : " or an authorized root"} (a symbolic link must resolve there too), or add its directory to [project] authorized_roots in .awr/project.toml.`,
+    },
   );
 }
 

@@ -315,6 +315,9 @@ function manifestSecret(category: string, line: number | null, path?: string): n
       category,
       ...(line === null ? { path } : { line }),
     },
+    {
+      next: `Remove the credential from .awr/project.toml${where}; name the environment variable that holds it instead (url_env for a database URL).`,
+    },
   );
 }
 

@@ -23,9 +23,12 @@ export interface LoadedManifest {
 export function readManifestFile(absolute: string, label: string): LoadedManifest {
   const read = readSourceFileSync(absolute, label, MANIFEST_MAX_BYTES);
   if (read === undefined) {
-    throw new LedgerError("NotFound", `Manifest ${label} does not exist; check the path.`, {
-      path: label,
-    });
+    throw new LedgerError(
+      "NotFound",
+      `Manifest ${label} does not exist; check the path.`,
+      { path: label },
+      { next: `Check that ${label} exists and is a regular file (at most 64 KiB).` },
+    );
   }
   const text = read.bytes.toString("utf8");
   return { manifest: parseManifest(text), text, fingerprint: fingerprintBytes(text) };

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Node, Pair, Scalar, YAMLMap } from "yaml";
 import { LedgerError } from "../errors.js";
@@ -58,6 +58,34 @@ function conflict(path: string, message: string, details: Record<string, unknown
   });
 }
 
+/**
+ * Refuses to write into a source file the user made read-only: one with no write permission
+ * bit at all (`chmod a-w`, mode 0444; checked on the mode, since a privileged user may write
+ * anyway), or one this process may not write. The write-back replaces the file through a
+ * rename, which only needs the directory to be writable and would otherwise replace a file its
+ * owner protected. Checked before anything is written, so the refusal changes nothing.
+ */
+function refuseReadOnly(absolute: string, label: string): void {
+  const mode = statSync(absolute).mode & 0o777;
+  let writable = (mode & 0o222) !== 0;
+  if (writable) {
+    try {
+      accessSync(absolute, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw error;
+      writable = false;
+    }
+  }
+  if (writable) return;
+  const octal = mode.toString(8).padStart(4, "0");
+  throw new LedgerError(
+    "RuleViolation",
+    `${label} is read-only (mode ${octal}), so AWR does not write the work transition back into it; nothing was changed. Make it writable (chmod u+w ${label}) and retry, or edit the work item there by hand and reindex.`,
+    { path: label, mode: octal },
+  );
+}
+
 /** The source's mapping (field_map, status_map) and authorized roots, from the manifest. */
 function sourceSetup(
   root: string,
@@ -113,7 +141,8 @@ function findItem(contents: YAMLMap, key: string, mapping: LedgerMapping): YAMLM
  * Refused with SourceConflict, before anything is written, when the file's fingerprint is not
  * `expectedFingerprint` (it changed since it was indexed) or a value cannot be edited safely
  * (a block scalar, an alias, an anchored or tagged node, a multi-line value, a collection).
- * The write is atomic (temp + rename) and keeps the file's permissions.
+ * The write is atomic (temp + rename) and keeps the file's permissions; a file made read-only
+ * is refused with RuleViolation naming it and the fix, before anything is written.
  */
 export function writeBackWorkItem(
   root: string,
@@ -134,6 +163,7 @@ export function writeBackWorkItem(
       { path: relative, expected: expectedFingerprint, actual },
     );
   }
+  refuseReadOnly(absolute, relative);
   const decoded = decodeSource(bytes);
   const text = decoded.text;
   const { isMap, isScalar, isAlias, parseDocument, Scalar } = yamlModule();

@@ -31,7 +31,10 @@ export interface LockHold {
   release(tx: Kysely<LedgerSchema>): Promise<void>;
   /** After a transaction that ran enter (and `released`: release) has committed. */
   committed(released: boolean): void;
-  /** The holder's signal (withProjectLock's): it also ends a write's wait in enter. */
+  /**
+   * The holder's signal (withProjectLock's) while the cross-process lock is still to be taken:
+   * it ends a write's wait in enter. Undefined once taken: a begun sequence of writes finishes.
+   */
   readonly signal?: AbortSignal | undefined;
 }
 

@@ -12,7 +12,12 @@ export async function spendRevision(tx: LedgerTx): Promise<number> {
     .returning("revision")
     .executeTakeFirst();
   if (row === undefined) {
-    throw new LedgerError("NotFound", "The ledger has no project state; run `awr init --accept`.");
+    throw new LedgerError(
+      "NotFound",
+      "The ledger has no project state; run `awr init --accept`.",
+      undefined,
+      { next: "Run `awr init --accept` in the project's root to give the ledger its identity." },
+    );
   }
   return Number(row.revision);
 }

@@ -92,6 +92,8 @@ export async function migrateWorkstreams(
     throw new LedgerError(
       "NotFound",
       `Cannot read the primary ledger ${source.path} (${(error as Error).message}); create it, then migrate again.`,
+      undefined,
+      { next: `Create ${source.path} (the manifest's primary work ledger), then migrate again.` },
     );
   }
   const { isMap, isSeq, parseDocument } = yamlModule();

@@ -11,9 +11,10 @@ import { storedText } from "../helpers/stored-text.js";
 /**
  * The secret policy at index time (docs/design/secret-boundaries.md, section 1), both backends:
  * a source holding a credential keeps its previous projection (other sources are indexed), is
- * reported not fresh (SourceStale to a plain read, RuleViolation naming file:line to a
- * refreshing one), is never rewritten, and no error or stored row holds the value. Clean text
- * of the condition table is indexed as written.
+ * reported held back by the reindex, which answers RuleViolation naming file:line with its
+ * result attached (never a success), is reported not fresh (SourceStale to a plain read,
+ * RuleViolation naming file:line to a refreshing one), is never rewritten, and no error or
+ * stored row holds the value. Clean text of the condition table is indexed as written.
  */
 
 const SAMPLE_KEY = ["sk", "proj", "abcdefghijklmnopqrstuvwxyz0123456789ABCD"].join("-");
@@ -45,8 +46,19 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
   let project: OpenProject;
   const file = (name: string) => join(project.root, name);
   const revision = () => project.ledger.revision();
-  const reindex = async () =>
-    project.ledger.call("awr_source_reindex", { expected_revision: await revision() });
+  const reindex = async (requestId?: string) =>
+    project.ledger.call("awr_source_reindex", {
+      expected_revision: await revision(),
+      ...(requestId === undefined ? {} : { request_id: requestId }),
+    });
+  type Reindexed = Awaited<ReturnType<typeof reindex>>;
+  /** A reindex that holds a source back: RuleViolation, with the reindex's result attached. */
+  const heldReindex = async (requestId?: string) => {
+    const error = await refusal(reindex(requestId));
+    expect(error.code).toBe("RuleViolation");
+    expect(error.result).toMatchObject({ ok: false, error: { code: "RuleViolation" } });
+    return { error, result: error.result as unknown as Reindexed };
+  };
   const rules = async () =>
     (
       await project.db.db
@@ -73,10 +85,26 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
     expect(stale.code).toBe("SourceStale");
     expect(stale.details).toMatchObject({ changed_paths: ["GOALS.md", "RULES.md"] });
 
-    const result = await reindex();
+    const recorded = (await project.ledger.sources()).find((s) => s.path === "RULES.md");
+    const { error, result } = await heldReindex();
+    expect(error.message).toContain(`Cannot index RULES.md:${line}: it holds a credential`);
+    expect(error.message).toContain("remove it from the file, keep only a reference");
+    expect(error.message).toContain(
+      `The other changes were indexed at revision ${result.project_revision} (GOALS.md).`,
+    );
+    expect(error.details).toMatchObject({
+      changed_paths: ["RULES.md"],
+      project_revision: result.project_revision,
+    });
     expect(result.changed_paths).toEqual(["GOALS.md"]);
+    expect(result.reindexed).toBe(true);
     const rulesState = result.sources.find((s) => s.path === "RULES.md");
-    expect(rulesState?.state).toBe("unchanged");
+    // Held back, not "unchanged": the file changed; the fingerprint is the kept projection's.
+    expect(rulesState).toMatchObject({
+      state: "held_back",
+      fingerprint: recorded?.fingerprint,
+      entity_count: recorded?.entity_count,
+    });
     const held = result.issues.filter((i) => i.code === "RuleViolation");
     expect(new Set(held.map((i) => `${i.path}:${i.line}`))).toEqual(new Set([`RULES.md:${line}`]));
     expect(await rules()).toEqual(before);
@@ -96,7 +124,22 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
     expect(refreshed.message).toContain(`Cannot index RULES.md:${line}: it holds a credential`);
     expect(refreshed.details).toMatchObject({ policy_version: 3, changed_paths: ["RULES.md"] });
 
-    const outputs = JSON.stringify([stale, result, again, refreshed].map((x) => x));
+    // Held back alone: nothing else to index, still refused (no revision spent), and a retry
+    // of the same request_id is refused the same way.
+    const revisionBefore = await revision();
+    const alone = await heldReindex("held-1");
+    expect(alone.error.message).toContain("Nothing else changed.");
+    expect(alone.result).toMatchObject({ reindexed: false, changed_paths: [] });
+    expect(alone.result.sources.find((s) => s.path === "RULES.md")?.state).toBe("held_back");
+    expect(await revision()).toBe(revisionBefore);
+    const replayed = await heldReindex("held-1");
+    expect(replayed.error.message).toBe(alone.error.message);
+
+    const outputs = JSON.stringify(
+      [stale, error, error.message, result, again, refreshed, alone.error, alone.result].map(
+        (x) => x,
+      ),
+    );
     const stored = await storedText(project.db);
     for (const piece of [...pieces(SAMPLE_KEY), "hunter2hunter2"]) {
       expect(outputs).not.toContain(piece);
@@ -134,15 +177,18 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
         ];
         for (const [name, content] of variants) {
           writeFileSync(file(name), content);
-          const result = await reindex();
+          const { error, result } = await heldReindex();
           const where = `${condition.id}[${index}] in ${name}`;
+          expect(error.message, where).toContain(`Cannot index ${name}:`);
           expect(result.reindexed, where).toBe(false);
           expect(
             result.issues.some((i) => i.code === "RuleViolation" && i.path === name),
             where,
           ).toBe(true);
           const secret = value ?? SYNTHETIC_VALUE;
-          if (secret.length >= 8) expect(JSON.stringify(result), where).not.toContain(secret);
+          if (secret.length >= 8) {
+            expect(JSON.stringify([result, error.message]), where).not.toContain(secret);
+          }
           expect(readFileSync(file(name), "utf8")).toBe(content);
           writeFileSync(
             file(name),
@@ -164,12 +210,12 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
       file("work-ledger.yaml"),
       ledger.replace("    summary: Redirect to the provider's hosted page.", escaped),
     );
-    const result = await reindex();
+    const { error, result } = await heldReindex();
     const held = result.issues.filter((i) => i.code === "RuleViolation");
     expect(held).toHaveLength(1);
     expect(held[0]?.path).toBe("work-ledger.yaml");
     expect(held[0]?.line).toBeGreaterThan(1);
-    expect(JSON.stringify(result)).not.toContain(SYNTHETIC_VALUE);
+    expect(JSON.stringify([result, error.message])).not.toContain(SYNTHETIC_VALUE);
   });
 
   it("indexes every negative case as written", async () => {
@@ -198,10 +244,15 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
       file(".awr/project.toml"),
       `${manifest}\n[[sources]]\ndomain = "decisions"\nrole = "supporting"\npath = "NOTES.md"\nadapter = "markdown-heading-v1"\n`,
     );
-    const result = await reindex();
+    const { result } = await heldReindex();
     expect(new Set(result.issues.map((i) => `${i.path}:${i.line}:${i.code}`))).toEqual(
       new Set(["NOTES.md:3:RuleViolation"]),
     );
+    expect(result.sources.find((s) => s.path === "NOTES.md")).toMatchObject({
+      state: "held_back",
+      fingerprint: "withheld",
+      entity_count: 0,
+    });
     const stale = await refusal(project.ledger.call("awr_work_ready", {}));
     expect(stale.code).toBe("SourceStale");
     expect(stale.details).toMatchObject({ changed_paths: ["NOTES.md"] });
@@ -238,7 +289,7 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
     expect(current.issues.filter((i) => i.code === "RuleViolation")).toEqual([]);
 
     await project.db.db.updateTable("project_state").set({ secret_policy_version: 2 }).execute();
-    const rechecked = await reindex();
+    const { result: rechecked } = await heldReindex();
     const held = rechecked.issues.filter((i) => i.code === "RuleViolation");
     expect(new Set(held.map((i) => `${i.path}:${i.line}`))).toEqual(new Set([`RULES.md:${line}`]));
     expect(Number((await state())?.secret_policy_version)).toBe(3);

@@ -4,10 +4,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallLimiter } from "../internal/call-limiter.js";
 import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
 import type { LedgerBackend } from "../ledger-backend.js";
+import { duplicateProjectProblems, RegistryError } from "../registry/check-registry.js";
 import type { Registry } from "../registry/registry-types.js";
 import { createAwrServer } from "../server/create-awr-server.js";
 import { readBody } from "./body.js";
 import { httpToolHost } from "./http-tool-host.js";
+import { invalidMessage } from "./json-rpc-message.js";
 import { ProjectDirectory } from "./project-directory.js";
 import { guardRequest } from "./request-guard.js";
 
@@ -39,12 +41,21 @@ export interface HttpService {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
-/** A JSON-RPC error for a body that is not a request at all (400, id null). */
-function sendRpcError(res: ServerResponse, code: -32700 | -32600, message: string): void {
+/**
+ * A JSON-RPC error for a body that is not one valid message (400): -32700 for text that is not
+ * JSON, -32600 for JSON that is not a JSON-RPC 2.0 message; the id is null unless the body has a
+ * usable one.
+ */
+function sendRpcError(
+  res: ServerResponse,
+  code: -32700 | -32600,
+  message: string,
+  id: string | number | null = null,
+): void {
   if (res.headersSent) return;
   res
     .writeHead(400, { "Content-Type": "application/json" })
-    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }));
 }
 
 function sendError(
@@ -67,6 +78,10 @@ function sendError(
  */
 export async function startHttpService(options: HttpServiceOptions): Promise<HttpService> {
   const { registry, log } = options;
+  // loadRegistry refuses these already; a registry built in code must not serve one project
+  // (one key, root or project_id) twice either.
+  const duplicated = duplicateProjectProblems(registry.projects);
+  if (duplicated.length > 0) throw new RegistryError(registry.file, duplicated);
   const limiter = new CallLimiter(options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS);
   const projects = await ProjectDirectory.open(registry.projects, options.backend, {
     signal: options.signal,
@@ -108,9 +123,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       return sendRpcError(res, -32700, "Parse error: the body is not JSON.");
     }
     if (mentionsProto(body.text)) shieldPrototypeKeys(parsed);
-    if (Array.isArray(parsed) && parsed.length === 0) {
-      return sendRpcError(res, -32600, "Invalid Request: an empty batch.");
-    }
+    const invalid = invalidMessage(parsed);
+    if (invalid !== undefined) return sendRpcError(res, -32600, invalid.message, invalid.id);
     const server = createAwrServer(
       httpToolHost({ registry, client: guard.client, projects, limiter, log }),
     );
@@ -128,29 +142,36 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
 
   const http = createServer((req, res) => {
     inFlight += 1;
-    handle(req, res)
-      .catch((error: unknown) => {
-        log?.(`request failed: ${(error as Error)?.stack ?? String(error)}`);
-        sendError(res, 500, "Internal error.");
-      })
-      .finally(() => {
-        const finish = () => {
-          inFlight -= 1;
-          if (inFlight === 0) settled?.();
-        };
-        if (res.writableFinished || res.destroyed) finish();
-        else res.once("close", finish);
-      });
+    // An exchange ends when its response closes: sent, or cut because the client went away. Not
+    // when handle() settles: for a client that disconnected during a call, the SDK's transport
+    // never settles handleRequest (the aborted call's answer is dropped), and counting it would
+    // hold every graceful close for its whole grace period. The call itself, still running in
+    // the ledger, is what close() waits for through the limiter.
+    res.once("close", () => {
+      inFlight -= 1;
+      if (inFlight === 0) settled?.();
+    });
+    handle(req, res).catch((error: unknown) => {
+      log?.(`request failed: ${(error as Error)?.stack ?? String(error)}`);
+      sendError(res, 500, "Internal error.");
+    });
   });
   http.requestTimeout = 120_000;
 
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(options.port, options.host, () => {
-      http.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(options.port, options.host, () => {
+        http.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Nothing will ever serve them (the port is taken, the address is not this machine's...):
+    // the ledgers opened above are closed before the listen error (its `code` kept) is thrown.
+    await projects.close();
+    throw error;
+  }
   const port = (http.address() as AddressInfo).port;
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
 

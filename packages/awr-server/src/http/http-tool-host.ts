@@ -5,6 +5,9 @@ import type { ToolHost } from "../server/tool-host.js";
 import { AwrToolError } from "../tool-result.js";
 import type { ProjectDirectory } from "./project-directory.js";
 
+/** How a client picks a project, as the original's awr_projects_list says it. */
+const PROJECT_SELECTION = "pass project on every project-scoped call; no shared current project";
+
 const denied = () => new AwrToolError("RuleViolation", "project access denied");
 
 /**
@@ -59,7 +62,15 @@ export function httpToolHost(input: {
           if (grants !== undefined) entry["workstreams"] = grants;
           return entry;
         });
-      return { client: client.id, projects: list };
+      // The original's envelope: `ok`, `read_only` (the call changed nothing) and `selection`,
+      // the rule for using the keys; `client` and `projects` as well.
+      return {
+        ok: true,
+        read_only: true,
+        client: client.id,
+        projects: list,
+        selection: PROJECT_SELECTION,
+      };
     },
     log: input.log,
   };

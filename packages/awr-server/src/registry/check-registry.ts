@@ -8,7 +8,7 @@ import { defaultBackend } from "../default-backend.js";
 import type { IdentityReader } from "../ledger-backend.js";
 import { readRegistryFile } from "./read-registry-file.js";
 import { checkRegistryShape, ENV_NAME_PATTERN } from "./registry-shape.js";
-import type { Registry, RegistryClient } from "./registry-types.js";
+import type { Registry, RegistryClient, RegistryProject } from "./registry-types.js";
 import {
   looksLikePastedToken,
   PASTED_TOKEN_PROBLEM,
@@ -57,6 +57,40 @@ function duplicates(values: readonly string[]): string[] {
   return [...repeated];
 }
 
+/** `"a"`, `"a" and "b"`, `"a", "b" and "c"`. */
+function quotedList(values: readonly string[]): string {
+  const quoted = values.map((value) => `"${value}"`);
+  return quoted.length <= 1
+    ? quoted.join("")
+    : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+}
+
+/**
+ * What makes two registry projects one: the same key, the same root, or the same project_id on
+ * different roots. The last is a copied project directory (its `.awr/` came along, identity
+ * included): the project_id is how the service and the ledger tell projects apart, so serving
+ * both would give one identity two diverging ledgers. The original refuses all three at load.
+ * One line per duplicate, naming the keys, the shared value and the fix.
+ */
+export function duplicateProjectProblems(projects: readonly RegistryProject[]): string[] {
+  const problems: string[] = [];
+  for (const key of duplicates(projects.map((p) => p.key))) {
+    problems.push(`projects: duplicate key "${key}"`);
+  }
+  for (const root of duplicates(projects.map((p) => p.root))) {
+    problems.push(`projects: duplicate root "${root}"`);
+  }
+  for (const id of duplicates(projects.map((p) => p.project_id))) {
+    const sharing = projects.filter((p) => p.project_id === id);
+    // One root listed twice is already its own problem above.
+    if (new Set(sharing.map((p) => p.root)).size < 2) continue;
+    problems.push(
+      `projects: ${quotedList(sharing.map((p) => p.key))} have the same project_id "${id}" on different roots (${quotedList([...new Set(sharing.map((p) => p.root))])}); a project_id names one ledger, and a copied project directory keeps its original's, so the service refuses to serve both. Re-initialise the copy so it gets its own identity: move its copied .awr/ directory away, run \`awr init --accept\` in its root, and register the new project_id (from \`awr --json status\`)`,
+    );
+  }
+  return problems;
+}
+
 /**
  * Validates a registry file completely: shape, names, duplicates, canonical roots, initialised
  * ledgers with matching project ids, tokens from the environment and grants. Never throws for a
@@ -103,12 +137,7 @@ export async function checkRegistry(
 
   const raw = checkRegistryShape(doc, problems);
 
-  for (const key of duplicates(raw.projects.map((p) => p.key))) {
-    problems.push(`projects: duplicate key "${key}"`);
-  }
-  for (const root of duplicates(raw.projects.map((p) => p.root))) {
-    problems.push(`projects: duplicate root "${root}"`);
-  }
+  problems.push(...duplicateProjectProblems(raw.projects));
   for (const id of duplicates(raw.clients.map((c) => c.id))) {
     problems.push(`clients: duplicate id "${id}"`);
   }
@@ -163,10 +192,14 @@ export async function checkRegistry(
       const from = `the token in ${client.token_env}`;
       const fix = `tokens are ${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} visible ASCII characters (try \`awr token new\`)`;
       if (token === undefined || token === "") {
+        // Unset and set-but-empty (`NAME=` in an EnvironmentFile, an empty secret) have different
+        // fixes, so they are told apart; a pasted token is never repeated.
         problems.push(
           looksLikePastedToken(client.token_env)
             ? `${at}.token_env: ${PASTED_TOKEN_PROBLEM}`
-            : `${at}.token_env: environment variable ${client.token_env} is not set`,
+            : token === undefined
+              ? `${at}.token_env: environment variable ${client.token_env} is not set`
+              : `${at}.token_env: environment variable ${client.token_env} is set but empty; set it to the client's token (${TOKEN_MIN_LENGTH} to ${TOKEN_MAX_LENGTH} visible ASCII characters; try \`awr token new\`)`,
         );
       } else if (token.trim() === "") {
         problems.push(`${at}.token_env: ${from} is blank (only whitespace); ${fix}`);

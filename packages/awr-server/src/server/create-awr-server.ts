@@ -27,7 +27,8 @@ export const MAX_ARGUMENT_BYTES = LIMITS.argumentsBytes;
 /** JSON-RPC error code of a call refused because too many are in flight. */
 export const BUSY_ERROR_CODE = -32010;
 
-export const SERVER_NAME = "awr";
+/** The name the server reports in `initialize`: the original's, which hosts may show or match. */
+export const SERVER_NAME = "awr-mcp";
 /** The version the server reports in `initialize` (this package's, from its package.json). */
 export const SERVER_VERSION = PACKAGE_VERSION;
 
@@ -97,7 +98,17 @@ export function createAwrServer(host: ToolHost): Server {
     return Promise.resolve(host.listProjects?.());
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, () => tools.listResult());
+  // The catalog is one page: a cursor can only be a client's mistake, answered as such rather
+  // than with the first page again.
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    if (request.params?.cursor !== undefined) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        "this tool catalog has no next cursor: tools/list answers every tool at once; call it without a cursor",
+      );
+    }
+    return tools.listResult();
+  });
   // The SDK's Server answers tools/call params that fail its schema (no params, a name that is
   // not a string, arguments that are not an object) with -32602 before this handler runs.
   server.setRequestHandler(ToolsCall, async (request, extra) => {

@@ -101,7 +101,12 @@ export async function holdLease<T>(
     // What the current transaction did to the lease; it counts once that transaction commits.
     let pending: { took: boolean; released: boolean } = { took: false, released: false };
     hold = {
-      signal,
+      // The signal ends only the wait for the lease: once a write has taken it, the holder's
+      // later writes (a journaled write's domain commit and final receipt) run to their end, so
+      // a caller that gives up mid-way never leaves a begun request without its receipt.
+      get signal() {
+        return taken ? undefined : signal;
+      },
       async enter(tx) {
         pending = { took: false, released: false };
         if (taken) return true;
