@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { awr, demoProject, removeTemps } from "./support/cli-harness.js";
@@ -21,6 +21,23 @@ describe("awr init", () => {
     const second = await awr(["status"], { cwd: fresh });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain("awr init --accept");
+  });
+
+  it("does not tell a person to accept a preview that has an error", async () => {
+    const fresh = await demoProject({ init: false });
+    // A ledger declaring workstreams under the plain ledger adapter is an error init refuses.
+    const ledger = join(fresh, "work-ledger.yaml");
+    await writeFile(
+      ledger,
+      `workstreams:\n  version: 1\n  definitions: []\n${await readFile(ledger, "utf8")}`,
+    );
+    const preview = await awr(["init"], { cwd: fresh });
+    expect(preview.stdout).toContain('set adapter = "yaml-workstream-ledger-v1"');
+    expect(preview.stdout).toContain(
+      "`awr init --accept` would refuse this mapping: fix the errors above, then preview it again with `awr init`.",
+    );
+    expect(preview.stdout).not.toContain("to create .awr/ with this mapping");
+    expect((await awr(["init", "--accept"], { cwd: fresh })).code).toBe(1);
   });
 
   it("creates the project with --accept and keeps its id when run again", async () => {

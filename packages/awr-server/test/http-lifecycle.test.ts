@@ -90,7 +90,8 @@ describe("the shared HTTP service's lifecycle", () => {
   });
 
   it("re-checks identity on every call: a swapped project fails alone", async () => {
-    fixture = await startFixture(fakeBackend());
+    const logged: string[] = [];
+    fixture = await startFixture(fakeBackend(), { log: (line) => logged.push(line) });
     const client = await fixture.connect(TOKENS.engineering);
     const status = (project: string) =>
       client.callTool({ name: "awr_project_status", arguments: { project } });
@@ -102,6 +103,19 @@ describe("the shared HTTP service's lifecycle", () => {
       message: expect.stringMatching(/"billing" failed its identity check/),
     });
     expect((await status("support")).isError).toBeFalsy();
+    // The operator is told once, not once per refused call, and again when it is put back.
+    expect((await status("billing")).isError).toBe(true);
+    const failed = logged.filter((line) => line.includes("failed its identity check"));
+    expect(failed).toEqual([
+      expect.stringMatching(
+        /^project "billing" failed its identity check: .*\(it holds project 01SOMEONE-ELSE\); its calls are refused/,
+      ),
+    ]);
+    await initFakeProject(join(fixture.dir, "billing"), "01BILLING");
+    expect((await status("billing")).isError).toBeFalsy();
+    expect(logged).toContain(
+      'project "billing" passes its identity check again: its calls are served',
+    );
   });
 
   it("rejects with the listen error when the port is taken, closing the ledgers it opened", async () => {

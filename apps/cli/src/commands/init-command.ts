@@ -67,11 +67,16 @@ export async function runInit(
         `${issue.severity === "error" ? c.red("error") : c.yellow("warning")} ${where}: ${issue.message}`,
       );
     }
-    if (result.mode === "preview")
+    if (result.mode === "preview") {
+      const accept = `awr init --accept${options.manifest ? ` --manifest ${options.manifest}` : ""}`;
+      // A preview with an error would only be refused: say what to do first, not to accept it.
       lines.push(
         "",
-        `Run \`awr init --accept${options.manifest ? ` --manifest ${options.manifest}` : ""}\` to create .awr/ with this mapping.`,
+        result.issues.some((issue) => issue.severity === "error")
+          ? `\`${accept}\` would refuse this mapping: fix the errors above, then preview it again with \`awr init\`.`
+          : `Run \`${accept}\` to create .awr/ with this mapping.`,
       );
+    }
     return lines;
   });
 }

@@ -85,6 +85,7 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   const limiter = new CallLimiter(options.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS);
   const projects = await ProjectDirectory.open(registry.projects, options.backend, {
     signal: options.signal,
+    log,
   });
   let draining = false;
   let inFlight = 0;

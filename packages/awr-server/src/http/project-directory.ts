@@ -12,19 +12,25 @@ interface OpenProject {
 /**
  * The registry's projects with their open ledgers. Each use re-checks the project's identity
  * (the root is still canonical and its ledger still has the registered project_id), so a
- * project whose directory was swapped fails alone while the others keep serving.
+ * project whose directory was swapped fails alone while the others keep serving. The operator's
+ * log gets one line when a project starts failing the check and one when it passes again (the
+ * clients' refusals alone would leave the operator who must fix it uninformed).
  */
 export class ProjectDirectory {
   readonly #open = new Map<string, OpenProject>();
+  readonly #failing = new Set<string>();
 
-  private constructor(private readonly backend: LedgerBackend) {}
+  private constructor(
+    private readonly backend: LedgerBackend,
+    private readonly log: ((line: string) => void) | undefined,
+  ) {}
 
   static async open(
     projects: readonly RegistryProject[],
     backend: LedgerBackend,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; log?: ((line: string) => void) | undefined } = {},
   ): Promise<ProjectDirectory> {
-    const directory = new ProjectDirectory(backend);
+    const directory = new ProjectDirectory(backend, options.log);
     try {
       for (const project of projects) {
         options.signal?.throwIfAborted();
@@ -61,11 +67,21 @@ export class ProjectDirectory {
       ).catch(() => null),
     ]);
     if (canonical !== root || identity?.project_id !== project_id) {
+      const problem = `project "${key}" failed its identity check: ${root} no longer holds project ${project_id}`;
+      if (!this.#failing.has(key)) {
+        this.#failing.add(key);
+        this.log?.(
+          `${problem} (${canonical === undefined ? "the directory is gone" : canonical !== root ? `it now resolves to ${canonical}` : identity === null ? "no ledger identity could be read there" : `it holds project ${identity.project_id}`}); its calls are refused until it does again: put the project back, or fix the registry and restart`,
+        );
+      }
       throw new AwrToolError(
         "RuleViolation",
-        `project "${key}" failed its identity check: ${root} no longer holds project ${project_id}. The operator must fix the registry or the directory and restart the service.`,
+        `${problem}. The operator must fix the registry or the directory and restart the service.`,
         { project: key },
       );
+    }
+    if (this.#failing.delete(key)) {
+      this.log?.(`project "${key}" passes its identity check again: its calls are served`);
     }
     return entry;
   }

@@ -33,7 +33,12 @@ export interface HttpFixture {
  */
 export async function startFixture(
   backend: LedgerBackend,
-  options: { version?: 1 | 2; maxConcurrentCalls?: number; extra?: string } = {},
+  options: {
+    version?: 1 | 2;
+    maxConcurrentCalls?: number;
+    extra?: string;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<HttpFixture> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), "awr-http-")));
   await initFakeProject(join(dir, "billing"), "01BILLING");
@@ -79,6 +84,7 @@ ${options.extra ?? ""}
     host: "127.0.0.1",
     port: 0,
     maxConcurrentCalls: options.maxConcurrentCalls,
+    log: options.log,
   });
   const clients: Client[] = [];
   return {

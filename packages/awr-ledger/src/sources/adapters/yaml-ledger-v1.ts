@@ -60,7 +60,7 @@ export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResu
       severity: "error",
       code: "Unsupported",
       message:
-        'the ledger declares workstreams:, which adapter yaml-ledger-v1 does not read; set adapter = "yaml-workstream-ledger-v1" for this source (or run `awr workstream enable`)',
+        'the ledger declares workstreams:, which adapter yaml-ledger-v1 does not read; set adapter = "yaml-workstream-ledger-v1" for this source in .awr/project.toml (on a project already initialised, `awr workstream enable` does that)',
     });
   }
   return read.result;
