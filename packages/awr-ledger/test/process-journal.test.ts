@@ -11,7 +11,7 @@ import {
 import { runWriteChild } from "./fixtures/runtime/run-write-child.js";
 import { BACKENDS, type TestDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
-import { replayOf } from "./helpers/replay.js";
+import { replayOf, replayOfRecovered } from "./helpers/replay.js";
 
 describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backend) => {
   let h: RuntimeHarness;
@@ -83,18 +83,7 @@ describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backe
     });
     expect(await notes()).toBe(1);
     const replay = await sameRequest();
-    expect(replay).toEqual({
-      ok: true,
-      ...recovered.result,
-      receipt_project_revision: recovered.result?.project_revision,
-      operation: {
-        id: expect.any(String),
-        request_id: "crash-1",
-        status: "finished",
-        replayed: true,
-      },
-      replayed: true,
-    });
+    expect(replay).toEqual(replayOfRecovered(recovered.result, "crash-1"));
     expect(await notes()).toBe(1);
     expect(
       (await h.runtime.call("awr_operation_get", { request_id: "crash-1" }, CALLER)).outcome,
@@ -195,18 +184,9 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
       CALLER,
     );
     expect(replay).toEqual({
-      ok: true,
-      ...recovered.result,
+      ...replayOfRecovered(recovered.result, "reindex-1"),
       source_refresh_performed: true,
       source_write_performed: false,
-      receipt_project_revision: recovered.result?.project_revision,
-      operation: {
-        id: expect.any(String),
-        request_id: "reindex-1",
-        status: "finished",
-        replayed: true,
-      },
-      replayed: true,
     });
   });
 
