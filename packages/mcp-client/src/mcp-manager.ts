@@ -222,20 +222,39 @@ export class MCPManager {
     return this.#names.resolve(qualifiedName);
   }
 
-  /** Calls a tool by its qualified name (as returned by {@link listTools}). */
-  callTool(
+  /**
+   * Calls a tool by its qualified name (as returned by {@link listTools}). A name no server lists
+   * yet waits (within the call's timeout) for the servers still making their first connection
+   * with no tools known (none cached): one of them may list it.
+   */
+  async callTool(
     qualifiedName: string,
     args?: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
-    const address = this.resolveToolName(qualifiedName);
+    if (options.signal?.aborted) throw options.signal.reason;
+    let address = this.resolveToolName(qualifiedName);
+    const starting = [...this.#connections.values()].filter(
+      (connection) =>
+        connection.status.enabled && !connection.settled && connection.tools.length === 0,
+    );
+    if (!address && starting.length > 0) {
+      const timeout = AbortSignal.timeout(
+        options.timeout ?? this.#options.requestTimeout ?? 60_000,
+      );
+      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+      await Promise.all(starting.map((connection) => connection.whenSettled(signal)));
+      if (options.signal?.aborted) throw options.signal.reason;
+      address = this.resolveToolName(qualifiedName);
+    }
     if (!address) {
-      return Promise.reject(
-        new MCPClientError(
-          MCPClientErrorCode.UnknownTool,
-          `unknown tool ${JSON.stringify(qualifiedName)}: no server lists it (use a name from listTools())`,
-        ),
+      const still = starting.filter((connection) => !connection.settled).map((c) => c.name);
+      throw new MCPClientError(
+        MCPClientErrorCode.UnknownTool,
+        `unknown tool ${JSON.stringify(qualifiedName)}: no server lists it` +
+          (still.length > 0
+            ? ` (still starting, with no tools known yet: ${still.join(", ")})`
+            : " (use a name from listTools())"),
       );
     }
     return this.callServerTool(address.server, address.tool, args, options);

@@ -44,6 +44,26 @@ function readyEvent(manager: MCPManager, server: string): Promise<ServerStatus> 
 }
 
 describe("MCPManager startup", () => {
+  it("waits for a server still starting, with no tools known, before calling one of its tools by name", async () => {
+    const manager = manage(
+      new MCPManager({
+        ...fast,
+        servers: { slow: fixtureStdioConfig({ FIXTURE_INIT_DELAY_MS: "700" }) },
+      }),
+    );
+    const [status] = await manager.start({ gateMs: 50 });
+    expect(status?.state).not.toBe("ready");
+    expect(manager.listTools()).toEqual([]);
+    const sum = await manager.callTool("mcp__slow__add", { a: 2, b: 3 });
+    expect(sum.structuredContent).toEqual({ sum: 5 });
+    // Once every server has listed its tools, an unknown name fails at once, naming no server.
+    const unknown = await manager.callTool("mcp__slow__nope").catch((error: unknown) => error);
+    expect(unknown).toMatchObject({
+      code: MCPClientErrorCode.UnknownTool,
+      message: expect.stringContaining("use a name from listTools()"),
+    });
+  });
+
   it("serves a slow server's cached tools behind the gate, then replaces them with the live list", async () => {
     const versionFile = join(dir, "version");
     const config = fixtureStdioConfig({
