@@ -99,7 +99,13 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
     expect(ctx.session_id).toBe(successor);
     expect(ctx.checkpoint_id).toBe(checkpoint);
     expect(ctx.continuity.session_id).toBe(successor);
-    expect(ctx.continuity.waits).toEqual([]);
+    // The successor's own continuity carries the wait its predecessor asked, with the reply.
+    expect(ctx.continuity.waits).toEqual([
+      expect.objectContaining({ id: wait, session_id: session, status: "answered", reply: ANSWER }),
+    ]);
+    expect(ctx.continuity.pending_wait_ids).toEqual([]);
+    const resumedContext = resumed.context as { continuity: { waits: { reply: string | null }[] } };
+    expect(resumedContext.continuity.waits[0]?.reply).toBe(ANSWER);
     expect(ctx.continuity.predecessors).toEqual([
       expect.objectContaining({
         session_id: session,

@@ -16,6 +16,7 @@ export function contextScope(
     projectId: project.projectId,
     projectKey: project.manifest().manifest.project.external_key ?? project.projectName,
     projectName: project.projectName,
+    contextProfile: project.manifest().manifest.project.context_profile,
   };
 }
 

@@ -20,6 +20,7 @@ import {
   latestWorkCheckpoint,
   loadCheckpoint,
   loadSources,
+  minimalContext,
   ruleContext,
   sourceVersion,
 } from "./gather-records.js";
@@ -61,6 +62,8 @@ export async function bootstrapContext(
   const work: WorkFact | null =
     selection.work === null ? null : workFact(selection.work, revisionOf(selection.work.key));
   const sources = await loadSources(db);
+  // As the original's L0: a minimal context needs neither a declared phase nor a rules source.
+  const minimal = minimalContext(sources, scope.contextProfile ?? "standard");
 
   if (work === null) {
     gap(
@@ -71,12 +74,12 @@ export async function bootstrapContext(
   } else {
     if (work.status === "unknown") gap("unknown_work_status", work.id, work.raw_status);
     if (work.next_action === "") gap("missing_next_action", work.id, "next action is not declared");
-    if (work.milestone === null)
+    if (work.milestone === null && !minimal)
       gap("missing_phase", work.id, "current phase (milestone) is not declared");
     if (work.status === "blocked" && work.blocker === null)
       gap("missing_blocker", work.id, "work is blocked without a declared reason");
   }
-  if (!sources.some(isRuleSource))
+  if (!sources.some(isRuleSource) && !minimal)
     gap("rules_source_missing", "rules", "no rules source is configured");
 
   const rules = selectRules(

@@ -23,6 +23,7 @@ import { selectContext } from "./context-selection.js";
 import type { ContextCompileResult, ContextIdentity, SourceVersion } from "./context-types.js";
 import { continuityOf, predecessorChain } from "./continuity.js";
 import {
+  type ContextProfile,
   gatherFacts,
   latestWorkCheckpoint,
   loadCheckpoint,
@@ -72,6 +73,8 @@ export interface CompileContextScope {
   projectName: string;
   /** Only these entities may appear (a workstream reader's scope); default: all. */
   visible?: ((kind: string, key: string) => boolean) | undefined;
+  /** The manifest's `[project] context_profile` (minimalContext); default `standard`. */
+  contextProfile?: ContextProfile | undefined;
 }
 
 export function checkBudget(budget: number | undefined, fallback: number): number {
@@ -136,7 +139,22 @@ export async function compileContext(
   const budget = validate(input);
   const branch = await contextBranch(db, input, scope.revision);
   const intent = input.intent?.trim() ?? "work";
-  const selection = await selectContext(db, scope.revision, input, scope.client);
+  const selection = await selectContext(db, scope.revision, input, scope.client, {
+    branch: branch.id,
+  });
+  // A session runs on the branch it started on; compiling it on another is refused, as the
+  // original's select_work does (docs/design/work-branches.md R8).
+  if (selection.session !== null && selection.session.branch !== branch.id) {
+    throw new LedgerError(
+      "InvalidInput",
+      `context session does not match the selected work, agent or branch: session ${selection.session.id} runs on branch ${selection.session.branch ?? "main"}, the packet would be compiled on ${branch.row?.name ?? "main"}; select its branch (awr branch switch, or pass branch) or give another session.`,
+      {
+        session: selection.session.id,
+        session_branch_id: selection.session.branch,
+        branch_id: branch.id,
+      },
+    );
+  }
   const continuity = await continuityOf(db, selection.session);
   const goalBasis =
     (input.goals ?? []).length > 0 ? "explicit_goal_keys" : "project_primary_goal_sources";
@@ -195,8 +213,10 @@ export async function compileContext(
   if (input.checkpoint !== undefined && (await tableExists(db, "checkpoints"))) {
     await ownCheckpoint(db, { client: scope.client }, input.checkpoint);
   }
-  // Without a session or an explicit checkpoint, the packet names the caller's latest checkpoint
-  // of the work on the packet's branch (R7); the delta baseline stays the project start.
+  // Without a session (detached, or no active session matched) or an explicit checkpoint, the
+  // packet names the caller's latest checkpoint of the work on the packet's branch left by a
+  // session that is no longer active (R7), and the delta starts there, as the original's
+  // context_checkpoint does ("previous_closed_session").
   const checkpoint =
     selection.session === null && input.checkpoint === undefined
       ? await latestWorkCheckpoint(db, {
@@ -220,8 +240,11 @@ export async function compileContext(
       ? [checkpoint?.revision ?? 0, "checkpoint"]
       : input.after_revision !== undefined
         ? [input.after_revision, "after_revision"]
-        : checkpoint !== null && selection.session !== null
-          ? [checkpoint.revision, "session_checkpoint"]
+        : checkpoint !== null
+          ? [
+              checkpoint.revision,
+              selection.session !== null ? "session_checkpoint" : "previous_closed_session",
+            ]
           : [0, "project_start"];
   const explicitBaseline = input.checkpoint !== undefined || input.after_revision !== undefined;
   if (!branch.fork) {
@@ -245,6 +268,7 @@ export async function compileContext(
     after_revision: afterRevision,
     branch: branch.id,
     sources: sourceRows,
+    context_profile: scope.contextProfile ?? "standard",
     client: scope.client,
     visible: scope.visible,
   });

@@ -160,7 +160,10 @@ export function assessCompleteness(
       match.reasons.join("; "),
     );
   }
-  if (facts.rule_sources === 0) {
+  // A minimal context (every source indexed under context_profile = "minimal") needs no rules
+  // source; the rules its sources do declare still apply, and the packet states the profile.
+  const rulesSourced = facts.rule_sources > 0 || facts.minimal_context;
+  if (!rulesSourced) {
     issue(
       "rules_complete",
       "rules_source_missing",
@@ -168,7 +171,7 @@ export function assessCompleteness(
       "No rules source is configured, so the applicable hard rules are unknown.",
     );
   }
-  const rules_complete = unresolvedHard.length === 0 && facts.rule_sources > 0;
+  const rules_complete = unresolvedHard.length === 0 && rulesSourced;
 
   for (const missing of closure.missing) {
     issue(
@@ -217,7 +220,7 @@ export function assessCompleteness(
       "goal_context_complete",
       "goal_context_missing",
       key,
-      "No current goal was found: name goals (goals / --goal) or give the project a primary goal source with active goals.",
+      "No current goal was found: name goals (goals / --goal), or declare active goals in a primary goal source or in the primary ledger's goals:.",
     );
   }
   for (const requested of facts.requested_goals.filter(

@@ -36,12 +36,17 @@ function findWork(projection: Projection, key: string): EntityView | null {
  * Without one, the session's work is used; without a session, the one current (claimed or
  * in-progress) item, and an InvalidInput naming them when there are several. Work items are
  * read from the projection as of `revision` (read/projection-cache.ts).
+ *
+ * With `active` (L1), a request that names no session and is not detached uses the caller's one
+ * active session on that branch of the given work (any work when none is given) and agent, as
+ * the original's `select_work` does with `select_active_session`; several are InvalidInput.
  */
 export async function selectContext(
   db: Kysely<LedgerSchema>,
   revision: number,
   input: SelectionInput,
   client: string,
+  active?: { branch: string | null },
 ): Promise<Selection> {
   const bySession = input.session !== undefined || input.conversation !== undefined;
   if (input.detached === true && (bySession || input.work === undefined)) {
@@ -62,7 +67,11 @@ export async function selectContext(
     if (work === null) {
       return { work: null, work_key: input.work, session: null, basis: "explicit_work_missing" };
     }
-    const session = bySession ? await sessionOf(db, input, client) : null;
+    const session = bySession
+      ? await sessionOf(db, input, client)
+      : active !== undefined && input.detached !== true
+        ? await activeSession(db, client, { ...active, work: work.key, agent: input.agent })
+        : null;
     if (session !== null && session.work !== work.key) {
       throw new LedgerError(
         "InvalidInput",
@@ -77,8 +86,12 @@ export async function selectContext(
       basis: input.detached === true ? "explicit_work_detached_session" : "explicit_work",
     };
   }
-  if (bySession) {
-    const session = await sessionOf(db, input, client);
+  const implicit =
+    !bySession && active !== undefined
+      ? await activeSession(db, client, { ...active, work: undefined, agent: input.agent })
+      : null;
+  if (bySession || implicit !== null) {
+    const session = implicit ?? (await sessionOf(db, input, client));
     const work = session.work === null ? null : findWork(projection, session.work);
     return {
       work,
@@ -103,6 +116,32 @@ export async function selectContext(
   return only === undefined
     ? { work: null, work_key: "(unresolved work)", session: null, basis: "none" }
     : { work: only, work_key: only.key, session: null, basis: "source_current" };
+}
+
+/** The caller's one active session matching work, agent and branch; null when there is none. */
+async function activeSession(
+  db: Kysely<LedgerSchema>,
+  client: string,
+  of: { branch: string | null; work: string | undefined; agent: string | undefined },
+): Promise<SessionTable | null> {
+  if (!(await tableExists(db, "sessions"))) return null;
+  let query = db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("client", "=", client)
+    .where("status", "=", "active")
+    .where("branch", of.branch === null ? "is" : "=", of.branch);
+  if (of.work !== undefined) query = query.where("work", "=", of.work);
+  if (of.agent !== undefined) query = query.where("agent", "=", of.agent);
+  const rows = await query.orderBy("id").limit(2).execute();
+  if (rows.length > 1) {
+    throw new LedgerError(
+      "InvalidInput",
+      `Several active sessions match (${rows.map((r) => r.id).join(", ")}); give session or conversation to choose one.`,
+      { field: "session", sessions: rows.map((r) => r.id) },
+    );
+  }
+  return rows[0] ?? null;
 }
 
 async function sessionOf(

@@ -29,8 +29,13 @@ export interface ContinuityPredecessor {
  */
 export interface Continuity {
   session_id: string | null;
-  /** This session's waits, oldest first: pending ones block its writes until replied to. */
+  /**
+   * The waits of this session and of the sessions it was resumed from (each names its
+   * session_id), newest first, as awr_session_get lists them: a successor sees the question its
+   * predecessor asked and the reply the user gave. Pending ones block writes until replied to.
+   */
   waits: ContinuityWait[];
+  /** The ids of the pending (`waiting_user`) waits among `waits`. */
   pending_wait_ids: string[];
   /** The sessions this one was resumed from, nearest first (at most 32). */
   predecessors: ContinuityPredecessor[];
@@ -80,7 +85,8 @@ export async function continuityOf(
           .selectFrom("waits")
           .selectAll()
           .where("session", "in", ids)
-          .orderBy("created_revision")
+          .orderBy("created_revision", "desc")
+          .orderBy("id", "desc")
           .execute()
       ).map(waitView)
     : [];
@@ -97,11 +103,10 @@ export async function continuityOf(
           .orderBy("revision", "desc")
           .execute()
       : [];
-  const own = waits.filter((w) => w.session_id === session.id);
   return {
     session_id: session.id,
-    waits: own,
-    pending_wait_ids: own.filter((w) => w.status === "waiting_user").map((w) => w.id),
+    waits,
+    pending_wait_ids: waits.filter((w) => w.status === "waiting_user").map((w) => w.id),
     predecessors: chain.map((p) => {
       const row = checkpoints.find((c) => c.session === p.id);
       const last = row === undefined ? null : checkpointView(row);
@@ -111,7 +116,8 @@ export async function continuityOf(
         end_revision: p.end_revision === null ? null : Number(p.end_revision),
         last_checkpoint: last,
         open_loops: last?.open_loops ?? [],
-        waits: waits.filter((w) => w.session_id === p.id),
+        // Oldest first within one predecessor, as this field has always listed them.
+        waits: waits.filter((w) => w.session_id === p.id).reverse(),
       };
     }),
   };

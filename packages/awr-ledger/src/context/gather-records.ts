@@ -28,6 +28,11 @@ export interface GatherInput {
   /** The branch compiled (null = main): its events and evidence only, never a parent's. */
   branch: string | null;
   sources: readonly SourceTable[];
+  /**
+   * The manifest's `[project] context_profile`. A packet is compiled from fresh sources only, so
+   * it is the profile they were indexed under.
+   */
+  context_profile: ContextProfile;
   /** The caller: another client's conversation text in events is replaced (conversation-privacy). */
   client: string;
   /**
@@ -46,7 +51,14 @@ export interface ContextFacts {
   paths_origin: "caller" | "work_source" | "unknown_broad_scope" | "none";
   rules: RuleSelection;
   rule_sources: number;
+  /**
+   * The sources were indexed under `context_profile = "minimal"` (minimalContext): no rules
+   * source is required, and the packet states the profile.
+   */
+  minimal_context: boolean;
   goals: EntityView[];
+  /** The body text of each selected goal (goalBody), by key. */
+  goal_bodies: ReadonlyMap<string, string>;
   requested_goals: string[];
   milestone: EntityView | null;
   plans: EntityView[];
@@ -93,9 +105,12 @@ export async function gatherFacts(
     ruleEntities.map((r): RuleFact => ruleFact(r, revisionOf)),
     context,
   );
+  // As the original: goals come from the primary sources of the goal domain and of the ledger
+  // domain (a YAML ledger's `goals:`); supporting sources are never read for them.
   const primaryGoalSources = new Set(
-    sources.filter((s) => s.domain === "goal" && s.role === "primary").map((s) => s.path),
+    sources.filter((s) => isGoalSource(s) && s.role === "primary").map((s) => s.path),
   );
+  const ledgerSources = new Set(sources.filter(isLedgerSource).map((s) => s.path));
   const requested = [...new Set(input.goals)].sort();
   const selectedGoals =
     requested.length > 0
@@ -173,7 +188,9 @@ export async function gatherFacts(
     paths_origin: origin,
     rules,
     rule_sources: sources.filter(isRuleSource).length,
+    minimal_context: minimalContext(sources, input.context_profile),
     goals: selectedGoals.filter(seen("goal")).sort((a, b) => (a.key < b.key ? -1 : 1)),
+    goal_bodies: new Map(selectedGoals.map((g) => [g.key, goalBody(g, ledgerSources)])),
     requested_goals: requested,
     milestone:
       milestones.find((m) => m.key === work.milestone && visible("milestone", m.key)) ?? null,
@@ -202,6 +219,30 @@ export async function gatherFacts(
  * manifest name (`rules`), so the verdict does not change with the manifest's dialect.
  */
 export const isRuleSource = (s: SourceTable) => s.domain === "rule" || s.domain === "rules";
+
+/** Whether a source holds a project's work ledger (`work` is this ledger's earlier name). */
+const isLedgerSource = (s: SourceTable) => s.domain === "ledger" || s.domain === "work";
+/** Whether a source may hold goals: a goal source, or a work ledger (its `goals:`). */
+const isGoalSource = (s: SourceTable) => s.domain === "goal" || isLedgerSource(s);
+
+/**
+ * A goal's body as a packet shows it (`goal-body:KEY`): a ledger goal's `summary` (its success
+ * criteria are already in the required `goal:KEY` chunk), a goal section's body otherwise.
+ */
+function goalBody(goal: EntityView, ledgerSources: ReadonlySet<string>): string {
+  return ledgerSources.has(goal.source.path) ? (goal.summary ?? "").trim() : goal.body.trim();
+}
+
+/** A manifest's `[project] context_profile`; `standard` when it names none. */
+export type ContextProfile = "standard" | "minimal";
+
+/**
+ * The original's minimal context: there are sources, and they were indexed under
+ * `context_profile = "minimal"` (one manifest indexes them all). Only then may the project go
+ * without a rules source.
+ */
+export const minimalContext = (sources: readonly SourceTable[], profile: ContextProfile): boolean =>
+  sources.length > 0 && profile === "minimal";
 
 /** The project's sources in path order. */
 export function loadSources(db: Kysely<LedgerSchema>): Promise<SourceTable[]> {
@@ -308,9 +349,11 @@ export async function loadCheckpoint(
 }
 
 /**
- * The newest checkpoint of the caller's sessions on a work item within one branch (null = main):
- * "the latest checkpoint of W on B" never crosses branches (docs/design/work-branches.md R7),
- * and another client's checkpoints are its own (docs/design/conversation-privacy.md).
+ * The newest checkpoint of the caller's sessions on a work item within one branch (null = main)
+ * whose session is no longer active: what a packet without a session starts from (an active
+ * session's checkpoint belongs to that session's own packets). "The latest checkpoint of W on B"
+ * never crosses branches (docs/design/work-branches.md R7), and another client's checkpoints are
+ * its own (docs/design/conversation-privacy.md).
  */
 export async function latestWorkCheckpoint(
   db: Kysely<LedgerSchema>,
@@ -323,8 +366,10 @@ export async function latestWorkCheckpoint(
     .selectAll("c")
     .where("s.work", "=", of.work)
     .where("s.client", "=", of.client)
+    .where("s.status", "!=", "active")
     .where("s.branch", of.branch === null ? "is" : "=", of.branch)
     .orderBy("c.revision", "desc")
+    .orderBy("c.id", "desc")
     .limit(1)
     .executeTakeFirst();
   return row === undefined ? null : checkpointView(row);

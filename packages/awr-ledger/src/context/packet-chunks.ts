@@ -58,6 +58,19 @@ export function packetChunks(
       required,
     ),
   ];
+  if (facts.minimal_context) {
+    chunks.push(
+      chunk(
+        "context-profile",
+        "metadata",
+        "Context profile: minimal. The project may go without separate rules and plan sources; " +
+          "every hard rule its sources declare still applies. Confirm how the project is organised " +
+          "before business execution.",
+        [],
+        required,
+      ),
+    );
+  }
   if (work.summary !== "") {
     chunks.push(
       chunk("work-summary", "work", work.summary, [workEntity(work)], optional(20, work.revision)),
@@ -166,7 +179,7 @@ export function packetChunks(
         required,
       ),
     );
-    const body = goal.body.trim();
+    const body = facts.goal_bodies.get(goal.key) ?? goal.body.trim();
     if (body !== "") {
       chunks.push(
         chunk(

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { compileContext } from "../context/compile-context.js";
+import { type CompileContextScope, compileContext } from "../context/compile-context.js";
 import { dependenciesOf } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
@@ -20,7 +20,7 @@ export async function workstreamContext(
   scope: ResolvedScope,
   visible: Visibility,
   args: Fields,
-  caller: { client: string; projectId: string; projectKey: string; projectName: string },
+  caller: Omit<CompileContextScope, "revision" | "visible">,
 ): Promise<Record<string, unknown>> {
   const checkpoint = optText(args, "checkpoint", { max: 128 });
   if (checkpoint !== undefined) {
@@ -31,11 +31,24 @@ export async function workstreamContext(
       .executeTakeFirst();
     if (row === undefined || !(await visible.sessions()).has(row.session)) throw accessDenied();
   }
+  // A bound session is compiled on its own branch (main when it has none), as the original's
+  // workstream read does; the project's selected default does not apply to it.
+  const sessionBranch =
+    scope.session === null
+      ? undefined
+      : ((
+          await db
+            .selectFrom("sessions")
+            .select("branch")
+            .where("id", "=", scope.session)
+            .executeTakeFirst()
+        )?.branch ?? "main");
   const compiled = await compileContext(
     db,
     {
       work: scope.work ?? undefined,
       session: scope.session ?? undefined,
+      ordinaryBranch: sessionBranch,
       budget: optInt(args, "budget", { min: 1, max: 100_000 }),
       intent: optText(args, "intent", { max: 4096 }),
       checkpoint,

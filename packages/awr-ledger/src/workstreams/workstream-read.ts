@@ -128,6 +128,7 @@ export async function workstreamRead(
                 ledger.context.manifest().manifest.project.external_key ??
                 ledger.context.projectName,
               projectName: ledger.context.projectName,
+              contextProfile: ledger.context.manifest().manifest.project.context_profile,
             },
           );
           break;
