@@ -103,6 +103,12 @@ describe("awr-mcp on stdio, line by line", () => {
     // An empty batch is an invalid request.
     host.send("[]");
     expect((await host.anonymous()).error?.code).toBe(-32600);
+    // A message that is JSON but not JSON-RPC 2.0 is told what is wrong with it, under its id.
+    host.send(JSON.stringify({ jsonrpc: "1.0", id: 8, method: "ping" }));
+    expect((await host.reply(8)).error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: jsonrpc must be "2.0"; got "1.0".',
+    });
     // 10,000 levels of nesting in an argument: refused, and the server keeps answering.
     const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
     host.send(

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallLimiter } from "../internal/call-limiter.js";
+import { invalidMessage } from "../internal/json-rpc-message.js";
 import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
 import type { LedgerBackend } from "../ledger-backend.js";
 import { duplicateProjectProblems, RegistryError } from "../registry/check-registry.js";
@@ -9,7 +10,6 @@ import type { Registry } from "../registry/registry-types.js";
 import { createAwrServer } from "../server/create-awr-server.js";
 import { readBody } from "./body.js";
 import { httpToolHost } from "./http-tool-host.js";
-import { invalidMessage } from "./json-rpc-message.js";
 import { ProjectDirectory } from "./project-directory.js";
 import { guardRequest } from "./request-guard.js";
 

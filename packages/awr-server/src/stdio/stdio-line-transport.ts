@@ -2,6 +2,7 @@ import type { Readable, Writable } from "node:stream";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { invalidMessage } from "../internal/json-rpc-message.js";
 import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
 
 /** A line longer than this is refused whole (the SDK's own stdio limit). */
@@ -100,11 +101,14 @@ export class StdioLineTransport implements Transport {
       this.onmessage?.(parsed.data);
       return;
     }
-    const id = (value as { id?: unknown } | null)?.id;
+    // Only a message the SDK's schema refused is examined again, to say what is wrong with it.
+    const invalid = invalidMessage(value);
     this.#reply({
       code: -32600,
-      message: "Invalid Request: not a JSON-RPC 2.0 request, notification or response.",
-      id: typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null,
+      message:
+        invalid?.message ??
+        "Invalid Request: not a JSON-RPC 2.0 request, notification or response.",
+      id: invalid?.id ?? null,
     });
   }
 

@@ -24,11 +24,12 @@ const usableId = (id: unknown): string | number | null =>
   typeof id === "string" || Number.isSafeInteger(id) ? (id as string | number) : null;
 
 /**
- * Checks that a body which parsed as JSON is one JSON-RPC 2.0 message as MCP defines it, before
- * the SDK's transport sees it: that transport answers every such failure with -32700 "Parse
- * error: Invalid JSON-RPC message", which is the code for text that is not JSON at all, and says
- * nothing about what is wrong. Here each is -32600 Invalid Request naming the problem. A batch
- * (a JSON array) is refused whole, as on stdio: JSON-RPC batching is not part of MCP since
+ * Checks that a body which parsed as JSON is one JSON-RPC 2.0 message as MCP defines it, and when
+ * it is not, says what is wrong (-32600 Invalid Request naming the problem). The HTTP service runs
+ * it before the SDK's transport sees a body (that transport answers every such failure with -32700
+ * "Parse error: Invalid JSON-RPC message", the code for text that is not JSON at all, and says
+ * nothing about what is wrong); the stdio transport runs it on a line the SDK's schema refused. A
+ * batch (a JSON array) is refused whole, as on stdio: JSON-RPC batching is not part of MCP since
  * protocol version 2025-06-18, and the service never offered it for older versions either.
  * Undefined: a valid message.
  */
