@@ -19,22 +19,25 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
 
   const revision = () => ledgerStore(p.ledger).currentRevision();
   const ledgerFile = () => readFileSync(join(p.root, "work-ledger.yaml"), "utf8");
-
-  it("runs a work item from claim to completion, writing each status into the YAML in place", async () => {
-    const original = ledgerFile();
-    const start = await p.ledger.call(
+  /** A session of client `caller` on `work` (conversation "conv"), claiming it unless told not to. */
+  const startOn = async (work: string, claim = true) =>
+    p.ledger.call(
       "awr_session_start",
       {
-        work: "PAY-2",
+        work,
         conversation: "conv",
         agent: "a",
         provider: "p",
         model: "m",
-        claim: true,
+        ...(claim ? { claim: true } : {}),
         expected_revision: await revision(),
       },
       caller,
     );
+
+  it("runs a work item from claim to completion, writing each status into the YAML in place", async () => {
+    const original = ledgerFile();
+    const start = await startOn("PAY-2");
     expect(start.claim?.work).toBe("PAY-2");
     const session = start.session.id;
     await p.ledger.call(
@@ -108,18 +111,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
   });
 
   it("refuses a transition with SourceConflict when the YAML changed underneath, leaving the file alone", async () => {
-    const start = await p.ledger.call(
-      "awr_session_start",
-      {
-        work: "INV-1",
-        conversation: "conv",
-        agent: "a",
-        provider: "p",
-        model: "m",
-        expected_revision: await revision(),
-      },
-      caller,
-    );
+    const start = await startOn("INV-1", false);
     const edited = `${ledgerFile()}\n# edited by hand\n`;
     writeFileSync(join(p.root, "work-ledger.yaml"), edited);
     const error = await ledgerFailure(
@@ -143,19 +135,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
   });
 
   it("refuses a transition into a work ledger made read-only, naming the file and the fix, changing nothing", async () => {
-    const start = await p.ledger.call(
-      "awr_session_start",
-      {
-        work: "PAY-2",
-        conversation: "conv",
-        agent: "a",
-        provider: "p",
-        model: "m",
-        claim: true,
-        expected_revision: await revision(),
-      },
-      caller,
-    );
+    const start = await startOn("PAY-2");
     const file = join(p.root, "work-ledger.yaml");
     chmodSync(file, 0o444);
     const bytes = ledgerFile();

@@ -81,30 +81,20 @@ export function checkSources(
           ),
         );
       }
+      const accessFailed = (why: string) =>
+        findings.push(finding("source_access_failed", "error", "source", row.path, why));
       const refusal = refused.get(row.path);
       if (refusal !== undefined) {
         checked++;
-        findings.push(
-          finding(
-            "source_access_failed",
-            "error",
-            "source",
-            row.path,
-            `${row.path} cannot be indexed as it is now (${refusal.code}): ${refusal.message}`,
-          ),
+        accessFailed(
+          `${row.path} cannot be indexed as it is now (${refusal.code}): ${refusal.message}`,
         );
         continue;
       }
       if (statFile(resolve(root, row.path)) === undefined) {
         if (row.fingerprint === MISSING_FINGERPRINT) continue;
-        findings.push(
-          finding(
-            "source_access_failed",
-            "error",
-            "source",
-            row.path,
-            `${row.path} is indexed but can no longer be read (missing); restore it, or reindex to record its removal.`,
-          ),
+        accessFailed(
+          `${row.path} is indexed but can no longer be read (missing); restore it, or reindex to record its removal.`,
         );
         continue;
       }
