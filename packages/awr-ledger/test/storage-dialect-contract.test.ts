@@ -140,9 +140,9 @@ describe.each(BACKENDS)("the %s storage dialect", (backend) => {
   it("lets the lock's holder write without waiting", async () => {
     const { db, dialect } = await migrated();
     const store = new LedgerStore(db, dialect, PROJECT);
-    const spent = await store.withProjectLock(async () => [
-      await store.write((tx) => spendRevision(tx)),
-      await store.write((tx) => spendRevision(tx)),
+    const spent = await store.withProjectLock(async (held) => [
+      await held.write((tx) => spendRevision(tx)),
+      await held.write((tx) => spendRevision(tx)),
     ]);
     expect(spent).toEqual([1, 2]);
   });

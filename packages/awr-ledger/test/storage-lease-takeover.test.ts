@@ -238,11 +238,11 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
   const note = (tx: LedgerTx, type: string) => appendEvent(tx, { type, revision: 1 });
 
   it("is taken by the first write, released by the one that says so, with no commit of its own", async () => {
-    const seen = await store.withProjectLock(async () => {
+    const seen = await store.withProjectLock(async (held) => {
       const before = await leaseRow();
-      await store.write((tx) => note(tx, "a"));
+      await held.write((tx) => note(tx, "a"));
       const during = await leaseRow();
-      await store.write((tx) => note(tx, "b"), { releasesLock: true });
+      await held.write((tx) => note(tx, "b"), { releasesLock: true });
       return { before, during, after: await leaseRow() };
     }, folded());
     expect(seen.before).toBeUndefined();
@@ -255,16 +255,16 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
   it("is not taken by a first write that rolled back, and is released when the hold ends early", async () => {
     const failure = new Error("refused check");
     await expect(
-      store.withProjectLock(async () => {
-        await store.write(async () => {
+      store.withProjectLock(async (held) => {
+        await held.write(async () => {
           throw failure;
         });
       }, folded()),
     ).rejects.toBe(failure);
     expect(await leaseRow()).toBeUndefined();
     await expect(
-      store.withProjectLock(async () => {
-        await store.write((tx) => note(tx, "a"));
+      store.withProjectLock(async (held) => {
+        await held.write((tx) => note(tx, "a"));
         expect((await leaseRow())?.holder_pid).toBe(process.pid);
         throw failure;
       }, folded()),
@@ -275,10 +275,10 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
   it("runs the holder's later writes to their end once the first took the lease, whatever the signal", async () => {
     const controller = new AbortController();
     await store.withProjectLock(
-      async () => {
-        await store.write((tx) => note(tx, "a"));
+      async (held) => {
+        await held.write((tx) => note(tx, "a"));
         controller.abort(new Error("the caller gave up"));
-        await store.write((tx) => note(tx, "b"), { releasesLock: true });
+        await held.write((tx) => note(tx, "b"), { releasesLock: true });
       },
       { leaseInWrites: true, signal: controller.signal },
     );
@@ -295,7 +295,7 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
     const reason = new Error("gave up waiting");
     setTimeout(() => controller.abort(reason), 300);
     await expect(
-      store.withProjectLock(() => store.write((tx) => note(tx, "a")), {
+      store.withProjectLock((held) => held.write((tx) => note(tx, "a")), {
         leaseInWrites: true,
         signal: controller.signal,
       }),
@@ -309,8 +309,8 @@ describe("a SQLite lease folded into the holder's writes (leaseInWrites)", () =>
     holder.spawned.kill("SIGKILL");
     await holder.exited;
     const left = await leaseRow();
-    const taken = await store.withProjectLock(async () => {
-      await store.write((tx) => note(tx, "a"));
+    const taken = await store.withProjectLock(async (held) => {
+      await held.write((tx) => note(tx, "a"));
       return { at: Date.now(), row: await leaseRow() };
     }, folded());
     expect(taken.at).toBeLessThan(Number(left?.expires_at));

@@ -22,13 +22,13 @@ const opened = await m.storageDialect(backend).choose({
 const store = new m.LedgerStore(opened.db, opened.dialect, "P-LOCK");
 for (let i = 0; i < 6; i++) {
   // every other hold folds its lease into its first and last writes, as the journal does
-  await store.withProjectLock(async () => {
-    await store.write(async (tx) => {
+  await store.withProjectLock(async (held) => {
+    await held.write(async (tx) => {
       const revision = await m.spendRevision(tx);
       await m.appendEvent(tx, { type: "lock.enter", revision, client: tag });
     });
     await new Promise((r) => setTimeout(r, 3));
-    await store.write(async (tx) => {
+    await held.write(async (tx) => {
       const revision = await m.spendRevision(tx);
       await m.appendEvent(tx, { type: "lock.exit", revision, client: tag });
     }, { releasesLock: i % 2 === 1 });

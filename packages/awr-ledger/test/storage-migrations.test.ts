@@ -183,12 +183,12 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
     const store = await migratedStore();
     await Promise.all(
       Array.from({ length: 10 }, () =>
-        store.withProjectLock(async () => {
-          const before = await store.currentRevision();
-          await store.write(async (tx) => {
+        store.withProjectLock(async (held) => {
+          const before = await held.currentRevision();
+          await held.write(async (tx) => {
             await spendRevision(tx);
           });
-          await store.write(async (tx) => {
+          await held.write(async (tx) => {
             const now = await spendRevision(tx);
             expect(now).toBe(before + 2);
           });

@@ -1,7 +1,61 @@
 import type { Kysely } from "kysely";
 import type { OperationTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
+import { PreparedQuery } from "../storage/prepared-query.js";
 import type { LedgerSchema } from "../storage/schema.js";
+
+const findOperationQuery = new PreparedQuery<
+  { client: string; request_id: string },
+  OperationTable
+>((db, $) =>
+  db
+    .selectFrom("operations")
+    .selectAll()
+    .where("client", "=", $("client"))
+    .where("request_id", "=", $("request_id")),
+);
+
+/** Inserts a journal entry. */
+export const insertOperationQuery = new PreparedQuery<OperationTable, never>((db, $) =>
+  db.insertInto("operations").values({
+    id: $("id"),
+    client: $("client"),
+    request_id: $("request_id"),
+    tool: $("tool"),
+    fingerprint: $("fingerprint"),
+    arguments: $("arguments"),
+    status: $("status"),
+    write_outcome: $("write_outcome"),
+    result: $("result"),
+    error: $("error"),
+    recovered: $("recovered"),
+    started_revision: $("started_revision"),
+    finished_revision: $("finished_revision"),
+    started_at: $("started_at"),
+    finished_at: $("finished_at"),
+  }),
+);
+
+/** Records a begun journal entry's outcome. */
+export const finishOperationQuery = new PreparedQuery<
+  Pick<
+    OperationTable,
+    "id" | "status" | "write_outcome" | "result" | "error" | "finished_revision" | "finished_at"
+  >,
+  never
+>((db, $) =>
+  db
+    .updateTable("operations")
+    .set({
+      status: $("status"),
+      write_outcome: $("write_outcome"),
+      result: $("result"),
+      error: $("error"),
+      finished_revision: $("finished_revision"),
+      finished_at: $("finished_at"),
+    })
+    .where("id", "=", $("id")),
+);
 
 /** Journal rows and the recorded outcome they stand for. */
 export async function findOperation(
@@ -9,12 +63,7 @@ export async function findOperation(
   client: string,
   requestId: string,
 ): Promise<OperationTable | undefined> {
-  const row = await db
-    .selectFrom("operations")
-    .selectAll()
-    .where("client", "=", client)
-    .where("request_id", "=", requestId)
-    .executeTakeFirst();
+  const row = await findOperationQuery.first(db, { client, request_id: requestId });
   return row === undefined ? undefined : normaliseOperation(row);
 }
 

@@ -1,6 +1,7 @@
 import type { RuntimeContext } from "../core/runtime-context.js";
 import { appendEvent, type NewEvent } from "../storage/events.js";
 import type { LedgerTx } from "../storage/ledger-store.js";
+import { PreparedQuery } from "../storage/prepared-query.js";
 import { spendRevision } from "../storage/revision.js";
 import type { EventTable } from "../storage/schema.js";
 
@@ -121,6 +122,10 @@ export function createOperationScope(
   };
 }
 
+const sessionBranchQuery = new PreparedQuery<{ id: string }, { branch: string | null }>((db, $) =>
+  db.selectFrom("sessions").select("branch").where("id", "=", $("id")),
+);
+
 /**
  * The branch an event is written on: the one it names, else its session's (an event bound to a
  * session is on the session's branch, docs/design/work-branches.md R6), else main.
@@ -128,11 +133,7 @@ export function createOperationScope(
 async function eventBranch(tx: LedgerTx, event: DomainEvent): Promise<string | null> {
   if (event.branch !== undefined) return event.branch;
   if (event.session === undefined || event.session === null) return null;
-  const row = await tx
-    .selectFrom("sessions")
-    .select("branch")
-    .where("id", "=", event.session)
-    .executeTakeFirst();
+  const row = await sessionBranchQuery.first(tx, { id: event.session });
   return row?.branch ?? null;
 }
 

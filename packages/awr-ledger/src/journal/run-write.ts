@@ -19,6 +19,8 @@ import {
   errorRecord,
   findOperation,
   fingerprintConflictError,
+  finishOperationQuery,
+  insertOperationQuery,
   lostReceiptError,
   type OperationRef,
   operationRef,
@@ -129,14 +131,15 @@ export async function runJournaledWrite<R extends object>(
   await options?.beforeWrite?.();
 
   return ctx.store.withProjectLock(
-    async () => {
+    async (store) => {
+      const held = { ...ctx, store };
       const request = { requestId, argumentsJson, fingerprint, signal };
-      const begun = await beginJournaled(ctx, spec, request);
+      const begun = await beginJournaled(held, spec, request);
       if (begun.kind === "answered") return begun.result;
       injectFault("after_begin");
       const started = { request_id: requestId, id: begun.operationId };
       try {
-        return await finishJournaled(ctx, spec, started);
+        return await finishJournaled(held, spec, started);
       } catch (error) {
         if (isLedgerError(error)) throw error;
         // The domain change may or may not have committed, and no final receipt says which.
@@ -202,20 +205,17 @@ async function beginJournaled<R extends object>(
           project_revision: current,
           operation: operationRef({ id, request_id: requestId }, false),
         };
-        await tx
-          .insertInto("operations")
-          .values({
-            ...entry,
-            id,
-            status: "finished",
-            write_outcome: "committed",
-            result: JSON.stringify(result),
-            error: null,
-            started_revision: current,
-            finished_revision: current,
-            finished_at: startedAt,
-          })
-          .execute();
+        await insertOperationQuery.all(tx, {
+          ...entry,
+          id,
+          status: "finished",
+          write_outcome: "committed",
+          result: JSON.stringify(result),
+          error: null,
+          started_revision: current,
+          finished_revision: current,
+          finished_at: startedAt,
+        });
         return { kind: "answered", result };
       }
 
@@ -223,20 +223,17 @@ async function beginJournaled<R extends object>(
       // (a) The request is journaled before anything else changes.
       const operationId = ulid();
       const revision = await spendRevision(tx);
-      await tx
-        .insertInto("operations")
-        .values({
-          ...entry,
-          id: operationId,
-          status: "started",
-          write_outcome: null,
-          result: null,
-          error: null,
-          started_revision: revision,
-          finished_revision: null,
-          finished_at: null,
-        })
-        .execute();
+      await insertOperationQuery.all(tx, {
+        ...entry,
+        id: operationId,
+        status: "started",
+        write_outcome: null,
+        result: null,
+        error: null,
+        started_revision: revision,
+        finished_revision: null,
+        finished_at: null,
+      });
       await appendEvent(tx, {
         type: DOMAIN_EVENT_TYPES.operationStarted,
         revision,
@@ -296,18 +293,15 @@ async function finishJournaled<R extends object>(
           : undefined;
       const error = domainError === undefined ? undefined : errorRecord(domainError);
       const writeOutcome = domainError === undefined ? "committed" : "not_committed";
-      await tx
-        .updateTable("operations")
-        .set({
-          status: "finished",
-          write_outcome: writeOutcome,
-          result: result === undefined ? null : JSON.stringify(result),
-          error: error === undefined ? null : JSON.stringify(error),
-          finished_revision: revision,
-          finished_at: finishedAt,
-        })
-        .where("id", "=", started.id)
-        .execute();
+      await finishOperationQuery.all(tx, {
+        id: started.id,
+        status: "finished",
+        write_outcome: writeOutcome,
+        result: result === undefined ? null : JSON.stringify(result),
+        error: error === undefined ? null : JSON.stringify(error),
+        finished_revision: revision,
+        finished_at: finishedAt,
+      });
       await appendEvent(tx, {
         type: DOMAIN_EVENT_TYPES.operationFinished,
         revision,
@@ -362,19 +356,22 @@ async function directWrite<R extends object>(
   const signal = options?.signal;
   await options?.beforeWrite?.();
   return ctx.store.withProjectLock(
-    async () => {
+    async (store) => {
       throwIfAborted(signal);
-      const current = await ctx.store.currentRevision();
+      const current = await store.currentRevision();
       checkExpectedRevision(spec.input.expected_revision, current);
-      const unchanged = await spec.precheck?.(ctx.store.db);
+      const unchanged = await spec.precheck?.(store.db);
       if (unchanged !== undefined) return { ...unchanged, project_revision: current };
       throwIfAborted(signal);
-      const scope = createOperationScope(ctx, {
-        operationId: null,
-        requestId: null,
-        client: spec.caller.client,
-        tool: spec.tool,
-      });
+      const scope = createOperationScope(
+        { ...ctx, store },
+        {
+          operationId: null,
+          requestId: null,
+          client: spec.caller.client,
+          tool: spec.tool,
+        },
+      );
       let result: R;
       try {
         result = await spec.domain(scope);

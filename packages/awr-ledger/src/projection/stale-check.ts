@@ -8,6 +8,21 @@ import { listDecisionDirectory } from "../sources/source-directory.js";
 import { readSourceFile, type SourceFileRead } from "../sources/source-file.js";
 import { sourceCaps } from "../sources/source-options.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
+import { PreparedQuery } from "../storage/prepared-query.js";
+import type { SourceTable } from "../storage/schema.js";
+
+/** What the stale check compares with the files: each source as last indexed. */
+const indexedSourcesQuery = new PreparedQuery<
+  Record<string, never>,
+  Pick<SourceTable, "path" | "fingerprint" | "size" | "mtime_ms" | "kind" | "adapter">
+>((db) =>
+  db.selectFrom("sources").select(["path", "fingerprint", "size", "mtime_ms", "kind", "adapter"]),
+);
+
+const manifestFingerprintQuery = new PreparedQuery<
+  Record<string, never>,
+  { manifest_fingerprint: string | null }
+>((db) => db.selectFrom("project_state").select("manifest_fingerprint"));
 
 interface Seen {
   size: number;
@@ -79,20 +94,18 @@ export class StaleChecker {
     options: { explain?: boolean } = {},
   ): Promise<SourceScan> {
     const [rows, state] = await Promise.all([
-      store.db
-        .selectFrom("sources")
-        .select(["path", "fingerprint", "size", "mtime_ms", "kind", "adapter"])
-        .execute(),
-      store.db.selectFrom("project_state").select("manifest_fingerprint").executeTakeFirst(),
+      indexedSourcesQuery.all(store.db, {}),
+      manifestFingerprintQuery.first(store.db, {}),
     ]);
     const changed: string[] = [];
     const refused: SourceRefusal[] = [];
     const explained: { read: ReadSource }[] = [];
     const manifestFile = join(root, MANIFEST_PATH);
+    const manifestStat = statFile(manifestFile);
     const manifestPrint =
-      statFile(manifestFile) === undefined
+      manifestStat === undefined
         ? null
-        : await this.#manifestFingerprint(manifestFile, 64 * 1024);
+        : await this.#manifestFingerprint(manifestFile, 64 * 1024, manifestStat);
     if (manifestPrint !== (state?.manifest_fingerprint ?? null)) changed.push(MANIFEST_PATH);
     const confine = confiner(root, manifest);
     for (const row of rows) {
@@ -134,7 +147,7 @@ export class StaleChecker {
           : undefined;
         const fingerprint =
           read === undefined
-            ? await this.#fingerprint(absolute, row.path, maxBytes, row.adapter)
+            ? await this.#fingerprint(absolute, row.path, maxBytes, row.adapter, stat)
             : read.fingerprint;
         if (fingerprint === row.fingerprint) continue;
         changed.push(row.path);
@@ -168,14 +181,15 @@ export class StaleChecker {
   /**
    * The fingerprint of a confined source file as the reindex would read it; a refusal of the
    * read (not a regular file, over its cap) is thrown. Unreadable for any other failure.
+   * `stat`: the file's stat, when the caller just took it.
    */
   async #fingerprint(
     absolute: string,
     label: string,
     maxBytes: number,
     adapter: string,
+    stat = statFile(absolute),
   ): Promise<string> {
-    const stat = statFile(absolute);
     if (stat === undefined) return MISSING_FINGERPRINT;
     const seen = this.#seen.get(absolute);
     if (seen !== undefined && seen.size === stat.size && seen.mtime_ms === stat.mtime_ms)
@@ -194,9 +208,13 @@ export class StaleChecker {
   }
 
   /** The manifest's own fingerprint (the project's file, never a planning source). */
-  async #manifestFingerprint(absolute: string, maxBytes: number): Promise<string> {
+  async #manifestFingerprint(
+    absolute: string,
+    maxBytes: number,
+    stat: { size: number; mtime_ms: number },
+  ): Promise<string> {
     try {
-      return await this.#fingerprint(absolute, MANIFEST_PATH, maxBytes, "manifest");
+      return await this.#fingerprint(absolute, MANIFEST_PATH, maxBytes, "manifest", stat);
     } catch {
       return UNREADABLE;
     }

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { BranchTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
+import { PreparedQuery } from "../storage/prepared-query.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 // The one place a branch selector becomes a branch (docs/design/work-branches.md, "Naming and
@@ -9,9 +10,25 @@ import type { LedgerSchema } from "../storage/schema.js";
 /** The explicit name of the baseline; never a branch's name. */
 export const MAIN = "main";
 
+const selectedBranchQuery = new PreparedQuery<
+  Record<string, never>,
+  { current_branch_id: string | null }
+>((db) => db.selectFrom("project_state").select("current_branch_id"));
+
+const branchByIdQuery = new PreparedQuery<{ id: string }, BranchTable>((db, $) =>
+  db.selectFrom("branches").selectAll().where("id", "=", $("id")),
+);
+
+const branchesNamedQuery = new PreparedQuery<{ selector: string }, BranchTable>((db, $) =>
+  db
+    .selectFrom("branches")
+    .selectAll()
+    .where((eb) => eb.or([eb("name", "=", $("selector")), eb("id", "=", $("selector"))])),
+);
+
 /** The project's selected default branch id (null = main). Project-wide. */
 export async function selectedBranchId(db: Kysely<LedgerSchema>): Promise<string | null> {
-  const row = await db.selectFrom("project_state").select("current_branch_id").executeTakeFirst();
+  const row = await selectedBranchQuery.first(db, {});
   return row?.current_branch_id ?? null;
 }
 
@@ -27,11 +44,7 @@ export async function resolveBranch(
   if (selector === undefined || selector === null) {
     const current = await selectedBranchId(db);
     if (current === null) return null;
-    const row = await db
-      .selectFrom("branches")
-      .selectAll()
-      .where("id", "=", current)
-      .executeTakeFirst();
+    const row = await branchByIdQuery.first(db, { id: current });
     if (row === undefined) {
       throw new LedgerError(
         "NotFound",
@@ -47,11 +60,7 @@ export async function resolveBranch(
     });
   }
   if (selector === MAIN) return null;
-  const rows = await db
-    .selectFrom("branches")
-    .selectAll()
-    .where((eb) => eb.or([eb("name", "=", selector), eb("id", "=", selector)]))
-    .execute();
+  const rows = await branchesNamedQuery.all(db, { selector });
   if (rows.length > 1) {
     throw new LedgerError(
       "InvalidInput",

@@ -67,8 +67,7 @@ export async function operationRecover(
     throw notFound();
   }
   return ctx.store.withProjectLock(
-    async () => {
-      const { store } = ctx;
+    async (store) => {
       const entry = await findOperation(store.db, caller.client, requestId);
       if (entry === undefined) throw notFound();
       const events = await store.db

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
+import { PreparedQuery } from "../storage/prepared-query.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
 import {
   activeBranchById,
@@ -12,6 +13,52 @@ import {
 } from "./branch-select.js";
 
 type Db = Kysely<LedgerSchema>;
+
+const sessionByIdQuery = new PreparedQuery<{ id: string }, SessionTable>((db, $) =>
+  db.selectFrom("sessions").selectAll().where("id", "=", $("id")),
+);
+
+const newestSessionOfConversationQuery = new PreparedQuery<
+  { client: string; conversation: string },
+  SessionTable
+>((db, $) =>
+  db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("client", "=", $("client"))
+    .where("conversation", "=", $("conversation"))
+    .orderBy("start_revision", "desc")
+    .orderBy("id", "desc"),
+);
+
+const activeBindingQuery = new PreparedQuery<
+  { client: string; conversation: string },
+  SessionTable
+>((db, $) =>
+  db
+    .selectFrom("sessions")
+    .selectAll()
+    .where("client", "=", $("client"))
+    .where("conversation", "=", $("conversation"))
+    .where("status", "=", "active"),
+);
+
+const pendingWaitQuery = new PreparedQuery<{ session: string }, WaitTable>((db, $) =>
+  db
+    .selectFrom("waits")
+    .selectAll()
+    .where("session", "=", $("session"))
+    .where("status", "=", "waiting_user"),
+);
+
+/** A work item by its key, bare or with the projection's `work#` prefix. */
+const workByKeyQuery = new PreparedQuery<{ key: string; prefixed: string }, EntityTable>((db, $) =>
+  db
+    .selectFrom("entities")
+    .selectAll()
+    .where("kind", "=", "work")
+    .where("key", "in", [$("key"), $("prefixed")]),
+);
 
 /** Session addressing: `session` (its id) or `conversation` (bound per client). */
 export interface SessionRef {
@@ -45,11 +92,7 @@ export async function resolveSession(
     });
   }
   if (ref.session !== undefined) {
-    const row = await db
-      .selectFrom("sessions")
-      .selectAll()
-      .where("id", "=", ref.session)
-      .executeTakeFirst();
+    const row = await sessionByIdQuery.first(db, { id: ref.session });
     if (row === undefined) {
       throw new LedgerError(
         "NotFound",
@@ -67,14 +110,10 @@ export async function resolveSession(
     }
     return row;
   }
-  const row = await db
-    .selectFrom("sessions")
-    .selectAll()
-    .where("client", "=", caller.client)
-    .where("conversation", "=", ref.conversation as string)
-    .orderBy("start_revision", "desc")
-    .orderBy("id", "desc")
-    .executeTakeFirst();
+  const row = await newestSessionOfConversationQuery.first(db, {
+    client: caller.client,
+    conversation: ref.conversation as string,
+  });
   if (row === undefined) {
     throw new LedgerError(
       "NotFound",
@@ -91,22 +130,11 @@ export async function activeBinding(
   client: string,
   conversation: string,
 ): Promise<SessionTable | undefined> {
-  return db
-    .selectFrom("sessions")
-    .selectAll()
-    .where("client", "=", client)
-    .where("conversation", "=", conversation)
-    .where("status", "=", "active")
-    .executeTakeFirst();
+  return activeBindingQuery.first(db, { client, conversation });
 }
 
 export async function pendingWait(db: Db, session: string): Promise<WaitTable | undefined> {
-  return db
-    .selectFrom("waits")
-    .selectAll()
-    .where("session", "=", session)
-    .where("status", "=", "waiting_user")
-    .executeTakeFirst();
+  return pendingWaitQuery.first(db, { session });
 }
 
 export function waitBlocksError(wait: WaitTable, what: string): LedgerError {
@@ -120,12 +148,7 @@ export function waitBlocksError(wait: WaitTable, what: string): LedgerError {
 
 /** A work item of the projection by its key (`INVOICE-001`, or `work#INVOICE-001`). */
 export async function findWork(db: Db, ref: string): Promise<EntityTable | undefined> {
-  return db
-    .selectFrom("entities")
-    .selectAll()
-    .where("kind", "=", "work")
-    .where("key", "in", [ref, `work#${ref}`])
-    .executeTakeFirst();
+  return workByKeyQuery.first(db, { key: ref, prefixed: `work#${ref}` });
 }
 
 export async function requireWork(db: Db, ref: string): Promise<EntityTable> {

@@ -1,6 +1,7 @@
 import { sql } from "../internal/kysely.js";
 import { ulid } from "../internal/ulid.js";
 import type { LedgerTx } from "./ledger-store.js";
+import { PreparedQuery } from "./prepared-query.js";
 import type { EventTable } from "./schema.js";
 
 export interface NewEvent {
@@ -23,6 +24,44 @@ export interface NewEvent {
   branch?: string | null | undefined;
 }
 
+type EventRow = Omit<EventTable, "seq">;
+
+/** The event insert for each shape: with or without `importance`, with or without `branch`. */
+const insertEventQueries = new Map<string, PreparedQuery<EventRow, { seq: number }>>();
+
+function insertEventQuery(
+  withImportance: boolean,
+  withBranch: boolean,
+): PreparedQuery<EventRow, { seq: number }> {
+  const shape = `${withImportance}:${withBranch}`;
+  let query = insertEventQueries.get(shape);
+  if (query === undefined) {
+    query = new PreparedQuery<EventRow, { seq: number }>((db, $) => {
+      const values = {
+        id: $("id"),
+        revision: $("revision"),
+        type: $("type"),
+        work: $("work"),
+        session: $("session"),
+        client: $("client"),
+        operation_id: $("operation_id"),
+        summary: $("summary"),
+        payload: $("payload"),
+        time: $("time"),
+        ...(withImportance ? { importance: $("importance") } : {}),
+        ...(withBranch ? { branch: $("branch") } : {}),
+        seq: sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM events)`,
+      };
+      return db
+        .insertInto("events")
+        .values(values as typeof values & EventTable)
+        .returning("seq");
+    });
+    insertEventQueries.set(shape, query);
+  }
+  return query;
+}
+
 /**
  * Appends one immutable event inside a write transaction: assigns the next `seq` (dense, from 1;
  * computed by the INSERT itself, so an event costs one statement) and a ULID id, and binds it to
@@ -30,7 +69,7 @@ export interface NewEvent {
  * no two writers compute the same seq.
  */
 export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventTable> {
-  const row: Omit<EventTable, "seq"> = {
+  const row: EventRow = {
     id: event.id ?? ulid(),
     revision: event.revision,
     type: event.type,
@@ -46,17 +85,8 @@ export async function appendEvent(tx: LedgerTx, event: NewEvent): Promise<EventT
   };
   // `normal` and NULL are the columns' defaults, so an ordinary main event inserts only the
   // columns every schema has.
-  const { importance, branch, ...ordinary } = row;
-  const values = {
-    ...ordinary,
-    ...(importance === "normal" ? {} : { importance }),
-    ...(branch === null ? {} : { branch }),
-    seq: sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM events)`,
-  };
-  const inserted = await tx
-    .insertInto("events")
-    .values(values as typeof values & EventTable)
-    .returning("seq")
-    .executeTakeFirstOrThrow();
+  const query = insertEventQuery(row.importance !== "normal", row.branch !== null);
+  const inserted = await query.first(tx, row);
+  if (inserted === undefined) throw new Error("internal: an event insert returned no seq");
   return { ...row, seq: Number(inserted.seq) };
 }

@@ -12,10 +12,12 @@ export { EVENT_SEARCH_WINDOW } from "./migrations/009-projection-changes.js";
 export { MIGRATIONS } from "./migrations/index.js";
 export { latestSchemaVersion, type MigrationResult, migrateToLatest } from "./migrator.js";
 export { openPostgresDatabase, type PostgresOptions } from "./postgres/open-postgres.js";
+export { type Param, PreparedQuery } from "./prepared-query.js";
 export { DEFAULT_LEASE_MS, type LockOptions } from "./project-lock.js";
 export { type ReadClock, readClock } from "./read-clock.js";
 export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
 export * from "./schema.js";
+export { withHeldConnection } from "./sqlite/held-connection.js";
 export { openSqliteDatabase } from "./sqlite/open-sqlite.js";
 export { isOwnSqliteDatabase } from "./sqlite/sqlite-dialect.js";
 export {

@@ -1,15 +1,8 @@
 import type { Kysely } from "kysely";
 import { throwIfAborted } from "../internal/abort.js";
 import type { StorageDialect } from "./dialect.js";
-import {
-  backoff,
-  holdsProjectLock,
-  type LockHold,
-  type LockOptions,
-  mutexFor,
-  projectLockHold,
-  runHoldingLock,
-} from "./project-lock.js";
+import { PreparedQuery } from "./prepared-query.js";
+import { backoff, type LockHold, type LockOptions, mutexFor } from "./project-lock.js";
 import type { LedgerSchema } from "./schema.js";
 
 /** A kysely handle inside a write transaction (a `Transaction` on PostgreSQL). */
@@ -44,6 +37,11 @@ export interface LedgerStoreOptions {
   relaxedLeaseCommits?: boolean | undefined;
 }
 
+const projectRevisionQuery = new PreparedQuery<{ project_id: string }, { revision: number }>(
+  (db, $) =>
+    db.selectFrom("project_state").select("revision").where("project_id", "=", $("project_id")),
+);
+
 type Outcome<T> = { busy: true } | { busy: false; value: T };
 
 export class LedgerStore {
@@ -52,6 +50,8 @@ export class LedgerStore {
   readonly projectId: string;
   readonly lockLeaseMs: number | undefined;
   readonly relaxedLeaseCommits: boolean;
+  /** Set on the store withProjectLock hands its holder: what that holder holds. */
+  #hold: LockHold | undefined;
 
   constructor(
     db: Kysely<LedgerSchema>,
@@ -75,13 +75,13 @@ export class LedgerStore {
   /**
    * Runs `fn` in ONE durable transaction holding the project's write lock (the dialect's
    * transaction, entered with enterWriteTransaction; retried after a backoff while another
-   * process holds the lock). Inside withProjectLock it enters the hold instead (LockHold.enter:
-   * no wait once the cross-process lock is taken). Never call store.read/write from inside `fn`:
-   * use `tx`.
+   * process holds the lock). On the holder's store (withProjectLock) it enters the hold instead
+   * (LockHold.enter: no wait once the cross-process lock is taken). Never call store.read/write
+   * from inside `fn`: use `tx`.
    */
   async write<T>(fn: (tx: LedgerTx) => Promise<T>, options?: WriteOptions<T>): Promise<T> {
     throwIfAborted(options?.signal);
-    const hold = projectLockHold(this.projectId);
+    const hold = this.#hold;
     if (hold !== undefined) {
       const signal = options?.signal ?? hold.signal;
       return this.#retrying(() => this.#heldTransaction(fn, hold, options), signal);
@@ -93,17 +93,21 @@ export class LedgerStore {
 
   /**
    * Holds the project write lock across several durable transactions (the journal's begin /
-   * domain / finish). Writes by this async context inside `fn` re-enter; every other writer, in
-   * this process or another, waits until `fn` settles.
+   * domain / finish). `fn` gets the holder's store: its writes enter the hold, so they go on
+   * while every other writer, through any other store in this process or in another process,
+   * waits until `fn` settles. Called on the holder's store, it runs `fn` at once.
    */
-  async withProjectLock<T>(fn: () => Promise<T>, options?: LockOptions): Promise<T> {
+  async withProjectLock<T>(
+    fn: (held: LedgerStore) => Promise<T>,
+    options?: LockOptions,
+  ): Promise<T> {
     throwIfAborted(options?.signal);
-    if (holdsProjectLock(this.projectId)) return fn();
+    if (this.#hold !== undefined) return fn(this);
     return mutexFor(this.projectId).run(() =>
       this.dialect.holdProjectLock(
         this.db,
         this.projectId,
-        (hold) => runHoldingLock(this.projectId, hold, fn),
+        (hold) => fn(this.#holding(hold)),
         {
           signal: options?.signal,
           leaseMs: options?.leaseMs ?? this.lockLeaseMs,
@@ -116,12 +120,18 @@ export class LedgerStore {
 
   /** The current project revision (0 before anything happened). */
   async currentRevision(db: Kysely<LedgerSchema> = this.db): Promise<number> {
-    const row = await db
-      .selectFrom("project_state")
-      .select("revision")
-      .where("project_id", "=", this.projectId)
-      .executeTakeFirst();
+    const row = await projectRevisionQuery.first(db, { project_id: this.projectId });
     return Number(row?.revision ?? 0);
+  }
+
+  /** This store as its holder sees it, holding `hold`. */
+  #holding(hold: LockHold): LedgerStore {
+    const held = new LedgerStore(this.db, this.dialect, this.projectId, {
+      lockLeaseMs: this.lockLeaseMs,
+      relaxedLeaseCommits: this.relaxedLeaseCommits,
+    });
+    held.#hold = hold;
+    return held;
   }
 
   /** Runs `attempt` until it is not busy, with a backoff between tries. */

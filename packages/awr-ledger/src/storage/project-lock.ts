@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Kysely } from "kysely";
 import { sleep } from "../internal/abort.js";
 import { AsyncMutex } from "../internal/async-mutex.js";
@@ -9,11 +8,12 @@ import type { LedgerSchema } from "./schema.js";
  * - in process: one FIFO mutex per project id, shared by every store of this process;
  * - across processes: the dialect's holdProjectLock (PostgreSQL a session advisory lock,
  *   postgres/advisory-lock.ts; SQLite a lease row, sqlite/sqlite-lease-lock.ts).
- * Holding is tracked in AsyncLocalStorage so code already inside the lock re-enters it freely;
- * what is held is a LockHold, which every write transaction of the holder enters.
+ * The holder gets a store of its own (LedgerStore.withProjectLock) that carries what is held, a
+ * LockHold, which every write transaction through that store enters. Holding is passed, not
+ * looked up: AsyncLocalStorage would do it implicitly, but on Node 20 it installs promise hooks
+ * that tax every promise of the process, reads included.
  */
 const mutexes = new Map<string, AsyncMutex>();
-const held = new AsyncLocalStorage<ReadonlyMap<string, LockHold>>();
 
 /**
  * The cross-process part of a held project lock, as the holder's write transactions see it.
@@ -56,24 +56,6 @@ export function mutexFor(projectId: string): AsyncMutex {
     mutexes.set(projectId, mutex);
   }
   return mutex;
-}
-
-/** The hold of this async context on the project's lock, if it holds it. */
-export function projectLockHold(projectId: string): LockHold | undefined {
-  return held.getStore()?.get(projectId);
-}
-
-export function holdsProjectLock(projectId: string): boolean {
-  return projectLockHold(projectId) !== undefined;
-}
-
-export function runHoldingLock<T>(
-  projectId: string,
-  hold: LockHold,
-  fn: () => Promise<T>,
-): Promise<T> {
-  const current = held.getStore() ?? new Map<string, LockHold>();
-  return held.run(new Map([...current, [projectId, hold]]), fn);
 }
 
 export async function backoff(attempt: number, signal?: AbortSignal): Promise<void> {

@@ -1,16 +1,24 @@
 import { LedgerError } from "../errors.js";
 import type { LedgerTx } from "./ledger-store.js";
+import { PreparedQuery } from "./prepared-query.js";
+
+const spendRevisionQuery = new PreparedQuery<Record<string, never>, { revision: number }>((db) =>
+  db
+    .updateTable("project_state")
+    .set((eb) => ({ revision: eb("revision", "+", 1) }))
+    .returning("revision"),
+);
+
+const readRevisionQuery = new PreparedQuery<Record<string, never>, { revision: number }>((db) =>
+  db.selectFrom("project_state").select("revision"),
+);
 
 /**
  * Spends one revision inside a write transaction and returns the new value. Revisions only grow;
  * the caller must hold the write lock (store.write) so no two writers spend the same number.
  */
 export async function spendRevision(tx: LedgerTx): Promise<number> {
-  const row = await tx
-    .updateTable("project_state")
-    .set((eb) => ({ revision: eb("revision", "+", 1) }))
-    .returning("revision")
-    .executeTakeFirst();
+  const row = await spendRevisionQuery.first(tx, {});
   if (row === undefined) {
     throw new LedgerError(
       "NotFound",
@@ -24,7 +32,7 @@ export async function spendRevision(tx: LedgerTx): Promise<number> {
 
 /** Reads the current revision inside a transaction. */
 export async function readRevision(tx: LedgerTx): Promise<number> {
-  const row = await tx.selectFrom("project_state").select("revision").executeTakeFirst();
+  const row = await readRevisionQuery.first(tx, {});
   return Number(row?.revision ?? 0);
 }
 

@@ -7,6 +7,7 @@ import { betterSqlite3Module, openBetterSqlite3 } from "../../internal/lazy-depe
 import type { OpenedDatabase } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
 import { type PreparingDatabase, withStatementCache } from "../sqlite-statement-cache.js";
+import { rememberStatementSource } from "./held-connection.js";
 import { rememberOwnSqlite, SQLITE_DIALECT } from "./sqlite-dialect.js";
 
 /**
@@ -148,9 +149,11 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
     close: () => opened.close(),
     prepare: (sql) => reportingStatement(opened.prepare(sql), file),
   };
+  const statements = withStatementCache(reporting);
   const db = new KyselyClass<LedgerSchema>({
-    dialect: new SqliteDialect({ database: withStatementCache(reporting) }),
+    dialect: new SqliteDialect({ database: statements }),
   });
   rememberOwnSqlite(db);
+  rememberStatementSource(db, statements);
   return { db, dialect: SQLITE_DIALECT, close: () => db.destroy() };
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { throwIfAborted } from "../../internal/abort.js";
-import { sql } from "../../internal/kysely.js";
 import { ulid } from "../../internal/ulid.js";
+import { PreparedQuery } from "../prepared-query.js";
 import {
   backoff,
   DEFAULT_LEASE_MS,
@@ -10,6 +10,7 @@ import {
   type LockOptions,
 } from "../project-lock.js";
 import type { LedgerSchema, ProjectLockTable } from "../schema.js";
+import { runPlainStatement, withHeldConnection } from "./held-connection.js";
 import { currentLeaseHolder, type LeaseHolder, leaseHolderIsGone } from "./lock-holder.js";
 import { inSqliteTransaction, sqliteTransaction } from "./sqlite-transaction.js";
 
@@ -49,12 +50,12 @@ async function leaseStatements<T>(
   fn: (conn: Kysely<LedgerSchema>) => Promise<T>,
 ): Promise<T> {
   if (!relaxed) return fn(db);
-  return db.connection().execute(async (conn) => {
-    await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+  return withHeldConnection(db, async (conn) => {
+    await runPlainStatement(conn as Kysely<unknown>, "PRAGMA synchronous = NORMAL");
     try {
       return await fn(conn);
     } finally {
-      await sql`PRAGMA synchronous = FULL`.execute(conn);
+      await runPlainStatement(conn as Kysely<unknown>, "PRAGMA synchronous = FULL");
     }
   });
 }
@@ -83,12 +84,11 @@ export async function holdLease<T>(
     renew = setInterval(
       () => {
         leaseStatements(db, relaxed, (conn) =>
-          conn
-            .updateTable("project_locks")
-            .set({ expires_at: Date.now() + leaseMs })
-            .where("project_id", "=", projectId)
-            .where("holder", "=", lease.holder)
-            .execute(),
+          renewLeaseQuery.all(conn, {
+            expires_at: Date.now() + leaseMs,
+            project_id: projectId,
+            holder: lease.holder,
+          }),
         ).catch(() => undefined);
       },
       Math.max(10, Math.floor(leaseMs / 3)),
@@ -158,26 +158,65 @@ interface Lease {
   leaseMs: number;
 }
 
+const leaseRowQuery = new PreparedQuery<{ project_id: string }, ProjectLockTable>((db, $) =>
+  db.selectFrom("project_locks").selectAll().where("project_id", "=", $("project_id")),
+);
+
+type LeaseRow = Omit<ProjectLockTable, "project_id">;
+
+const takeLeaseQuery = new PreparedQuery<ProjectLockTable, never>((db, $) => {
+  const row: LeaseRow = {
+    holder: $("holder"),
+    expires_at: $("expires_at"),
+    holder_pid: $("holder_pid"),
+    holder_host: $("holder_host"),
+    holder_start: $("holder_start"),
+  };
+  return db
+    .insertInto("project_locks")
+    .values({ project_id: $("project_id"), ...row })
+    .onConflict((oc) => oc.column("project_id").doUpdateSet(row));
+});
+
+const renewLeaseQuery = new PreparedQuery<
+  { expires_at: number; project_id: string; holder: string },
+  never
+>((db, $) =>
+  db
+    .updateTable("project_locks")
+    .set({ expires_at: $("expires_at") })
+    .where("project_id", "=", $("project_id"))
+    .where("holder", "=", $("holder")),
+);
+
+const releaseLeaseQuery = new PreparedQuery<{ project_id: string; holder: string }, never>(
+  (db, $) =>
+    db
+      .updateTable("project_locks")
+      .set(RELEASED_LEASE)
+      .where("project_id", "=", $("project_id"))
+      .where("holder", "=", $("holder")),
+);
+
+const dropLeaseQuery = new PreparedQuery<{ project_id: string; holder: string }, never>((db, $) =>
+  db
+    .deleteFrom("project_locks")
+    .where("project_id", "=", $("project_id"))
+    .where("holder", "=", $("holder")),
+);
+
 /** In a write transaction: takes the lease row unless another holder's lease is live. */
 async function takeLease(tx: Kysely<LedgerSchema>, lease: Lease): Promise<boolean> {
-  const current = await tx
-    .selectFrom("project_locks")
-    .selectAll()
-    .where("project_id", "=", lease.projectId)
-    .executeTakeFirst();
+  const current = await leaseRowQuery.first(tx, { project_id: lease.projectId });
   if (current !== undefined && (await leaseIsLive(current))) return false;
-  const row = {
+  await takeLeaseQuery.all(tx, {
+    project_id: lease.projectId,
     holder: lease.holder,
     expires_at: Date.now() + lease.leaseMs,
     holder_pid: lease.me.pid,
     holder_host: lease.me.host,
     holder_start: lease.me.start,
-  };
-  await tx
-    .insertInto("project_locks")
-    .values({ project_id: lease.projectId, ...row })
-    .onConflict((oc) => oc.column("project_id").doUpdateSet(row))
-    .execute();
+  });
   return true;
 }
 
@@ -188,12 +227,7 @@ async function takeLease(tx: Kysely<LedgerSchema>, lease: Lease): Promise<boolea
  * leaves the database exactly as it found it.
  */
 async function releaseLease(conn: Kysely<LedgerSchema>, lease: Lease): Promise<void> {
-  await conn
-    .updateTable("project_locks")
-    .set(RELEASED_LEASE)
-    .where("project_id", "=", lease.projectId)
-    .where("holder", "=", lease.holder)
-    .execute();
+  await releaseLeaseQuery.all(conn, { project_id: lease.projectId, holder: lease.holder });
 }
 
 /** What a released lease row holds: nobody, expired. */
@@ -221,18 +255,10 @@ export async function leaseHeldElsewhere(
   tx: Kysely<LedgerSchema>,
   projectId: string,
 ): Promise<boolean> {
-  const lease = await tx
-    .selectFrom("project_locks")
-    .selectAll()
-    .where("project_id", "=", projectId)
-    .executeTakeFirst();
+  const lease = await leaseRowQuery.first(tx, { project_id: projectId });
   if (lease === undefined || Number(lease.expires_at) <= Date.now()) return false;
   const gone = await leaseHolderIsGone(lease);
   if (!gone) return true;
-  await tx
-    .deleteFrom("project_locks")
-    .where("project_id", "=", projectId)
-    .where("holder", "=", lease.holder)
-    .execute();
+  await dropLeaseQuery.all(tx, { project_id: projectId, holder: lease.holder });
   return false;
 }

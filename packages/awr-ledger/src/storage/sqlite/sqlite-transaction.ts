@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import { sql } from "../../internal/kysely.js";
+import { runPlainStatement, withHeldConnection } from "./held-connection.js";
 
 /**
  * `BEGIN IMMEDIATE` … `COMMIT` (or `ROLLBACK` when `fn` throws) on a SQLite connection the
@@ -10,29 +10,29 @@ export async function sqliteTransaction<DB, T>(
   conn: Kysely<DB>,
   fn: (tx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
-  await sql`BEGIN IMMEDIATE`.execute(conn);
+  await runPlainStatement(conn as Kysely<unknown>, "BEGIN IMMEDIATE");
   let result: T;
   try {
     result = await fn(conn);
   } catch (error) {
     try {
-      await sql`ROLLBACK`.execute(conn);
+      await runPlainStatement(conn as Kysely<unknown>, "ROLLBACK");
     } catch {
       // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
     }
     throw error;
   }
-  await sql`COMMIT`.execute(conn);
+  await runPlainStatement(conn as Kysely<unknown>, "COMMIT");
   return result;
 }
 
 /**
  * One durable transaction on a SQLite database; kysely's SQLite driver holds its single
- * connection for the whole callback.
+ * connection for the whole callback, and the ledger's own prepared queries run on it directly.
  */
 export function inSqliteTransaction<DB, T>(
   db: Kysely<DB>,
   fn: (tx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
-  return db.connection().execute((conn) => sqliteTransaction(conn, fn));
+  return withHeldConnection(db, (conn) => sqliteTransaction(conn, fn));
 }
