@@ -11,6 +11,7 @@ import { migration009ProjectionChanges } from "./009-projection-changes.js";
 import { migration010WorkBranches } from "./010-work-branches.js";
 import { migration011SearchSkipsJournalReceipts } from "./011-search-skips-journal-receipts.js";
 import { migration012SecretPolicyVersion } from "./012-secret-policy-version.js";
+import { migration013PartialEventIndexes } from "./013-partial-event-indexes.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration010WorkBranches,
   migration011SearchSkipsJournalReceipts,
   migration012SecretPolicyVersion,
+  migration013PartialEventIndexes,
 ];
