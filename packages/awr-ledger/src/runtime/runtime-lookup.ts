@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import type { SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
-import { PreparedQuery } from "../storage/prepared-query.js";
+import { type Param, PreparedQuery } from "../storage/prepared-query.js";
 import type { EntityTable, LedgerSchema } from "../storage/schema.js";
 import {
   activeBranchById,
@@ -18,29 +18,22 @@ const sessionByIdQuery = new PreparedQuery<{ id: string }, SessionTable>((db, $)
   db.selectFrom("sessions").selectAll().where("id", "=", $("id")),
 );
 
-const newestSessionOfConversationQuery = new PreparedQuery<
-  { client: string; conversation: string },
-  SessionTable
->((db, $) =>
+type ConversationRef = { client: string; conversation: string };
+
+/** The client's sessions bound to one conversation. */
+const sessionsOfConversation = (db: Db, $: Param<ConversationRef>) =>
   db
     .selectFrom("sessions")
     .selectAll()
     .where("client", "=", $("client"))
-    .where("conversation", "=", $("conversation"))
-    .orderBy("start_revision", "desc")
-    .orderBy("id", "desc"),
+    .where("conversation", "=", $("conversation"));
+
+const newestSessionOfConversationQuery = new PreparedQuery<ConversationRef, SessionTable>((db, $) =>
+  sessionsOfConversation(db, $).orderBy("start_revision", "desc").orderBy("id", "desc"),
 );
 
-const activeBindingQuery = new PreparedQuery<
-  { client: string; conversation: string },
-  SessionTable
->((db, $) =>
-  db
-    .selectFrom("sessions")
-    .selectAll()
-    .where("client", "=", $("client"))
-    .where("conversation", "=", $("conversation"))
-    .where("status", "=", "active"),
+const activeBindingQuery = new PreparedQuery<ConversationRef, SessionTable>((db, $) =>
+  sessionsOfConversation(db, $).where("status", "=", "active"),
 );
 
 const pendingWaitQuery = new PreparedQuery<{ session: string }, WaitTable>((db, $) =>
