@@ -17,9 +17,8 @@ export { DEFAULT_LEASE_MS, type LockOptions } from "./project-lock.js";
 export { type ReadClock, readClock } from "./read-clock.js";
 export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
 export * from "./schema.js";
-export { withHeldConnection } from "./sqlite/held-connection.js";
+export { isOwnSqliteDatabase, withHeldConnection } from "./sqlite/held-connection.js";
 export { openSqliteDatabase } from "./sqlite/open-sqlite.js";
-export { isOwnSqliteDatabase } from "./sqlite/sqlite-dialect.js";
 export {
   DEFAULT_STATEMENT_CACHE_SIZE,
   type PreparingDatabase,

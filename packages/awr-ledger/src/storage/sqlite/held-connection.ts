@@ -10,15 +10,27 @@ export interface StatementSource {
   };
 }
 
-/** The statement source of each SQLite database openSqliteDatabase made, by its Kysely instance. */
+/** The Kysely instances openSqliteDatabase made, with where their one connection prepares. */
 const sources = new WeakMap<object, StatementSource>();
 
 /** The handles of connections held right now (see withHeldConnection), with their statements. */
 const held = new WeakMap<object, StatementSource>();
 
-/** Records where the statements of `db`'s one connection are prepared (openSqliteDatabase). */
-export function rememberStatementSource(db: object, source: StatementSource): void {
+/** Records a Kysely instance openSqliteDatabase made, and its statement source. */
+export function rememberOwnSqlite(db: object, source: StatementSource): void {
   sources.set(db, source);
+}
+
+/**
+ * True for a Kysely instance that openSqliteDatabase made (also when a caller passes it back to
+ * openLedger): its single connection runs synchronous=FULL, so the project-lock lease rows may
+ * be committed without an fsync and FULL restored after (see sqlite-lease-lock.ts), and its
+ * statements may run directly on a held connection. False for any other instance, whose
+ * settings are its owner's: its lease commits stay as configured, its statements go through
+ * kysely.
+ */
+export function isOwnSqliteDatabase(db: object): boolean {
+  return sources.has(db);
 }
 
 /**
@@ -57,7 +69,7 @@ export function heldStatements(db: object): StatementSource | undefined {
  * Runs one statement without parameters or rows (transaction control, a pragma): directly on a
  * held connection, else through kysely.
  */
-export async function runPlainStatement(conn: Kysely<unknown>, statement: string): Promise<void> {
+export async function runPlainStatement<DB>(conn: Kysely<DB>, statement: string): Promise<void> {
   const statements = heldStatements(conn);
   if (statements !== undefined) statements.prepare(statement).run([]);
   else await sql.raw(statement).execute(conn);

@@ -7,8 +7,8 @@ import { betterSqlite3Module, openBetterSqlite3 } from "../../internal/lazy-depe
 import type { OpenedDatabase } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
 import { type PreparingDatabase, withStatementCache } from "../sqlite-statement-cache.js";
-import { rememberStatementSource } from "./held-connection.js";
-import { rememberOwnSqlite, SQLITE_DIALECT } from "./sqlite-dialect.js";
+import { rememberOwnSqlite } from "./held-connection.js";
+import { SQLITE_DIALECT } from "./sqlite-dialect.js";
 
 /**
  * WAL pages after which a commit checkpoints (SQLite's default is 1,000). A journaled write
@@ -153,7 +153,6 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
   const db = new KyselyClass<LedgerSchema>({
     dialect: new SqliteDialect({ database: statements }),
   });
-  rememberOwnSqlite(db);
-  rememberStatementSource(db, statements);
+  rememberOwnSqlite(db, statements);
   return { db, dialect: SQLITE_DIALECT, close: () => db.destroy() };
 }

@@ -1,24 +1,7 @@
 import type { StorageDialect } from "../dialect.js";
+import { isOwnSqliteDatabase } from "./held-connection.js";
 import { holdLease, leaseHeldElsewhere } from "./sqlite-lease-lock.js";
 import { inSqliteTransaction } from "./sqlite-transaction.js";
-
-/** Kysely instances made by openSqliteDatabase: one connection, set to synchronous=FULL there. */
-const ownSqlite = new WeakSet<object>();
-
-/** Marks a Kysely instance as made by openSqliteDatabase (see isOwnSqliteDatabase). */
-export function rememberOwnSqlite(db: object): void {
-  ownSqlite.add(db);
-}
-
-/**
- * True for a Kysely instance that openSqliteDatabase made (also when a caller passes it back to
- * openLedger): its single connection runs synchronous=FULL, so the project-lock lease rows may
- * be committed without an fsync and FULL restored after (see sqlite-lease-lock.ts). False for
- * any other instance, whose settings are its owner's: its lease commits stay as configured.
- */
-export function isOwnSqliteDatabase(db: object): boolean {
-  return ownSqlite.has(db);
-}
 
 /**
  * SQLite (better-sqlite3, one connection per Kysely instance): BEGIN IMMEDIATE transactions, a

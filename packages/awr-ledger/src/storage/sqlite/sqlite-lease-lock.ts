@@ -51,11 +51,11 @@ async function leaseStatements<T>(
 ): Promise<T> {
   if (!relaxed) return fn(db);
   return withHeldConnection(db, async (conn) => {
-    await runPlainStatement(conn as Kysely<unknown>, "PRAGMA synchronous = NORMAL");
+    await runPlainStatement(conn, "PRAGMA synchronous = NORMAL");
     try {
       return await fn(conn);
     } finally {
-      await runPlainStatement(conn as Kysely<unknown>, "PRAGMA synchronous = FULL");
+      await runPlainStatement(conn, "PRAGMA synchronous = FULL");
     }
   });
 }

@@ -10,19 +10,19 @@ export async function sqliteTransaction<DB, T>(
   conn: Kysely<DB>,
   fn: (tx: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
-  await runPlainStatement(conn as Kysely<unknown>, "BEGIN IMMEDIATE");
+  await runPlainStatement(conn, "BEGIN IMMEDIATE");
   let result: T;
   try {
     result = await fn(conn);
   } catch (error) {
     try {
-      await runPlainStatement(conn as Kysely<unknown>, "ROLLBACK");
+      await runPlainStatement(conn, "ROLLBACK");
     } catch {
       // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
     }
     throw error;
   }
-  await runPlainStatement(conn as Kysely<unknown>, "COMMIT");
+  await runPlainStatement(conn, "COMMIT");
   return result;
 }
 
