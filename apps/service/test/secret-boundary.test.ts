@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOALS, makeProject, tempDir, WORK_LEDGER, writeRegistry } from "./support/projects.js";
 import {
+  awrCommand,
   httpClient,
   killAll,
   ok,
@@ -30,9 +30,8 @@ import { TEST_STORAGES } from "./support/test-storage.js";
 const SAMPLE_KEY = ["sk", "proj", "abcdefghijklmnopqrstuvwxyz0123456789ABCD"].join("-");
 const SAMPLE = `Use OPENAI_API_KEY=${SAMPLE_KEY} and password: hunter2hunter2`;
 const TOKEN = "s".repeat(48);
-const CLI_MAIN = fileURLToPath(new URL("../../cli/src/main.ts", import.meta.url));
 const run = promisify(execFile);
-/** Tests that start `awr` processes (each a cold Node start with TypeScript from sources). */
+/** Tests that start `awr` processes (each a cold Node start). */
 const PROCESS_TIMEOUT = 180_000;
 
 const SECRET = SECRET_DETECTION_CONDITIONS.filter((c) => c.expect === "secret");
@@ -79,11 +78,12 @@ describe.each(TEST_STORAGES)(
 
     async function awr(root: string, args: string[]) {
       try {
-        const { stdout, stderr } = await run(
-          process.execPath,
-          ["--conditions=@awr/source", "--import", "tsx", CLI_MAIN, "--project", root, ...args],
-          { cwd: SERVICE_DIR, env: { ...process.env, ...env }, timeout: 60_000 },
-        );
+        const awr = awrCommand(["--project", root, ...args]);
+        const { stdout, stderr } = await run(awr.command, awr.args, {
+          cwd: SERVICE_DIR,
+          env: { ...process.env, ...env },
+          timeout: 60_000,
+        });
         return { code: 0, stdout, stderr };
       } catch (error) {
         const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -1,19 +1,35 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
-/** The service package: `--import tsx` resolves from the working directory. */
+/** The service package, the working directory of the processes these tests start. */
 export const SERVICE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
-/** awr-mcp from sources: node resolves workspace packages to src/ and tsx compiles them. */
+/**
+ * `awr` or `awr-mcp` as the repository's test setup bundled them from their sources for this
+ * run (scripts/test/build-programs.ts), in the directory AWR_TEST_PROGRAMS_DIR names.
+ */
+function programCommand(name: "awr" | "awr-mcp", args: readonly string[]) {
+  const dir = process.env["AWR_TEST_PROGRAMS_DIR"];
+  if (!dir) {
+    throw new Error(
+      `AWR_TEST_PROGRAMS_DIR is not set: run the tests with the repository's vitest config (pnpm test), whose global setup bundles ${name}`,
+    );
+  }
+  return { command: process.execPath, args: [join(dir, `${name}.js`), ...args] };
+}
+
+/** awr-mcp, started with `args`. */
 export function serviceCommand(args: readonly string[]): { command: string; args: string[] } {
-  return {
-    command: process.execPath,
-    args: ["--conditions=@awr/source", "--import", "tsx", MAIN, ...args],
-  };
+  return programCommand("awr-mcp", args);
+}
+
+/** awr, started with `args`. */
+export function awrCommand(args: readonly string[]): { command: string; args: string[] } {
+  return programCommand("awr", args);
 }
 
 export interface RunningService {

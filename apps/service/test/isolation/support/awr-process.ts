@@ -1,8 +1,5 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { SERVICE_DIR } from "../../support/service-process.js";
-
-const CLI_MAIN = fileURLToPath(new URL("../../../../cli/src/main.ts", import.meta.url));
+import { awrCommand, SERVICE_DIR } from "../../support/service-process.js";
 
 /** One finished `awr` process: its exit code and its two streams, read separately. */
 export interface AwrRun {
@@ -16,15 +13,16 @@ export interface AwrRun {
 }
 
 /**
- * Runs `awr --project ROOT --json ARGS` as its own OS process, from sources (the `@awr/source`
- * condition with tsx, as awr-mcp is spawned), and waits for it to exit.
+ * Runs `awr --project ROOT --json ARGS` as its own OS process (built from sources, as awr-mcp
+ * is), and waits for it to exit.
  */
 export function runAwr(root: string, args: readonly string[]): Promise<AwrRun> {
-  const child = spawn(
-    process.execPath,
-    ["--conditions=@awr/source", "--import", "tsx", CLI_MAIN, "--project", root, "--json", ...args],
-    { cwd: SERVICE_DIR, env: process.env, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const awr = awrCommand(["--project", root, "--json", ...args]);
+  const child = spawn(awr.command, awr.args, {
+    cwd: SERVICE_DIR,
+    env: process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => {

@@ -1,0 +1,77 @@
+/**
+ * The `awr` and `awr-mcp` programs the tests start as processes, bundled from their TypeScript
+ * sources once per test run (by the global setup) instead of compiled by tsx in every process.
+ * A process started through tsx spends about a second registering its loader and resolving and
+ * transforming some 200 source files; the suites that drive real processes start hundreds.
+ *
+ * What a bundle holds and what it leaves to Node keeps a process the same program as from
+ * sources:
+ * - the workspace's own sources (`@awr/*` under the `@awr/source` condition) are bundled;
+ * - every third-party import stays an import, of the file esbuild resolved from the importing
+ *   source (an absolute path), so Node loads the same files it loads for a source run, natives
+ *   included, wherever the bundle lies;
+ * - `import.meta.url` in a source file becomes that file's own URL, so what it finds beside
+ *   itself (package.json, token ranks, the parse worker) and what it requires lazily resolve
+ *   exactly as from sources.
+ */
+import { readFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Plugin } from "esbuild";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The environment variable that names the bundles' directory to the tests. */
+export const PROGRAMS_DIR_VARIABLE = "AWR_TEST_PROGRAMS_DIR";
+
+/** Each program: its bundle's name (`<name>.js` in the output directory) and its source entry. */
+export const PROGRAM_ENTRIES = {
+  awr: join(ROOT, "apps/cli/src/main.ts"),
+  "awr-mcp": join(ROOT, "apps/service/src/main.ts"),
+} as const;
+
+/** Marks resolving a bare specifier on the plugin's behalf, so that it does not recurse. */
+const INNER = Symbol("inner resolve");
+
+const asFromSources: Plugin = {
+  name: "as-from-sources",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === INNER || args.path.startsWith("node:") || isAbsolute(args.path))
+        return undefined;
+      if (args.path.startsWith("@awr/")) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: INNER,
+      });
+      if (resolved.errors.length > 0) return { errors: resolved.errors };
+      // A Node built-in named without `node:` resolves to no file: it stays as written.
+      if (resolved.external || resolved.path === "") return { path: args.path, external: true };
+      return { path: resolved.path, external: true };
+    });
+    build.onLoad({ filter: /\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const ownUrl = JSON.stringify(pathToFileURL(args.path).href);
+      return { contents: text.replaceAll("import.meta.url", ownUrl), loader: "ts" };
+    });
+  },
+};
+
+/** Writes `awr.js` and `awr-mcp.js` (and their shared chunks) into `outdir`. */
+export async function buildPrograms(outdir: string): Promise<void> {
+  const { build } = await import("esbuild");
+  await build({
+    entryPoints: PROGRAM_ENTRIES,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    conditions: ["@awr/source"],
+    plugins: [asFromSources],
+    logLevel: "error",
+  });
+}
