@@ -18,7 +18,12 @@ const PG_BIN = "/usr/lib/postgresql/15/bin";
 
 export default async function setup(): Promise<() => void> {
   const programs = mkdtempSync(join(tmpdir(), "awr-test-programs-"));
-  await buildPrograms(programs);
+  try {
+    await buildPrograms(programs);
+  } catch (error) {
+    rmSync(programs, { recursive: true, force: true });
+    throw error;
+  }
   process.env[PROGRAMS_DIR_VARIABLE] = programs;
   const stopPostgres = startPostgres();
   return () => {
