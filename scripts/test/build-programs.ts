@@ -9,7 +9,9 @@
  * - the workspace's own sources (`@awr/*` under the `@awr/source` condition) are bundled;
  * - every third-party import stays an import, of the file esbuild resolved from the importing
  *   source (an absolute path), so Node loads the same files it loads for a source run, natives
- *   included, wherever the bundle lies;
+ *   included, wherever the bundle lies; except kysely, bundled as the published `awr` bundles it:
+ *   the ledger requires kysely's CommonJS build at run time (its internal/kysely.ts), about 260
+ *   files to load in every process, a fifth of a process's CPU;
  * - `import.meta.url` in a source file becomes that file's own URL, so what it finds beside
  *   itself (package.json, token ranks, the parse worker) and what it requires lazily resolve
  *   exactly as from sources.
@@ -30,6 +32,18 @@ export const PROGRAM_ENTRIES = {
   "awr-mcp": join(ROOT, "apps/service/src/main.ts"),
 } as const;
 
+const LEDGER_KYSELY = join(ROOT, "packages/awr-ledger/src/internal/kysely.ts");
+
+/** The ledger's kysely module as a re-export of the same names from kysely's ES build. */
+function kyselyReexport(text: string): string {
+  const match = /export const \{([^}]+)\} = kysely;/.exec(text);
+  if (match?.[1] === undefined) {
+    throw new Error(`${LEDGER_KYSELY} no longer has the export build-programs.ts expects`);
+  }
+  const names = match[1].split(",").map((part) => part.trim().replace(/\s*:\s*/, " as "));
+  return `export { ${names.join(", ")} } from "kysely";\n`;
+}
+
 /** Marks resolving a bare specifier on the plugin's behalf, so that it does not recurse. */
 const INNER = Symbol("inner resolve");
 
@@ -39,7 +53,7 @@ const asFromSources: Plugin = {
     build.onResolve({ filter: /^[^./]/ }, async (args) => {
       if (args.pluginData === INNER || args.path.startsWith("node:") || isAbsolute(args.path))
         return undefined;
-      if (args.path.startsWith("@awr/")) return undefined;
+      if (args.path.startsWith("@awr/") || args.path === "kysely") return undefined;
       const resolved = await build.resolve(args.path, {
         kind: args.kind,
         importer: args.importer,
@@ -52,7 +66,8 @@ const asFromSources: Plugin = {
       return { path: resolved.path, external: true };
     });
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const text = await readFile(args.path, "utf8");
+      const read = await readFile(args.path, "utf8");
+      const text = args.path === LEDGER_KYSELY ? kyselyReexport(read) : read;
       const ownUrl = JSON.stringify(pathToFileURL(args.path).href);
       return { contents: text.replaceAll("import.meta.url", ownUrl), loader: "ts" };
     });
