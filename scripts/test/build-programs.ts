@@ -20,6 +20,7 @@ import { readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
+import { kyselyReexport } from "../../apps/cli/scripts/kysely-reexport.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -27,22 +28,12 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const PROGRAMS_DIR_VARIABLE = "AWR_TEST_PROGRAMS_DIR";
 
 /** Each program: its bundle's name (`<name>.js` in the output directory) and its source entry. */
-export const PROGRAM_ENTRIES = {
+const PROGRAM_ENTRIES = {
   awr: join(ROOT, "apps/cli/src/main.ts"),
   "awr-mcp": join(ROOT, "apps/service/src/main.ts"),
 } as const;
 
 const LEDGER_KYSELY = join(ROOT, "packages/awr-ledger/src/internal/kysely.ts");
-
-/** The ledger's kysely module as a re-export of the same names from kysely's ES build. */
-function kyselyReexport(text: string): string {
-  const match = /export const \{([^}]+)\} = kysely;/.exec(text);
-  if (match?.[1] === undefined) {
-    throw new Error(`${LEDGER_KYSELY} no longer has the export build-programs.ts expects`);
-  }
-  const names = match[1].split(",").map((part) => part.trim().replace(/\s*:\s*/, " as "));
-  return `export { ${names.join(", ")} } from "kysely";\n`;
-}
 
 /** Marks resolving a bare specifier on the plugin's behalf, so that it does not recurse. */
 const INNER = Symbol("inner resolve");
@@ -67,7 +58,7 @@ const asFromSources: Plugin = {
     });
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
       const read = await readFile(args.path, "utf8");
-      const text = args.path === LEDGER_KYSELY ? kyselyReexport(read) : read;
+      const text = args.path === LEDGER_KYSELY ? kyselyReexport(read, args.path) : read;
       const ownUrl = JSON.stringify(pathToFileURL(args.path).href);
       return { contents: text.replaceAll("import.meta.url", ownUrl), loader: "ts" };
     });

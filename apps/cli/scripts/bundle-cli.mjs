@@ -25,6 +25,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { kyselyReexport } from "./kysely-reexport.mjs";
 import { mergeBinChunks } from "./merge-bin-chunks.mjs";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url)).replace(/[\\/]$/, "");
@@ -56,21 +57,6 @@ function packageOf(file) {
 
 const ROOT_MODULE = "awr-package-root:";
 const slash = (path) => path.split(sep).join("/");
-
-/**
- * The ledger loads kysely through a CommonJS bundle of its own (internal/kysely.js requires
- * dist/internal/kysely.cjs) to spare the unbundled ledger kysely's many files. Here kysely's ES
- * build is bundled instead, the same version and code, keeping only what the ledger uses: the
- * module becomes a re-export of the same names.
- */
-function kyselyReexport(text, path) {
-  const match = /export const \{([^}]+)\} = kysely;/.exec(text);
-  if (match === null) {
-    throw new Error(`bundle-cli: ${path} no longer has the export this build expects; update it`);
-  }
-  const names = match[1].split(",").map((part) => part.trim().replace(/\s*:\s*/, " as "));
-  return `export { ${names.join(", ")} } from "kysely";\n`;
-}
 
 const moduleUrls = {
   name: "module-urls",
