@@ -24,9 +24,6 @@ import { kyselyReexport } from "../../apps/cli/scripts/kysely-reexport.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The environment variable that names the bundles' directory to the tests. */
-export const PROGRAMS_DIR_VARIABLE = "AWR_TEST_PROGRAMS_DIR";
-
 /** Each program: its bundle's name (`<name>.js` in the output directory) and its source entry. */
 const PROGRAM_ENTRIES = {
   awr: join(ROOT, "apps/cli/src/main.ts"),

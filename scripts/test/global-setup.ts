@@ -8,16 +8,19 @@
  *   where .ci/run provides the URL).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildPrograms, PROGRAMS_DIR_VARIABLE } from "./build-programs.js";
+import { buildPrograms } from "./build-programs.js";
+import { PROGRAMS_DIR_VARIABLE } from "./test-programs.mjs";
 
 const PG_BIN = "/usr/lib/postgresql/15/bin";
 
 export default async function setup(): Promise<() => void> {
   const programs = mkdtempSync(join(tmpdir(), "awr-test-programs-"));
+  // Readable by everyone: a test runs `awr` as an unprivileged user (apps/cli's readonly-ledger).
+  chmodSync(programs, 0o755);
   try {
     await buildPrograms(programs);
   } catch (error) {

@@ -1,26 +1,18 @@
 import { spawnSync } from "node:child_process";
 import { chmod, chown, readdir } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testProgram } from "../../../scripts/test/test-programs.mjs";
 import { demoProject, removeTemps } from "./support/cli-harness.js";
 
 /**
  * A ledger this user may not write. SQLite writes a WAL database's -wal and -shm files beside it
  * even to read, so a read-only `.awr/` fails every command; the failure must be Storage naming
  * the directory and the fix, never Internal ("attempt to write a readonly database"). The CLI
- * runs as its own process (from sources, through tsx) as an unprivileged user: root ignores file
+ * runs as its own process (the test run's bundle of its sources) as an unprivileged user: root ignores file
  * permissions, so under root the process drops to `nobody` (uid/gid 65534).
  */
 
-const MAIN = fileURLToPath(new URL("../src/main.ts", import.meta.url));
-/** tsx, resolved where the workspace installs it (the ledger's dev dependencies). */
-const TSX = pathToFileURL(
-  createRequire(new URL("../../../packages/awr-ledger/package.json", import.meta.url)).resolve(
-    "tsx",
-  ),
-).href;
 const NOBODY = 65534;
 
 /**
@@ -44,16 +36,12 @@ let root: string;
 
 /** `awr ...words` in the project, as the unprivileged user. */
 function awrAs(words: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(
-    process.execPath,
-    ["--conditions=@awr/source", "--import", TSX, MAIN, ...words],
-    {
-      cwd: root,
-      env: { PATH: process.env["PATH"], HOME: root, NO_COLOR: "1" },
-      encoding: "utf8",
-      ...(user.uid === undefined ? {} : { uid: user.uid, gid: user.uid }),
-    },
-  );
+  const result = spawnSync(process.execPath, [testProgram("awr"), ...words], {
+    cwd: root,
+    env: { PATH: process.env["PATH"], HOME: root, NO_COLOR: "1" },
+    encoding: "utf8",
+    ...(user.uid === undefined ? {} : { uid: user.uid, gid: user.uid }),
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -1,35 +1,21 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { testProgram } from "../../../../scripts/test/test-programs.mjs";
 
 /** The service package, the working directory of the processes these tests start. */
 export const SERVICE_DIR = fileURLToPath(new URL("../..", import.meta.url));
 
-/**
- * `awr` or `awr-mcp` as the repository's test setup bundled them from their sources for this
- * run (scripts/test/build-programs.ts), in the directory AWR_TEST_PROGRAMS_DIR names.
- */
-function programCommand(name: "awr" | "awr-mcp", args: readonly string[]) {
-  const dir = process.env["AWR_TEST_PROGRAMS_DIR"];
-  if (!dir) {
-    throw new Error(
-      `AWR_TEST_PROGRAMS_DIR is not set: run the tests with the repository's vitest config (pnpm test), whose global setup bundles ${name}`,
-    );
-  }
-  return { command: process.execPath, args: [join(dir, `${name}.js`), ...args] };
-}
-
-/** awr-mcp, started with `args`. */
+/** awr-mcp, as the test setup bundled it from its sources for this run, started with `args`. */
 export function serviceCommand(args: readonly string[]): { command: string; args: string[] } {
-  return programCommand("awr-mcp", args);
+  return { command: process.execPath, args: [testProgram("awr-mcp"), ...args] };
 }
 
-/** awr, started with `args`. */
+/** awr, as the test setup bundled it from its sources for this run, started with `args`. */
 export function awrCommand(args: readonly string[]): { command: string; args: string[] } {
-  return programCommand("awr", args);
+  return { command: process.execPath, args: [testProgram("awr"), ...args] };
 }
 
 export interface RunningService {
