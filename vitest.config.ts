@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
@@ -8,7 +9,12 @@ const jsonReport = process.env.AWR_TEST_JSON_REPORT;
 
 const sourceConditions = ["@awr/source", ...defaultServerConditions];
 
+// The repository root, wherever vitest starts: a package's own `pnpm test` runs this config from
+// the package's directory with the package's folder as a filter (its package.json `test` script).
+const root = fileURLToPath(new URL(".", import.meta.url));
+
 export default defineConfig({
+  root,
   resolve: { conditions: sourceConditions },
   ssr: { resolve: { conditions: sourceConditions } },
   test: {
