@@ -22,51 +22,58 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Plugin } from "esbuild";
 import { kyselyReexport } from "../../apps/cli/scripts/kysely-reexport.mjs";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+/** The repository this file is in: the default workspace to bundle from. */
+export const REPOSITORY_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** Each program: its bundle's name (`<name>.js` in the output directory) and its source entry. */
-const PROGRAM_ENTRIES = {
-  awr: join(ROOT, "apps/cli/src/main.ts"),
-  "awr-mcp": join(ROOT, "apps/service/src/main.ts"),
-} as const;
-
-const LEDGER_KYSELY = join(ROOT, "packages/awr-ledger/src/internal/kysely.ts");
+function programEntries(root: string): Record<"awr" | "awr-mcp", string> {
+  return {
+    awr: join(root, "apps/cli/src/main.ts"),
+    "awr-mcp": join(root, "apps/service/src/main.ts"),
+  };
+}
 
 /** Marks resolving a bare specifier on the plugin's behalf, so that it does not recurse. */
 const INNER = Symbol("inner resolve");
 
-const asFromSources: Plugin = {
-  name: "as-from-sources",
-  setup(build) {
-    build.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.pluginData === INNER || args.path.startsWith("node:") || isAbsolute(args.path))
-        return undefined;
-      if (args.path.startsWith("@awr/") || args.path === "kysely") return undefined;
-      const resolved = await build.resolve(args.path, {
-        kind: args.kind,
-        importer: args.importer,
-        resolveDir: args.resolveDir,
-        pluginData: INNER,
+function asFromSources(root: string): Plugin {
+  const ledgerKysely = join(root, "packages/awr-ledger/src/internal/kysely.ts");
+  return {
+    name: "as-from-sources",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.pluginData === INNER || args.path.startsWith("node:") || isAbsolute(args.path))
+          return undefined;
+        if (args.path.startsWith("@awr/") || args.path === "kysely") return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: INNER,
+        });
+        if (resolved.errors.length > 0) return { errors: resolved.errors };
+        // A Node built-in named without `node:` resolves to no file: it stays as written.
+        if (resolved.external || resolved.path === "") return { path: args.path, external: true };
+        return { path: resolved.path, external: true };
       });
-      if (resolved.errors.length > 0) return { errors: resolved.errors };
-      // A Node built-in named without `node:` resolves to no file: it stays as written.
-      if (resolved.external || resolved.path === "") return { path: args.path, external: true };
-      return { path: resolved.path, external: true };
-    });
-    build.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const read = await readFile(args.path, "utf8");
-      const text = args.path === LEDGER_KYSELY ? kyselyReexport(read, args.path) : read;
-      const ownUrl = JSON.stringify(pathToFileURL(args.path).href);
-      return { contents: text.replaceAll("import.meta.url", ownUrl), loader: "ts" };
-    });
-  },
-};
+      build.onLoad({ filter: /\.ts$/ }, async (args) => {
+        const read = await readFile(args.path, "utf8");
+        const text = args.path === ledgerKysely ? kyselyReexport(read, args.path) : read;
+        const ownUrl = JSON.stringify(pathToFileURL(args.path).href);
+        return { contents: text.replaceAll("import.meta.url", ownUrl), loader: "ts" };
+      });
+    },
+  };
+}
 
-/** Writes `awr.js` and `awr-mcp.js` (and their shared chunks) into `outdir`. */
-export async function buildPrograms(outdir: string): Promise<void> {
+/**
+ * Writes `awr.js` and `awr-mcp.js` (and their shared chunks) into `outdir`, bundled from the
+ * workspace at `root` (this repository, or a copy of it: readable-programs.ts).
+ */
+export async function buildPrograms(outdir: string, root = REPOSITORY_ROOT): Promise<void> {
   const { build } = await import("esbuild");
   await build({
-    entryPoints: PROGRAM_ENTRIES,
+    entryPoints: programEntries(root),
     outdir,
     bundle: true,
     splitting: true,
@@ -74,7 +81,7 @@ export async function buildPrograms(outdir: string): Promise<void> {
     platform: "node",
     target: "node20",
     conditions: ["@awr/source"],
-    plugins: [asFromSources],
+    plugins: [asFromSources(root)],
     logLevel: "error",
   });
 }

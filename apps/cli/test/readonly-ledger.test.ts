@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { chmod, chown, readdir } from "node:fs/promises";
+import { chmod, chown, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readablePrograms } from "../../../scripts/test/readable-programs.mjs";
 import { testProgram } from "../../../scripts/test/test-programs.mjs";
 import { demoProject, removeTemps } from "./support/cli-harness.js";
 
@@ -9,8 +10,10 @@ import { demoProject, removeTemps } from "./support/cli-harness.js";
  * A ledger this user may not write. SQLite writes a WAL database's -wal and -shm files beside it
  * even to read, so a read-only `.awr/` fails every command; the failure must be Storage naming
  * the directory and the fix, never Internal ("attempt to write a readonly database"). The CLI
- * runs as its own process (the test run's bundle of its sources) as an unprivileged user: root ignores file
- * permissions, so under root the process drops to `nobody` (uid/gid 65534).
+ * runs as its own process (a bundle of its sources) as an unprivileged user: root ignores file
+ * permissions, so under root the process drops to `nobody` (uid/gid 65534). nobody may not be able
+ * to enter the clone (a private temporary or home directory), so it runs its own readable copy of
+ * the program (readable-programs.ts), never the clone's files.
  */
 
 const NOBODY = 65534;
@@ -33,10 +36,13 @@ function unprivilegedUid(): { uid?: number; cannotRun?: string } {
 
 const user = unprivilegedUid();
 let root: string;
+/** The awr bundle the user runs, and the readable copy it lives in (when the user is nobody). */
+let awrProgram: string;
+let programsCopy: string | undefined;
 
 /** `awr ...words` in the project, as the unprivileged user. */
 function awrAs(words: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [testProgram("awr"), ...words], {
+  const result = spawnSync(process.execPath, [awrProgram, ...words], {
     cwd: root,
     env: { PATH: process.env["PATH"], HOME: root, NO_COLOR: "1" },
     encoding: "utf8",
@@ -48,7 +54,11 @@ function awrAs(words: string[]): { code: number | null; stdout: string; stderr: 
 beforeAll(async () => {
   if (user.cannotRun !== undefined) return;
   root = await demoProject();
+  awrProgram = testProgram("awr");
   if (user.uid !== undefined) {
+    const copy = await readablePrograms();
+    programsCopy = copy.dir;
+    awrProgram = join(copy.programs, "awr.js");
     // The project is the user's own; only the permissions below keep them from writing.
     await chmod(join(root, ".."), 0o755);
     for (const path of [root, ...(await allPaths(root))]) await chown(path, user.uid, user.uid);
@@ -57,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (root !== undefined) await chmod(join(root, ".awr"), 0o755).catch(() => undefined);
   await removeTemps();
+  if (programsCopy !== undefined) await rm(programsCopy, { recursive: true, force: true });
 });
 
 async function allPaths(dir: string): Promise<string[]> {
