@@ -145,6 +145,7 @@ const LEDGER_LAYERS = [
   "testing/",
   "ledger.ts",
   "open.ts",
+  "drivers.ts",
   "index.ts",
 ];
 const LEDGER_SRC = "packages/awr-ledger/src/";

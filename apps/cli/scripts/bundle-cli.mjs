@@ -95,7 +95,12 @@ const moduleUrls = {
           : inPackage;
       const prelude = `import __awrPackageRoot from ${JSON.stringify(ROOT_MODULE + owner.name)};\n`;
       const url = `new URL(${JSON.stringify(path)}, __awrPackageRoot).href`;
-      return { contents: prelude + text.replaceAll("import.meta.url", url), loader };
+      const rewritten = text.replaceAll("import.meta.url", url);
+      // A shebang must stay the first line.
+      const shebang = rewritten.startsWith("#!")
+        ? rewritten.slice(0, rewritten.indexOf("\n") + 1)
+        : "";
+      return { contents: shebang + prelude + rewritten.slice(shebang.length), loader };
     });
   },
 };

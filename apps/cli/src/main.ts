@@ -1,5 +1,11 @@
 #!/usr/bin/env node
+import { createRequire } from "node:module";
+import { loadDriversFrom } from "@awr/awr-ledger/drivers";
 import { run } from "./run.js";
+
+// The database drivers are this package's dependencies: the ledger finds them through this
+// package's resolution, wherever the install put them (a global install, a bundled awr).
+loadDriversFrom(createRequire(import.meta.url));
 
 // The binary is a thin wrapper: run() does everything against the given streams. The first
 // Ctrl-C cancels the operation in flight (the run then exits 130); a second one exits at once.

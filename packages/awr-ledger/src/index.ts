@@ -62,6 +62,7 @@ export {
   type InitSourceReport,
   initProject,
 } from "./init/init-project.js";
+export { loadDriversFrom } from "./internal/database-drivers.js";
 export {
   type Caller,
   type CallOptions,

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { CommandContext } from "../context.js";
 import { formatTable } from "../output/table.js";
+import { findOnPath, hostConfigLines } from "../render/host-configs.js";
 import { localOnly } from "./local-only.js";
 
 /**
@@ -75,6 +76,12 @@ export async function runInit(
         result.issues.some((issue) => issue.severity === "error")
           ? `\`${accept}\` would refuse this mapping: fix the errors above, then preview it again with \`awr init\`.`
           : `Run \`${accept}\` to create .awr/ with this mapping.`,
+      );
+    }
+    if (result.mode !== "preview" && !result.issues.some((issue) => issue.severity === "error")) {
+      lines.push(
+        "",
+        ...hostConfigLines(result.root, findOnPath("awr-mcp", context.io.env["PATH"])),
       );
     }
     return lines;

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { driverFile, requireDriver } from "./database-drivers.js";
 
 /**
  * Heavy dependencies that most operations never touch, loaded on first use instead of when the
@@ -35,28 +36,27 @@ export const o200kModule = once(
 );
 
 /**
- * better-sqlite3 (an optional peer; this throws MODULE_NOT_FOUND when it is not installed, and
- * a later call tries again). Required rather than imported: its entry is CommonJS, which the ES
- * loader would first scan for export names.
+ * better-sqlite3 (an optional peer, found as database-drivers.ts says; this throws
+ * MODULE_NOT_FOUND when it is not installed, and a later call tries again) and where that
+ * package's compiled addon lies, for each connection's `nativeBinding` option: without it the
+ * package loads the `bindings` helper, which looks for the addon along some forty paths, about a
+ * tenth of the file lookups of a cold `awr` read. The binding is undefined when the addon is
+ * elsewhere (the package then finds it as usual). Required rather than imported: its entry is
+ * CommonJS, which the ES loader would first scan for export names.
  */
-export const betterSqlite3Module: () => typeof import("better-sqlite3") = once(
-  () => requireDependency("better-sqlite3") as typeof import("better-sqlite3"),
-);
-
-/**
- * Where an install puts better-sqlite3's compiled addon (prebuilt or built from source), for
- * each connection's `nativeBinding` option: without it the package loads the `bindings` helper,
- * which looks for the addon along some forty paths, about a tenth of the file lookups of a cold
- * `awr` read. Resolved from the same place as the package, so it is that package's own addon;
- * undefined when the addon is elsewhere (the package then finds it as usual).
- */
-const betterSqlite3Binding: () => string | undefined = once(() => {
+const betterSqlite3 = once(() => {
+  const Database = requireDriver<typeof import("better-sqlite3")>("better-sqlite3");
+  let binding: string | undefined;
   try {
-    return requireDependency.resolve("better-sqlite3/build/Release/better_sqlite3.node");
+    binding = driverFile("better-sqlite3", "build/Release/better_sqlite3.node");
   } catch {
-    return undefined;
+    binding = undefined;
   }
+  return { Database, binding };
 });
+
+/** better-sqlite3's Database class. */
+export const betterSqlite3Module = (): typeof import("better-sqlite3") => betterSqlite3().Database;
 
 /**
  * A better-sqlite3 connection to `file`, with the addon named (betterSqlite3Binding). Every
@@ -66,6 +66,6 @@ export function openBetterSqlite3(
   file: string,
   options: import("better-sqlite3").Options,
 ): import("better-sqlite3").Database {
-  const Database = betterSqlite3Module();
-  return new Database(file, { ...options, nativeBinding: betterSqlite3Binding() });
+  const { Database, binding } = betterSqlite3();
+  return new Database(file, { ...options, nativeBinding: binding });
 }

@@ -17,9 +17,11 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 /**
  * Child processes in tests run the package's real code: its sources are transpiled (no type
  * check) into a temporary directory whose node_modules links to the package's own, so bare
- * imports resolve as they do in the package. Returns the entry path and a cleanup function.
+ * imports resolve as they do in the package. `without` leaves those packages out of that
+ * node_modules (an install where they are not beside the ledger). Returns the entry path and a
+ * cleanup function.
  */
-export function buildPackageForChildren(): {
+export function buildPackageForChildren(options: { without?: readonly string[] } = {}): {
   entry: string;
   testingEntry: string;
   dir: string;
@@ -47,7 +49,15 @@ export function buildPackageForChildren(): {
   };
   walk(src);
   writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
-  symlinkSync(join(packageDir, "node_modules"), join(dir, "node_modules"), "dir");
+  const modules = join(packageDir, "node_modules");
+  if (options.without === undefined) symlinkSync(modules, join(dir, "node_modules"), "dir");
+  else {
+    mkdirSync(join(dir, "node_modules"));
+    for (const name of readdirSync(modules)) {
+      if (options.without.includes(name)) continue;
+      symlinkSync(join(modules, name), join(dir, "node_modules", name), "dir");
+    }
+  }
   return {
     entry: join(dir, "src", "index.js"),
     testingEntry: join(dir, "src", "testing", "index.js"),

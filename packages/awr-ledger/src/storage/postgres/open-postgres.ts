@@ -1,4 +1,5 @@
 import { LedgerError } from "../../errors.js";
+import { requireDriver } from "../../internal/database-drivers.js";
 import { KyselyClass, PostgresDialect, sql } from "../../internal/kysely.js";
 import type { OpenedDatabase, StorageConfig } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
@@ -20,8 +21,7 @@ export async function openPostgresDatabase(
 ): Promise<OpenedDatabase> {
   let pg: typeof import("pg");
   try {
-    const mod = await import("pg");
-    pg = (mod as unknown as { default?: typeof import("pg") }).default ?? mod;
+    pg = requireDriver<typeof import("pg")>("pg");
   } catch (cause) {
     throw new LedgerError(
       "Unsupported",
