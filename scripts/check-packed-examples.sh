@@ -65,9 +65,13 @@ done
 
 cd "$work"
 npm init -y >/dev/null
-# Native addons compile from source against the local Node headers (no prebuilt download).
+# Native addons compile from source against the local Node headers (no prebuilt download),
+# unless a local prebuild of better-sqlite3 is named (CI names the one the workspace compiled:
+# .ci/sqlite-local-prebuild).
+from_source=true
+[ -z "${npm_config_better_sqlite3_local_prebuilds:-}" ] || from_source=false
 # shellcheck disable=SC2086
-npm_config_build_from_source=true npm install --no-audit --no-fund ./*.tgz $peers >"$work/npm-install.log" 2>&1 ||
+npm_config_build_from_source=$from_source npm install --no-audit --no-fund ./*.tgz $peers >"$work/npm-install.log" 2>&1 ||
   { tail -40 "$work/npm-install.log"; echo "npm install of the packed tarballs failed" >&2; exit 1; }
 export PATH="$work/node_modules/.bin:$PATH"
 
