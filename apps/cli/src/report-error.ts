@@ -144,8 +144,8 @@ export function writeError(
   stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
   if (error.details !== undefined && !error.usage) {
     for (const [key, value] of Object.entries(error.details)) {
-      // The fix a tool caller gets as data is the next: line here.
-      if (key === "next" || key === "cli") continue;
+      // The fix a tool caller gets as data is the next: line here (suggestions: its "Did you mean").
+      if (key === "next" || key === "cli" || key === "suggestions") continue;
       if (key === "completeness" && isRecord(value)) {
         stream.write(`  ${colors.dim("gaps")}: ${gapsText(value)}\n`);
         continue;
