@@ -141,8 +141,9 @@ export function writeError(
   const partial = partialText(error.result);
   if (partial !== undefined) streams.stdout.write(`${partial.trimEnd()}\n`);
   const label = error.usage ? "usage error" : `error [${error.code}]`;
-  stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
-  if (error.details !== undefined && !error.usage) {
+  stream.write(`${colors.red(colors.bold(label))}: ${error.display ?? cliText(error.message)}\n`);
+  // A message said in the command's own words says its details too.
+  if (error.details !== undefined && !error.usage && error.display === undefined) {
     for (const [key, value] of Object.entries(error.details)) {
       // The fix a tool caller gets as data is the next: line here (suggestions: its "Did you mean").
       if (key === "next" || key === "cli" || key === "suggestions") continue;

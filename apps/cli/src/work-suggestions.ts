@@ -35,6 +35,7 @@ export async function withWorkSuggestions(
     exitCode: error.exitCode,
     cause: error,
     ...(error.result === undefined ? {} : { result: error.result }),
+    ...(error.display === undefined ? {} : { display: error.display }),
     next: `${didYouMean(suggestions)} \`awr work list\` lists every work item.`,
   });
 }
