@@ -63,6 +63,12 @@ export class CliError extends Error {
    * `next:` line (never part of the JSON form). Undefined leaves the choice to the error's code.
    */
   readonly next: string | undefined;
+  /**
+   * The message as a person reads it, when it must differ from the JSON form's: a tool's own
+   * message stays word for word under --json, in the tool's terms, while the human output says
+   * it in the command line's (its flags). Undefined: the message, for both.
+   */
+  readonly display: string | undefined;
 
   constructor(
     code: string,
@@ -73,6 +79,7 @@ export class CliError extends Error {
       cause?: unknown;
       result?: Record<string, unknown>;
       next?: string;
+      display?: string;
     } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -81,6 +88,7 @@ export class CliError extends Error {
     this.exitCode = options.exitCode ?? EXIT_CODES.domain;
     this.result = options.result;
     this.next = options.next;
+    this.display = options.display;
   }
 
   get usage(): boolean {

@@ -99,6 +99,11 @@ export class CommandContext {
     return this.#backend;
   }
 
+  /** The backend if this run has opened one (never opens it). */
+  openedBackend(): Promise<OperationBackend> | undefined {
+    return this.#backend;
+  }
+
   /** Runs a read: the local backend refreshes changed sources first. */
   async read(
     tool: ToolName,

@@ -37,19 +37,29 @@ export function hoistGlobalOptions(argv: readonly string[]): string[] {
 }
 
 /**
+ * The words of argv that are neither options nor the values of global valued options, up to
+ * `--`: the command's words first (`awr --project . work show W-1` gives work, show, W-1).
+ * The value of a command's own option counts as a word, so only the leading words name commands.
+ */
+export function commandWords(argv: readonly string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === "--") break;
+    if (GLOBAL_VALUED.has(word)) {
+      i++;
+    } else if (!word.startsWith("-")) {
+      words.push(word);
+    }
+  }
+  return words;
+}
+
+/**
  * The command word of argv: the first word that is neither an option nor the value of a global
  * valued option (`awr --project . capabilities` names `capabilities`, not `.`). Scanning stops
  * at `--`. Undefined when there is none.
  */
 export function commandWord(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i] as string;
-    if (word === "--") return undefined;
-    if (GLOBAL_VALUED.has(word)) {
-      i++;
-    } else if (!word.startsWith("-")) {
-      return word;
-    }
-  }
-  return undefined;
+  return commandWords(argv)[0];
 }

@@ -17,8 +17,8 @@ export interface ProgramOutput {
 
 const EXIT_CODE_HELP = `
 Exit codes: 0 success, 1 domain error (the ledger or service refused; the message names the fix;
-also an unknown top-level command, Unsupported), 2 usage error (the command line is wrong;
-InvalidInput under --json), 130 interrupted.
+also a top-level command near none of awr's, Unsupported), 2 usage error (the command line is
+wrong, a mistyped command included: "Did you mean"; InvalidInput under --json), 130 interrupted.
 Global options (--json, --project, --url, --token-env, --project-key, --no-color) may appear
 before or after the subcommand. Under --json, results are the same JSON as the MCP tools'
 structuredContent on stdout, and errors are {code, message, details?} on stderr.`;

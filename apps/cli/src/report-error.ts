@@ -110,6 +110,42 @@ function partialText(result: Record<string, unknown> | undefined): string | unde
   return typeof rendered === "string" ? rendered : undefined;
 }
 
+/** How many of a broken source's issues the human output lists; `--json` has them all. */
+export const SHOWN_SOURCE_ISSUES = 5;
+
+/** The step after a source that cannot be indexed as it is: the file is the fault, not the ledger. */
+export const FIX_SOURCE_STEP =
+  "Fix the file at the line named above, then run `awr source reindex` (a local read reindexes by itself).";
+
+/** A source file's issue: the file, its line (null: the whole file) and what is wrong. */
+interface SourceIssue {
+  path: string;
+  line: number | null;
+  message: string;
+}
+
+/** The issues of `details.issues` that name a place in a source file (path, line, message). */
+function sourceIssues(value: unknown): SourceIssue[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (issue): issue is SourceIssue =>
+      isRecord(issue) &&
+      typeof issue["path"] === "string" &&
+      typeof issue["message"] === "string" &&
+      (typeof issue["line"] === "number" || issue["line"] === null),
+  );
+}
+
+/** `file:line: message` lines, at most SHOWN_SOURCE_ISSUES, then how many more there are. */
+export function sourceIssueLines(issues: readonly SourceIssue[]): string[] {
+  const lines = issues
+    .slice(0, SHOWN_SOURCE_ISSUES)
+    .map(({ path, line, message }) => `${path}${line === null ? "" : `:${line}`}: ${message}`);
+  const more = issues.length - SHOWN_SOURCE_ISSUES;
+  if (more > 0) lines.push(`and ${more} more (--json lists every one)`);
+  return lines;
+}
+
 /** A context's completeness in one line: each issue's code and what it concerns. */
 function gapsText(completeness: Record<string, unknown>): string {
   const issues = Array.isArray(completeness["issues"]) ? completeness["issues"] : [];
@@ -141,13 +177,20 @@ export function writeError(
   const partial = partialText(error.result);
   if (partial !== undefined) streams.stdout.write(`${partial.trimEnd()}\n`);
   const label = error.usage ? "usage error" : `error [${error.code}]`;
-  stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
-  if (error.details !== undefined && !error.usage) {
+  stream.write(`${colors.red(colors.bold(label))}: ${error.display ?? cliText(error.message)}\n`);
+  // A message said in the command's own words says its details too.
+  if (error.details !== undefined && !error.usage && error.display === undefined) {
     for (const [key, value] of Object.entries(error.details)) {
-      // The fix a tool caller gets as data is the next: line here.
-      if (key === "next" || key === "cli") continue;
+      // The fix a tool caller gets as data is the next: line here (suggestions: its "Did you mean").
+      if (key === "next" || key === "cli" || key === "suggestions") continue;
       if (key === "completeness" && isRecord(value)) {
         stream.write(`  ${colors.dim("gaps")}: ${gapsText(value)}\n`);
+        continue;
+      }
+      // A broken source's issues: where, not a JSON dump of every one.
+      const issues = key === "issues" ? sourceIssues(value) : [];
+      if (issues.length > 0 && Array.isArray(value) && issues.length === value.length) {
+        for (const line of sourceIssueLines(issues)) stream.write(`  ${line}\n`);
         continue;
       }
       const shown = typeof value === "string" ? value : JSON.stringify(value);
@@ -166,6 +209,8 @@ export function writeError(
           : // An error that names its own fix as data (a doctor repair's refusal) comes next.
             typeof error.details?.["next"] === "string"
             ? error.details["next"]
-            : NEXT_STEP[error.code];
+            : sourceIssues(error.details?.["issues"]).length > 0
+              ? FIX_SOURCE_STEP
+              : NEXT_STEP[error.code];
   if (next) stream.write(`${colors.cyan("next")}: ${next}\n`);
 }

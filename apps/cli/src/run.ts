@@ -1,11 +1,13 @@
-import { CliError, EXIT_CODES, usageError } from "./cli-error.js";
+import { type CliError, EXIT_CODES, usageError } from "./cli-error.js";
 import { CommandContext, type RunIO } from "./context.js";
-import { commandWord, hoistGlobalOptions } from "./global-options.js";
+import { hoistGlobalOptions } from "./global-options.js";
 import { type Command, CommanderError } from "./internal/commander.js";
 import { openBackend } from "./open-backend.js";
 import { buildProgram } from "./program.js";
 import { cancelledError, toCliError, writeError } from "./report-error.js";
+import { unknownCommandError } from "./unknown-command.js";
 import { withholdCredentials } from "./withhold-credentials.js";
+import { withWorkSuggestions } from "./work-suggestions.js";
 
 /** Streams, environment, working directory and an optional abort signal for one run. */
 export type RunOptions = RunIO;
@@ -45,7 +47,7 @@ export async function run(argv: readonly string[], options: RunOptions): Promise
   } catch (error) {
     const classified = classify(error, commanderMessage, options.signal, program, args);
     if (classified === undefined) return EXIT_CODES.ok;
-    const failure = await withholdCredentials(classified, args);
+    const failure = await withholdCredentials(await withWorkSuggestions(classified, context), args);
     writeError(failure, options, json, context.errorColors);
     return failure.exitCode;
   } finally {
@@ -62,26 +64,19 @@ function classify(
 ): CliError | undefined {
   if (error instanceof CommanderError) {
     if (SUCCESSFUL_EXITS.has(error.code)) return undefined;
-    const first = commandWord(args);
-    if (
-      error.code === "commander.unknownCommand" &&
-      first !== undefined &&
-      !program.commands.some((c) => c.name() === first)
-    ) {
-      // A top-level command AWR does not have is Unsupported (exit 1), as in the original.
-      return new CliError(
-        "Unsupported",
-        `\`awr ${first}\` is not a command of this awr. Run \`awr help\` for the commands.`,
-        {
-          details: { command: first },
-        },
-      );
+    if (error.code === "commander.unknownCommand") {
+      const unknown = unknownCommandError(program, args);
+      if (unknown !== undefined) return unknown;
     }
     if (error.code === "commander.help") {
       // A command group without its subcommand; commander printed the group's help on stderr.
       return usageError("This command needs a subcommand; run it with --help to list them.");
     }
-    const text = (commanderMessage ?? error.message).replace(/^error:\s*/i, "").trim();
+    // commander puts its own suggestion (an option's) on a line of its own: one line here.
+    const text = (commanderMessage ?? error.message)
+      .replace(/^error:\s*/i, "")
+      .trim()
+      .replace(/\s*\n\s*/g, " ");
     return usageError(
       `${text}${text.endsWith(".") ? "" : "."} Run \`awr help\` or add --help to the command.`,
     );

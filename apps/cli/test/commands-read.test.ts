@@ -159,7 +159,11 @@ describe("reads", () => {
   });
 
   it("lists work as an aligned table, narrowed by status, milestone and goal", async () => {
-    const result = await awr(["work", "list", "--milestone", "M2"], { cwd: root });
+    // Wide enough for every cell whole (80 columns would cut the titles to fit).
+    const result = await awr(["work", "list", "--milestone", "M2"], {
+      cwd: root,
+      env: { COLUMNS: "100" },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [

@@ -194,7 +194,16 @@ describe("awr --json equals the tools' structuredContent", () => {
     });
     expect(result.isError).toBe(true);
     expect(cli.code).toBe(1);
-    expect(cli.error()).toEqual(result.structuredContent);
+    // The CLI's one addition to a tool's error: the nearest work keys of an unknown one.
+    const { suggestions, ...details } = cli.error().details ?? {};
+    expect(suggestions).toEqual(["W-4"]);
+    expect({ ...cli.error(), details }).toEqual(result.structuredContent);
+    const far = await awr(["--project", cliRoot, "--json", "work", "show", "ABSENT"]);
+    const farTool = await sameProject.callTool({
+      name: "awr_work_get",
+      arguments: { work: "ABSENT" },
+    });
+    expect(far.error()).toEqual(farTool.structuredContent);
   });
 
   it("prints an error's partial result on stdout and the error on stderr, as the tool's body", async () => {

@@ -60,22 +60,54 @@ describe("usage errors exit 2 with a next: line", () => {
 
 describe("domain errors exit 1, with hints that name CLI commands", () => {
   it("answers a top-level command awr does not have with Unsupported", async () => {
-    const result = await awr(["statsu", "--json"], { cwd: root });
+    const result = await awr(["frobnicate", "--json"], { cwd: root });
     expect(result.code).toBe(1);
-    expect(result.error()).toEqual({
+    expect(result.error()).toMatchObject({
       code: "Unsupported",
-      message: "`awr statsu` is not a command of this awr. Run `awr help` for the commands.",
-      details: { command: "statsu" },
+      details: { command: "frobnicate" },
     });
+    expect(result.error().message).toMatch(/^`awr frobnicate` is not a command of this awr\. /);
   });
 
-  it("answers an out-of-range value as the tool does (InvalidInput, exit 1)", async () => {
+  it("answers an out-of-range value as the tool does (InvalidInput, exit 1), in flags", async () => {
     const result = await awr(["ready", "--limit", "0"], { cwd: root });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      "error [InvalidInput]: Invalid arguments for `awr ready`: limit: must be from 1 to 100. Fix them as the tool's input schema says.\n" +
-        '  issues: [{"path":"limit","message":"must be from 1 to 100"}]\n',
+      "error [InvalidInput]: Invalid value for `awr ready`: --limit must be from 1 to 100.\n" +
+        "next: Run `awr ready --help` for what each flag takes.\n",
     );
+    const search = await awr(["search", "cart", "--limit", "101"], { cwd: root });
+    expect(search.stderr.split("\n")[0]).toBe(
+      "error [InvalidInput]: Invalid value for `awr search`: --limit must be from 1 to 100.",
+    );
+    // The JSON form stays the tool's word for word (the parity test compares the two).
+    const json = await awr(["ready", "--limit", "0", "--json"], { cwd: root });
+    expect(json.error()).toMatchObject({
+      code: "InvalidInput",
+      details: { issues: [{ path: "limit", message: "must be from 1 to 100" }] },
+    });
+  });
+
+  it("asks `awr search` for text or a filter in flags, not in tool arguments", async () => {
+    const result = await awr(["search"], { cwd: root });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split("\n")[0]).toBe(
+      "usage error: `awr search` needs TEXT, --type, --status or --work. Run `awr search --help` for what each means.",
+    );
+    const limitOnly = await awr(["search", "--limit", "3", "--json"], { cwd: root });
+    expect(limitOnly.code).toBe(2);
+    expect(limitOnly.error()).toEqual({
+      code: "InvalidInput",
+      message:
+        "`awr search` needs TEXT, --type, --status or --work. Run `awr search --help` for what each means.",
+    });
+    for (const words of [
+      ["search", "cart"],
+      ["search", "--type", "work"],
+      ["search", "--work", "W-2"],
+    ]) {
+      expect((await awr(words, { cwd: root })).code, words.join(" ")).toBe(0);
+    }
   });
 
   it("says the caller holds no claim when nobody does, and who holds it when someone does", async () => {

@@ -13,6 +13,7 @@ import { readView, writeLines } from "../render/views.js";
 import { type CommandFlag, commandFlags } from "./command-flags.js";
 import { lineInput, type ParsedCommand, withFiles } from "./command-input.js";
 import { fieldHelp } from "./field-help.js";
+import { inFlagTerms } from "./flag-terms.js";
 import { localOnly } from "./local-only.js";
 import { collect, integer } from "./option-parsers.js";
 
@@ -135,7 +136,9 @@ function addCommand(
         }
         callOptions[call.option] = value;
       }
-      const result = await context.read(operation.tool, input, callOptions);
+      const result = await context
+        .read(operation.tool, input, callOptions)
+        .catch((error: unknown) => Promise.reject(inFlagTerms(error, spec, flags)));
       if (spec.view === "doctor") {
         context.print(result, () => doctorLines(result, context.colors));
         const failure = doctorFailure(result);
@@ -150,10 +153,12 @@ function addCommand(
     await context.checkRevision(expected);
     const input = await withFiles(context, spec, flags, parsed, fromLine);
     const requestId = given["requestId"] as string | undefined;
-    const { result, expectedRevision } = await context.write(operation.tool, input, {
-      ...(expected === undefined ? {} : { expectedRevision: expected }),
-      ...(requestId === undefined ? {} : { requestId }),
-    });
+    const { result, expectedRevision } = await context
+      .write(operation.tool, input, {
+        ...(expected === undefined ? {} : { expectedRevision: expected }),
+        ...(requestId === undefined ? {} : { requestId }),
+      })
+      .catch((error: unknown) => Promise.reject(inFlagTerms(error, spec, flags)));
     context.print(result, () =>
       spec.view === "doctor-repair"
         ? repairLines(result, context.colors, expectedRevision)

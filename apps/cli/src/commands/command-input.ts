@@ -119,6 +119,18 @@ export function lineInput(
         `\`awr ${command.path.join(" ")}\` is missing ${labels.join(", ")}. Run \`awr ${command.path.join(" ")} --help\` for what each means.`,
       );
     }
+    const oneOf = command.atLeastOne ?? [];
+    if (oneOf.length > 0 && oneOf.every((field) => input[field] === undefined)) {
+      const byField = new Map(flags.filter((f) => f.alias !== true).map((f) => [f.field, f.flag]));
+      const labels = oneOf.map(
+        (field) =>
+          command.operands?.find((o) => o.field === field)?.name ?? byField.get(field) ?? field,
+      );
+      const last = labels.pop();
+      throw usageError(
+        `\`awr ${command.path.join(" ")}\` needs ${labels.join(", ")} or ${last}. Run \`awr ${command.path.join(" ")} --help\` for what each means.`,
+      );
+    }
   }
   return input;
 }

@@ -51,7 +51,7 @@ export async function runInit(
         [
           { header: "domain", value: (s) => s.domain },
           { header: "role", value: (s) => s.role },
-          { header: "path", value: (s) => s.path },
+          { header: "path", value: (s) => s.path, shrink: true },
           { header: "adapter", value: (s) => s.adapter },
           {
             header: "entities",
@@ -59,7 +59,7 @@ export async function runInit(
             style: (t, s) => (s.exists ? t : c.yellow(t)),
           },
         ],
-        c.dim,
+        { header: c.dim, width: c.width },
       ),
     );
     for (const issue of result.issues) {

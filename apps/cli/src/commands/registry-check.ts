@@ -53,10 +53,10 @@ export async function runRegistryCheck(context: CommandContext, file: string): P
       summary.projects,
       [
         { header: "project", value: (p) => p.key },
-        { header: "root", value: (p) => p.root, max: 60 },
+        { header: "root", value: (p) => p.root, shrink: true },
         { header: "project_id", value: (p) => p.project_id },
       ],
-      c.dim,
+      { header: c.dim, width: c.width },
     ),
     "",
     ...formatTable(
@@ -68,7 +68,7 @@ export async function runRegistryCheck(context: CommandContext, file: string): P
         { header: "read only", value: (cl) => cl.read.join(", ") || "-" },
         { header: "workstreams", value: (cl) => String(cl.workstreams.length) },
       ],
-      c.dim,
+      { header: c.dim, width: c.width },
     ),
   ]);
 }

@@ -32,7 +32,7 @@ export function registerSourceCommands(program: Command, context: CommandContext
           [
             { header: "domain", value: (s) => s.domain },
             { header: "role", value: (s) => s.role },
-            { header: "path", value: (s) => s.path },
+            { header: "path", value: (s) => s.path, shrink: true },
             { header: "adapter", value: (s) => s.adapter },
             { header: "entities", value: (s) => String(s.entity_count) },
             {
@@ -41,7 +41,7 @@ export function registerSourceCommands(program: Command, context: CommandContext
             },
             { header: "sha256", value: (s) => s.fingerprint.slice(0, 12) || "-" },
           ],
-          c.dim,
+          { header: c.dim, width: c.width },
         ),
       );
     });

@@ -28,12 +28,12 @@ function listingLines(context: CommandContext, listing: WorkstreamListing): stri
           [
             { header: "id", value: (w) => w.id },
             { header: "key", value: (w) => w.external_key },
-            { header: "title", value: (w) => w.title, max: 40 },
+            { header: "title", value: (w) => w.title, shrink: true },
             { header: "state", value: (w) => w.state },
             { header: "authority", value: (w) => String(w.authority_version) },
             { header: "items", value: (w) => String(w.work_items) },
           ],
-          context.colors.dim,
+          { header: context.colors.dim, width: context.colors.width },
         );
   return [`workstreams: ${state}`, ...table];
 }

@@ -1,5 +1,6 @@
 import { CliError } from "../cli-error.js";
 import type { Colors } from "../output/style.js";
+import { FIX_SOURCE_STEP } from "../report-error.js";
 import { spentLine } from "./views.js";
 
 type Result = Record<string, unknown>;
@@ -64,15 +65,24 @@ export function doctorLines(result: Result, colors: Colors): string[] {
 
 /**
  * The original's exit: a report that is not ok fails with Storage after it is printed (the
- * report on stdout, the error on stderr).
+ * report on stdout, the error on stderr). When every error it found is a source's (a file that
+ * cannot be indexed as it is, or is gone), the fix is the file and a reindex, not the database:
+ * the next step says so instead of Storage's (a repair, or a backup).
  */
 export function doctorFailure(result: Result): CliError | undefined {
   if (result["ok"] !== false) return undefined;
+  if (!isFullReport(result)) {
+    return new CliError("Storage", "doctor reported integrity or schema problems");
+  }
+  const errors = (result["findings"] as Finding[]).filter((f) => f.severity === "error");
+  const sourcesOnly =
+    result["database_ok"] !== false &&
+    errors.length > 0 &&
+    errors.every((f) => f.code.startsWith("source_"));
   return new CliError(
     "Storage",
-    isFullReport(result)
-      ? "doctor found unresolved problems; inspect findings (no repairs applied)"
-      : "doctor reported integrity or schema problems",
+    "doctor found unresolved problems; inspect findings (no repairs applied)",
+    sourcesOnly ? { next: FIX_SOURCE_STEP } : {},
   );
 }
 

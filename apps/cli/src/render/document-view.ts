@@ -54,7 +54,9 @@ export function documentLines(value: Json, colors: Colors, indent = ""): string[
       sections.push([key, field]);
     }
   }
-  lines.push(...formatPairs(pairs, colors.dim).map((line) => indent + line));
+  lines.push(
+    ...formatPairs(pairs, colors.dim, colors.width - indent.length).map((line) => indent + line),
+  );
   for (const [key, field] of sections) {
     lines.push(...sectionLines(key, field, colors, indent));
   }
@@ -75,9 +77,9 @@ export function sectionLines(key: string, field: Json, colors: Colors, indent = 
           keys.map((name) => ({
             header: labelOf(name),
             value: (row: Record<string, Json>) => scalarText(row[name]),
-            max: 48,
+            shrink: true,
           })),
-          colors.dim,
+          { header: colors.dim, width: colors.width - indent.length - 2 },
         );
         return [title(field.length), ...table.map((line) => `${indent}  ${line}`)];
       }

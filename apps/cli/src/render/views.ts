@@ -87,6 +87,7 @@ export function statusLines(result: Result, colors: Colors): string[] {
         ["next action", text(result["next_action"])],
       ],
       colors.dim,
+      colors.width,
     ),
     ...sourceIssueLines(result, colors),
   ];
@@ -102,10 +103,10 @@ export function statusLines(result: Result, colors: Colors): string[] {
           [
             { header: "work", value: (r) => text(r["external_key"]) },
             { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
-            { header: "title", value: (r) => text(r["title"]), max: 40 },
-            { header: "next action", value: (r) => text(r["next_action"]), max: 50 },
+            { header: "title", value: (r) => text(r["title"]), shrink: true },
+            { header: "next action", value: (r) => text(r["next_action"]), shrink: true },
           ],
-          colors.dim,
+          { header: colors.dim, width: colors.width - 2 },
         ),
       ),
     );
@@ -144,10 +145,10 @@ export function readyLines(result: Result, colors: Colors): string[] {
         [
           { header: "work", value: (r) => text(r["external_key"]) },
           { header: "prio", value: (r) => text(r["priority"]) },
-          { header: "title", value: (r) => text(r["title"]), max: 44 },
-          { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
+          { header: "title", value: (r) => text(r["title"]), shrink: true },
+          { header: "next action", value: (r) => text(r["next_action"]), shrink: true },
         ],
-        colors.dim,
+        { header: colors.dim, width: colors.width },
       ),
     );
     for (const item of items) {
@@ -176,10 +177,10 @@ export function searchLines(result: Result, colors: Colors): string[] {
     [
       { header: "kind", value: (r) => text(r["kind"]) },
       { header: "key", value: (r) => text(r["external_key"]) },
-      { header: "title", value: (r) => text(r["title"]), max: 40 },
-      { header: "match", value: (r) => text(r["snippet"]), max: 60 },
+      { header: "title", value: (r) => text(r["title"]), shrink: true },
+      { header: "match", value: (r) => text(r["snippet"]), shrink: true },
     ],
-    colors.dim,
+    { header: colors.dim, width: colors.width },
   );
 }
 
@@ -324,12 +325,12 @@ export function workListLines(result: Result, colors: Colors): string[] {
     [
       { header: "work", value: (r) => text(r["work"]) },
       { header: "status", value: (r) => text(r["status"]), style: (t) => color(t) },
-      { header: "title", value: (r) => text(r["title"]), max: 40 },
+      { header: "title", value: (r) => text(r["title"]), shrink: true },
       { header: "goal", value: (r) => text(r["goal"]) },
       { header: "milestone", value: (r) => text(r["milestone"]) },
-      { header: "next action", value: (r) => text(r["next_action"]), max: 44 },
+      { header: "next action", value: (r) => text(r["next_action"]), shrink: true },
     ],
-    colors.dim,
+    { header: colors.dim, width: colors.width },
   );
 }
 
@@ -379,7 +380,7 @@ export function transitionLines(result: Result, colors: Colors, headline: string
   }
   return [
     `${colors.green("✓")} ${headline}${replayed}`,
-    ...formatPairs(pairs, colors.dim).map((line) => `  ${line}`),
+    ...formatPairs(pairs, colors.dim, colors.width - 2).map((line) => `  ${line}`),
     ...lists.flatMap(([key, value]) => sectionLines(key, value, colors, "  ")),
   ];
 }

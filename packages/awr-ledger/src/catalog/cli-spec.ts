@@ -24,6 +24,12 @@ export interface CliCommand {
   readonly defaults?: Readonly<Record<string, unknown>>;
   /** Flags without a value that set an argument (resume: `--claim` acquires). */
   readonly switches?: readonly CliSwitch[];
+  /**
+   * Arguments of which the command line must give at least one, though the schema requires
+   * none of them (the tool refuses a call without any, in its own terms): the CLI says so first,
+   * in flags, as a usage error.
+   */
+  readonly atLeastOne?: readonly string[];
   /** Required arguments the CLI makes up when not given: a fresh conversation id per run. */
   readonly generated?: readonly string[];
   /** CLI-only flags that set a call option instead of a tool argument (no tool expresses them). */

@@ -232,6 +232,7 @@ export const searchOperation = operation({
       summary: "full-text search over work, goals, plans, rules, decisions, evidence and events",
       operands: [{ field: "text", name: "TEXT", optional: true }],
       flags: { kind: "--type" },
+      atLeastOne: ["text", "kind", "status", "work"],
       view: "search",
     },
   ],
