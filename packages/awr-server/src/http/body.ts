@@ -37,5 +37,8 @@ export function readBody(req: IncomingMessage, limit: number): Promise<BodyResul
     req.on("end", () => finish({ status: "ok", text: Buffer.concat(chunks).toString("utf8") }));
     req.on("aborted", () => finish({ status: "aborted" }));
     req.on("error", () => finish({ status: "aborted" }));
+    // Closed before its end (the connection cut, or the request refused unread): never settles
+    // as "ok" later.
+    req.on("close", () => finish({ status: "aborted" }));
   });
 }

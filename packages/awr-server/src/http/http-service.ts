@@ -9,12 +9,15 @@ import { duplicateProjectProblems, RegistryError } from "../registry/check-regis
 import type { Registry } from "../registry/registry-types.js";
 import { createAwrServer } from "../server/create-awr-server.js";
 import { readBody } from "./body.js";
+import { Connections } from "./connections.js";
 import { httpToolHost } from "./http-tool-host.js";
 import { ProjectDirectory } from "./project-directory.js";
 import { guardRequest } from "./request-guard.js";
 
 /** Request bodies larger than this are refused with 413. */
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** The 503 a stopping service answers: the request was not served and may be sent again. */
+const SHUTTING_DOWN = "The service is shutting down; retry on another instance.";
 /** Tool calls allowed in flight across the whole service. */
 export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 
@@ -37,6 +40,8 @@ export interface HttpService {
   /**
    * Graceful stop: refuses new requests (503), lets in-flight calls finish, closes every
    * connection and the ledgers. Idempotent. After `graceMs` (default 10 s) connections are cut.
+   * A request whose body has not all arrived is refused (503) and idle connections are closed at
+   * once: only work in progress holds the stop.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -88,14 +93,10 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     log,
   });
   let draining = false;
-  let inFlight = 0;
-  let settled: (() => void) | undefined;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (draining) {
-      return sendError(res, 503, "The service is shutting down; retry on another instance.", {
-        Connection: "close",
-      });
+      return sendError(res, 503, SHUTTING_DOWN, { Connection: "close" });
     }
     // Unknown paths are 404 for everyone, before any credential is looked at: the answer is the
     // same with or without a token (so it says nothing about one), and a host probing for OAuth
@@ -116,7 +117,8 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
         Connection: "close",
       });
     }
-    if (body.status === "aborted") return;
+    // Aborted, or refused by a stop that began while the body was still arriving.
+    if (body.status === "aborted" || res.headersSent) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
@@ -142,22 +144,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
   }
 
   const http = createServer((req, res) => {
-    inFlight += 1;
     // An exchange ends when its response closes: sent, or cut because the client went away. Not
     // when handle() settles: for a client that disconnected during a call, the SDK's transport
     // never settles handleRequest (the aborted call's answer is dropped), and counting it would
     // hold every graceful close for its whole grace period. The call itself, still running in
     // the ledger, is what close() waits for through the limiter.
-    res.once("close", () => {
-      inFlight -= 1;
-      if (inFlight === 0) settled?.();
-    });
+    connections.track(req, res);
     handle(req, res).catch((error: unknown) => {
       log?.(`request failed: ${(error as Error)?.stack ?? String(error)}`);
       sendError(res, 500, "Internal error.");
     });
   });
   http.requestTimeout = 120_000;
+  const connections = new Connections(http);
 
   try {
     await new Promise<void>((resolve, reject) => {
@@ -184,17 +183,19 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
       closing ??= (async () => {
         draining = true;
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        http.closeIdleConnections();
-        const drained = new Promise<void>((resolve) => {
-          settled = resolve;
-          if (inFlight === 0) resolve();
-        });
+        // Only work in progress may hold the stop: a body still arriving gets its 503 now, and
+        // idle, keep-alive and slowloris connections are closed now.
+        connections.shed((res) =>
+          sendError(res, 503, SHUTTING_DOWN, {
+            Connection: "close",
+          }),
+        );
         let timer: NodeJS.Timeout | undefined;
         const grace = new Promise<void>((resolve) => {
           timer = setTimeout(resolve, graceMs);
           timer.unref();
         });
-        await Promise.race([Promise.all([drained, limiter.idle()]), grace]);
+        await Promise.race([Promise.all([connections.idle(), limiter.idle()]), grace]);
         clearTimeout(timer);
         http.closeAllConnections();
         await stopped;

@@ -4,6 +4,7 @@ import type { Registry, RegistryClient } from "../registry/registry-types.js";
 import type { ToolHost } from "../server/tool-host.js";
 import { AwrToolError } from "../tool-result.js";
 import type { ProjectDirectory } from "./project-directory.js";
+import { sharedSourceStale } from "./source-stale-hint.js";
 
 /** How a client picks a project, as the original's awr_projects_list says it. */
 const PROJECT_SELECTION = "pass project on every project-scoped call; no shared current project";
@@ -46,7 +47,13 @@ export function httpToolHost(input: {
           options,
         );
       }
-      return { ledger, root: project.root, workstreamAccess };
+      const canWrite = client.write.has(key);
+      return {
+        ledger,
+        root: project.root,
+        workstreamAccess,
+        explain: (error) => sharedSourceStale(error, key, canWrite),
+      };
     },
     listProjects() {
       const list = registry.projects

@@ -83,10 +83,14 @@ export function createAwrServer(host: ToolHost): Server {
       tool: entry.name,
       workstreamRead: operation.availability === "workstreams",
     });
-    return resolved.ledger.execute(entry.name, rest, host.caller, {
-      signal,
-      workstreamAccess: resolved.workstreamAccess,
-    });
+    try {
+      return await resolved.ledger.execute(entry.name, rest, host.caller, {
+        signal,
+        workstreamAccess: resolved.workstreamAccess,
+      });
+    } catch (error) {
+      throw resolved.explain === undefined ? error : resolved.explain(error);
+    }
   }
 
   function run(entry: ToolSetEntry, args: Record<string, unknown>, signal: AbortSignal) {

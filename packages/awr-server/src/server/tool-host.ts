@@ -8,6 +8,11 @@ export interface ResolvedProject {
   readonly root: string;
   /** The caller's workstream grants on it (shared service, registry v2); none: undefined. */
   readonly workstreamAccess?: WorkstreamAccess | undefined;
+  /**
+   * The error a call on this project answers for `error` thrown by its ledger (the shared
+   * service turns SourceStale's reindex hint into one this caller can follow); absent: as thrown.
+   */
+  readonly explain?: (error: unknown) => unknown;
 }
 
 export interface ResolveOptions {
