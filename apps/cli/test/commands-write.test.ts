@@ -54,6 +54,25 @@ describe("writes for a person at a terminal", () => {
     expect(again.stdout).toMatch(/revision \d+: replayed, nothing ran or was spent/);
   });
 
+  it("accepts a --payload file of exactly 1 MiB (the file has its own bound) and refuses one byte more", async () => {
+    const MiB = 1024 * 1024;
+    const payload = { body: "x".repeat(MiB - '{"body":""}'.length) };
+    await writeFile(join(root, "payload.json"), JSON.stringify(payload));
+    const words = ["--json", "event", "append", "--type", "work.observed", "--work", "W-1"];
+    const append = (file: string) =>
+      awr([...words, "--summary", "Bounded details", "--payload", file], { cwd: root });
+    const accepted = await append("payload.json");
+    expect([accepted.code, accepted.stderr]).toEqual([0, ""]);
+    expect(accepted.json<{ event: { payload: unknown } }>().event.payload).toEqual(payload);
+    await writeFile(join(root, "over.json"), JSON.stringify({ body: `${payload.body}x` }));
+    const over = await append("over.json");
+    expect(over.code).toBe(1);
+    expect(over.error()).toMatchObject({
+      code: "InvalidInput",
+      message: `over.json is ${MiB + 1} bytes; the limit is ${MiB}.`,
+    });
+  });
+
   it("refuses a transition while a question is pending, naming the wait, until it is answered", async () => {
     const wait = await awr(
       [

@@ -41,7 +41,8 @@ export function readPolicy(
 
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
- * the ledger's own API): arguments holding a credential are refused first (RuleViolation naming
+ * the ledger's own API): arguments too deep, or over 1 MiB unless they came from files bounded
+ * on their own (`argumentsFrom`), are InvalidInput; arguments holding a credential are refused (RuleViolation naming
  * the tool and the field path, never the value: before the schema check, whose messages quote
  * argument names, and before anything is journaled, so a refused write commits nothing and its
  * request_id stays free); then they are checked against the tool's schema (InvalidInput
@@ -61,7 +62,7 @@ export async function runOperation(
     throw new LedgerError("Unsupported", `unknown tool ${tool}`, { tool });
   }
   const problem = argumentsProblem(args);
-  if (problem !== undefined) {
+  if (problem !== undefined && !(problem.kind === "size" && options.argumentsFrom === "files")) {
     throw new LedgerError("InvalidInput", describeArgumentsProblem(problem), { ...problem });
   }
   assertNoSecret(args, `the ${tool} input`);
