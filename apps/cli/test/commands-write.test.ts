@@ -73,6 +73,34 @@ describe("writes for a person at a terminal", () => {
     });
   });
 
+  it("never repeats an unknown --input or --payload field's name, in either output mode", async () => {
+    const SENTINEL = "fixture-value-only-never-real";
+    const evidence = {
+      external_key: "E-SENTINEL",
+      evidence_type: "report",
+      level: "implemented",
+      summary: "Reviewed the report",
+      locator: "report.txt",
+      scope: ["W-1"],
+      [SENTINEL]: "ordinary value",
+    };
+    await writeFile(join(root, "evidence.json"), JSON.stringify(evidence));
+    await writeFile(join(root, "observed.json"), JSON.stringify({ [SENTINEL]: "v" }));
+    const event = ["event", "append", "--type", "work.observed", "--summary", "s"];
+    for (const json of [[], ["--json"]]) {
+      const input = await awr([...json, "evidence", "add", "--input", "evidence.json"], {
+        cwd: root,
+      });
+      const payload = await awr([...json, ...event, "--payload", "observed.json"], { cwd: root });
+      for (const refused of [input, payload]) {
+        expect([refused.code, refused.stdout]).toEqual([1, ""]);
+        expect(refused.stderr).not.toContain(SENTINEL);
+      }
+      expect(input.stderr).toContain("1 unknown argument");
+      expect(payload.stderr).toContain("payload: 1 unknown field");
+    }
+  });
+
   it("refuses a transition while a question is pending, naming the wait, until it is answered", async () => {
     const wait = await awr(
       [

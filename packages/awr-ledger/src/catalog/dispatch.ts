@@ -42,13 +42,14 @@ export function readPolicy(
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
  * the ledger's own API): arguments too deep, or over 1 MiB unless they came from files bounded
- * on their own (`argumentsFrom`), are InvalidInput; arguments holding a credential are refused (RuleViolation naming
- * the tool and the field path, never the value: before the schema check, whose messages quote
- * argument names, and before anything is journaled, so a refused write commits nothing and its
- * request_id stays free); then they are checked against the tool's schema (InvalidInput
- * naming every problem), the sources are
- * checked or refreshed as the entry's freshness says, and the answer gets `ok` and the read
- * policy. An error with a partial result gets the same, with the error under `error`.
+ * on their own (`argumentsFrom`), are InvalidInput; arguments holding a credential are refused
+ * (RuleViolation naming the tool and the field path, never the value: before the schema check,
+ * whose messages name declared arguments' paths, and before anything is journaled, so a refused
+ * write commits nothing and its request_id stays free); then they are checked against the tool's
+ * schema (InvalidInput naming every problem, and counting unknown names without repeating them),
+ * the sources are checked or refreshed as the entry's freshness says, and the answer gets `ok`
+ * and the read policy. An error with a partial result gets the same, with the error under
+ * `error`.
  */
 export async function runOperation(
   host: OperationHost,
