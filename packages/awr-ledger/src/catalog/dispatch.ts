@@ -1,5 +1,6 @@
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { isLedgerError, LedgerError } from "../errors.js";
+import { withoutOtherClientsSessions } from "../runtime/session-id-privacy.js";
 import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
 import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
@@ -85,13 +86,44 @@ export async function runOperation(
         : {}),
     };
     const result = (await entry.run(host, input, caller, runOptions)) as Record<string, unknown>;
-    return { ok: true, ...result, ...policy };
+    return await seenBy(host, entry, caller, { ok: true, ...result, ...policy });
   } catch (error) {
-    if (isLedgerError(error) && error.result !== undefined) {
-      error.result = { ok: false, ...error.result, ...policy, error: error.toJSON() };
+    if (!isLedgerError(error)) throw error;
+    const seen = await seenBy(host, entry, caller, {
+      message: error.message,
+      details: error.details,
+      result:
+        error.result === undefined
+          ? undefined
+          : { ok: false, ...error.result, ...policy, error: error.toJSON() },
+    });
+    if (seen.message === error.message && seen.details === error.details) {
+      error.result = seen.result;
+      throw error;
     }
-    throw error;
+    throw new LedgerError(error.code, seen.message, seen.details, {
+      cause: error.cause,
+      ...(seen.result === undefined ? {} : { result: seen.result }),
+      ...(error.next === undefined ? {} : { next: error.next }),
+    });
   }
+}
+
+/**
+ * An answer or an error as the caller may see it: another client's session ids replaced
+ * (runtime/session-id-privacy.ts), in the result, the message and the details alike. The
+ * CLI-only operator tools (doctor and its repairs, histories, branch writes) are exempt: they
+ * run on the project's own machine, never over MCP, and a repair names the session it acts on.
+ */
+function seenBy<T>(
+  host: OperationHost,
+  // biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
+  entry: Operation<any, unknown>,
+  caller: RuntimeCaller,
+  value: T,
+): Promise<T> {
+  if (entry.surface === "cli") return Promise.resolve(value);
+  return withoutOtherClientsSessions(host.runtime.store.db, caller.client, value);
 }
 
 /**
