@@ -54,6 +54,53 @@ describe("writes for a person at a terminal", () => {
     expect(again.stdout).toMatch(/revision \d+: replayed, nothing ran or was spent/);
   });
 
+  it("accepts a --payload file of exactly 1 MiB (the file has its own bound) and refuses one byte more", async () => {
+    const MiB = 1024 * 1024;
+    const payload = { body: "x".repeat(MiB - '{"body":""}'.length) };
+    await writeFile(join(root, "payload.json"), JSON.stringify(payload));
+    const words = ["--json", "event", "append", "--type", "work.observed", "--work", "W-1"];
+    const append = (file: string) =>
+      awr([...words, "--summary", "Bounded details", "--payload", file], { cwd: root });
+    const accepted = await append("payload.json");
+    expect([accepted.code, accepted.stderr]).toEqual([0, ""]);
+    expect(accepted.json<{ event: { payload: unknown } }>().event.payload).toEqual(payload);
+    await writeFile(join(root, "over.json"), JSON.stringify({ body: `${payload.body}x` }));
+    const over = await append("over.json");
+    expect(over.code).toBe(1);
+    expect(over.error()).toMatchObject({
+      code: "InvalidInput",
+      message: `over.json is ${MiB + 1} bytes; the limit is ${MiB}.`,
+    });
+  });
+
+  it("never repeats an unknown --input or --payload field's name, in either output mode", async () => {
+    const SENTINEL = "fixture-value-only-never-real";
+    const evidence = {
+      external_key: "E-SENTINEL",
+      evidence_type: "report",
+      level: "implemented",
+      summary: "Reviewed the report",
+      locator: "report.txt",
+      scope: ["W-1"],
+      [SENTINEL]: "ordinary value",
+    };
+    await writeFile(join(root, "evidence.json"), JSON.stringify(evidence));
+    await writeFile(join(root, "observed.json"), JSON.stringify({ [SENTINEL]: "v" }));
+    const event = ["event", "append", "--type", "work.observed", "--summary", "s"];
+    for (const json of [[], ["--json"]]) {
+      const input = await awr([...json, "evidence", "add", "--input", "evidence.json"], {
+        cwd: root,
+      });
+      const payload = await awr([...json, ...event, "--payload", "observed.json"], { cwd: root });
+      for (const refused of [input, payload]) {
+        expect([refused.code, refused.stdout]).toEqual([1, ""]);
+        expect(refused.stderr).not.toContain(SENTINEL);
+      }
+      expect(input.stderr).toContain("1 unknown argument");
+      expect(payload.stderr).toContain("payload: 1 unknown field");
+    }
+  });
+
   it("refuses a transition while a question is pending, naming the wait, until it is answered", async () => {
     const wait = await awr(
       [

@@ -258,6 +258,38 @@ describe.each(TEST_STORAGES)("conversation privacy over HTTP on $name", (storage
     expect(leaks).toEqual([]);
   });
 
+  it("no read tool of another client shows a writer's session id, while the writer sees its own", async () => {
+    const leaks: string[] = [];
+    for (const project of PROJECTS) {
+      for (const writer of WRITERS) {
+        const { session } = written[`${writer}:${project}`] as Written;
+        // The writer's own reads name its session (its claim, its work.claimed event).
+        const own = await answer(clients[writer], "awr_work_get", { project, work: WORK[writer] });
+        expect(own.text).toContain(session);
+        const found = await answer(clients[writer], "awr_search", { project, text: "claimed" });
+        expect(JSON.stringify(found.content["hits"])).toContain(session);
+        for (const reader of ["wa", "wb", "rd"] as const) {
+          if (reader === writer) continue;
+          const calls = [
+            ...readCalls(project, []),
+            ["awr_search", { project, text: "claimed", limit: 100 }] as const,
+            ["awr_search", { project, text: "session", limit: 100 }] as const,
+          ];
+          for (const [tool, args] of calls) {
+            const seen = await answer(clients[reader], tool, args);
+            if (seen.text.includes(session)) {
+              const at = seen.text.indexOf(session);
+              leaks.push(
+                `${reader} ${tool} ${JSON.stringify(args)}: …${seen.text.slice(at - 120, at + 40)}`,
+              );
+            }
+          }
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
   it("every call given another client's session, wait or checkpoint is RuleViolation", async () => {
     for (const project of PROJECTS) {
       const before = await revision(clients.rd, project);

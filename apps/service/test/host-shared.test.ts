@@ -141,7 +141,7 @@ describe("hosts on the shared service", () => {
     };
     await failure(colleague, "awr_session_end", { ...end, request_id: "steal" }, "RuleViolation");
     const mismatch = { project: "alpha", session: other, conversation: "report-thread" };
-    await failure(writer, "awr_session_get", mismatch, "InvalidInput");
+    await failure(writer, "awr_session_get", mismatch, "RuleViolation");
     const context = await call(writer, "awr_context_compile", {
       project: "alpha",
       conversation: "report-thread",

@@ -183,6 +183,30 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
     }
   });
 
+  it("refuses an event whose payload names an unknown source_id as NotFound, storing nothing", async () => {
+    const before = await revision();
+    const events = async () =>
+      (await ledgerStore(p.ledger).db.selectFrom("events").select("id").execute()).length;
+    const stored = await events();
+    const error = await ledgerFailure(
+      p.ledger.call(
+        "awr_event_append",
+        {
+          event_type: "work.observed",
+          summary: "Reviewed the source",
+          payload: { source_id: "01ARZ3NDEKTSV4RRFFQ69G5FAV" },
+          expected_revision: before,
+          request_id: "unknown-source",
+        },
+        A,
+      ),
+    );
+    expect(error.code).toBe("NotFound");
+    expect(error.details).toEqual({ field: "payload.source_id" });
+    expect(await revision()).toBe(before);
+    expect(await events()).toBe(stored);
+  });
+
   it("takes ttl_ms from 1 ms; 0 is InvalidInput", async () => {
     const args = {
       work: "PAY-2",

@@ -78,13 +78,14 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
     expect(end.code).toBe("RuleViolation");
   });
 
-  it("refuses a session id and a conversation that disagree as InvalidInput", async () => {
+  it("refuses a session of yours given with a conversation bound to another session as RuleViolation", async () => {
     const a = await startSession(h, { work: "W-1", conversation: "conv-1" });
     await startSession(h, { work: "W-2", conversation: "conv-2" });
     const error = await ledgerFailure(
       h.runtime.call("awr_session_get", { session: a.session.id, conversation: "conv-2" }, CALLER),
     );
-    expect(error.code).toBe("InvalidInput");
+    expect(error.code).toBe("RuleViolation");
+    expect(error.details).toEqual({ session: a.session.id, conversation: "conv-2" });
   });
 
   it("lets one session hold a claim and names the holder to anyone else", async () => {

@@ -83,7 +83,7 @@ describe("the shared HTTP service's JSON-RPC checks", () => {
       [
         '{"jsonrpc":"2.0","id":5,"method":"tools/list","colour":"blue"}',
         invalid(
-          'unknown member "colour"; a message has only jsonrpc, id, method, params, result, error.',
+          "1 unknown member (their names are not repeated); a message has only jsonrpc, id, method, params, result, error.",
           5,
         ),
       ],

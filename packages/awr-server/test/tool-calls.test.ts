@@ -179,7 +179,7 @@ describe("the AWR tools on one project", () => {
     }
   });
 
-  it("refuses unknown fields, prototype keys and out-of-bounds values as InvalidInput naming them all", async () => {
+  it("refuses unknown fields, prototype keys and out-of-bounds values as InvalidInput naming every problem", async () => {
     const seen: string[] = [];
     const client = await connect((tool) => {
       seen.push(tool);
@@ -191,7 +191,7 @@ describe("the AWR tools on one project", () => {
     });
     expect(extra.isError).toBe(true);
     expect(extra.structuredContent).toMatchObject({ code: "InvalidInput" });
-    expect(JSON.stringify(extra.structuredContent)).toContain("colour");
+    expect(JSON.stringify(extra.structuredContent)).toContain("1 unknown argument");
     for (const key of ["__proto__", "constructor", "prototype"]) {
       const hostile = await client.callTool({
         name: "awr_project_status",
@@ -201,7 +201,7 @@ describe("the AWR tools on one project", () => {
         key,
         "InvalidInput",
       ]);
-      expect(JSON.stringify(hostile.structuredContent)).toContain(`\\"${key}\\"`);
+      expect(JSON.stringify(hostile.structuredContent)).toContain("1 unknown argument");
     }
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
     const limit = await client.callTool({ name: "awr_work_ready", arguments: { limit: 101 } });
@@ -215,6 +215,50 @@ describe("the AWR tools on one project", () => {
       expect(text).toContain(problem);
     }
     expect(seen).toEqual([]);
+  });
+
+  it("never repeats an unknown argument's or payload field's name, naming its position and count", async () => {
+    const SENTINEL = "fixture-value-only-never-real";
+    const client = await connect(() => ({ project_revision: 1 }));
+    const tools = [
+      "awr_project_status",
+      "awr_work_ready",
+      "awr_work_get",
+      "awr_search",
+      "awr_context_compile",
+      "awr_work_transition",
+      "awr_event_append",
+      "awr_evidence_record",
+    ];
+    for (const name of tools) {
+      const refused = await client.callTool({ name, arguments: { [SENTINEL]: "ordinary value" } });
+      expect([name, (refused.structuredContent as { code?: string }).code]).toEqual([
+        name,
+        "InvalidInput",
+      ]);
+      expect(JSON.stringify(refused)).not.toContain(SENTINEL);
+      expect(JSON.stringify(refused.structuredContent)).toContain("1 unknown argument");
+    }
+    const event = { event_type: "work.observed", summary: "s", expected_revision: 1 };
+    const payload = await client.callTool({
+      name: "awr_event_append",
+      arguments: { ...event, payload: { [`${SENTINEL}-a`]: "v", [`${SENTINEL}-b`]: "v" } },
+    });
+    expect(JSON.stringify(payload)).not.toContain(SENTINEL);
+    expect(payload.structuredContent).toMatchObject({
+      code: "InvalidInput",
+      details: {
+        issues: [{ path: "payload", message: expect.stringMatching(/^2 unknown fields/) }],
+      },
+    });
+    const metric = await client.callTool({
+      name: "awr_event_append",
+      arguments: { ...event, payload: { metrics: { ok: 1, [SENTINEL]: "slow" } } },
+    });
+    expect(JSON.stringify(metric)).not.toContain(SENTINEL);
+    expect(metric.structuredContent).toMatchObject({
+      details: { issues: [{ path: "payload.metrics[entry 2]", message: "must be a number" }] },
+    });
   });
 
   it("refuses arguments over 1 MiB before the ledger sees them", async () => {

@@ -63,7 +63,8 @@ export class LocalBackend implements OperationBackend {
       tool,
       input,
       { client: LOCAL_CLIENT },
-      { ...options, refresh: read },
+      // The command line's files are bounded one by one as they are read (command-input.ts).
+      { ...options, refresh: read, argumentsFrom: "files" },
     );
   }
 

@@ -63,7 +63,7 @@ describe.each(BACKENDS)("%s", (backend) => {
         session: sessions["a"],
         conversation: "conv-b",
       });
-      expect(disagreeing.body.code).toBe("InvalidInput");
+      expect(disagreeing.body.code).toBe("RuleViolation");
 
       const revision = await c.revision();
       const elsewhere = await p!.call(

@@ -1,5 +1,6 @@
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { isLedgerError, LedgerError } from "../errors.js";
+import { withoutOtherClientsSessions } from "../runtime/session-id-privacy.js";
 import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
 import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
@@ -41,13 +42,15 @@ export function readPolicy(
 
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
- * the ledger's own API): arguments holding a credential are refused first (RuleViolation naming
- * the tool and the field path, never the value: before the schema check, whose messages quote
- * argument names, and before anything is journaled, so a refused write commits nothing and its
- * request_id stays free); then they are checked against the tool's schema (InvalidInput
- * naming every problem), the sources are
- * checked or refreshed as the entry's freshness says, and the answer gets `ok` and the read
- * policy. An error with a partial result gets the same, with the error under `error`.
+ * the ledger's own API): arguments too deep, or over 1 MiB unless they came from files bounded
+ * on their own (`argumentsFrom`), are InvalidInput; arguments holding a credential are refused
+ * (RuleViolation naming the tool and the field path, never the value: before the schema check,
+ * whose messages name declared arguments' paths, and before anything is journaled, so a refused
+ * write commits nothing and its request_id stays free); then they are checked against the tool's
+ * schema (InvalidInput naming every problem, and counting unknown names without repeating them),
+ * the sources are checked or refreshed as the entry's freshness says, and the answer gets `ok`
+ * and the read policy. An error with a partial result gets the same, with the error under
+ * `error`.
  */
 export async function runOperation(
   host: OperationHost,
@@ -61,7 +64,7 @@ export async function runOperation(
     throw new LedgerError("Unsupported", `unknown tool ${tool}`, { tool });
   }
   const problem = argumentsProblem(args);
-  if (problem !== undefined) {
+  if (problem !== undefined && !(problem.kind === "size" && options.argumentsFrom === "files")) {
     throw new LedgerError("InvalidInput", describeArgumentsProblem(problem), { ...problem });
   }
   assertNoSecret(args, `the ${tool} input`);
@@ -83,13 +86,44 @@ export async function runOperation(
         : {}),
     };
     const result = (await entry.run(host, input, caller, runOptions)) as Record<string, unknown>;
-    return { ok: true, ...result, ...policy };
+    return await seenBy(host, entry, caller, { ok: true, ...result, ...policy });
   } catch (error) {
-    if (isLedgerError(error) && error.result !== undefined) {
-      error.result = { ok: false, ...error.result, ...policy, error: error.toJSON() };
+    if (!isLedgerError(error)) throw error;
+    const seen = await seenBy(host, entry, caller, {
+      message: error.message,
+      details: error.details,
+      result:
+        error.result === undefined
+          ? undefined
+          : { ok: false, ...error.result, ...policy, error: error.toJSON() },
+    });
+    if (seen.message === error.message && seen.details === error.details) {
+      error.result = seen.result;
+      throw error;
     }
-    throw error;
+    throw new LedgerError(error.code, seen.message, seen.details, {
+      cause: error.cause,
+      ...(seen.result === undefined ? {} : { result: seen.result }),
+      ...(error.next === undefined ? {} : { next: error.next }),
+    });
   }
+}
+
+/**
+ * An answer or an error as the caller may see it: another client's session ids replaced
+ * (runtime/session-id-privacy.ts), in the result, the message and the details alike. The
+ * CLI-only operator tools (doctor and its repairs, histories, branch writes) are exempt: they
+ * run on the project's own machine, never over MCP, and a repair names the session it acts on.
+ */
+function seenBy<T>(
+  host: OperationHost,
+  // biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
+  entry: Operation<any, unknown>,
+  caller: RuntimeCaller,
+  value: T,
+): Promise<T> {
+  if (entry.surface === "cli") return Promise.resolve(value);
+  return withoutOtherClientsSessions(host.runtime.store.db, caller.client, value);
 }
 
 /**

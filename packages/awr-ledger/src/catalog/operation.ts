@@ -68,6 +68,14 @@ export interface OperationOptions extends CallOptions {
    * fork (docs/design/work-branches.md).
    */
   contextBranch?: string | undefined;
+  /**
+   * `files`: the arguments came from a command line and the files it named, each file bounded on
+   * its own (the CLI: an `--input` or `--payload` file up to 1 MiB, a completion map up to
+   * 64 KiB), so the 1 MiB bound on a tool call's whole arguments does not apply to them, as the
+   * original bounds the two separately. Their depth is bounded all the same. Absent: `call`, the
+   * arguments of one tool call, bounded at 1 MiB as MCP bounds them.
+   */
+  argumentsFrom?: "call" | "files" | undefined;
   /** The caller's workstream grants on this project (the shared service's registry, v2). */
   workstreamAccess?: WorkstreamAccess | undefined;
 }

@@ -1,3 +1,4 @@
+import { unknownNames } from "../core/unknown-names.js";
 import { LedgerError } from "../errors.js";
 import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
 
@@ -8,14 +9,18 @@ import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
  * `maxLength` counts UTF-8 bytes (what storage and the original's own checks count), and an
  * unknown argument is never copied, so `__proto__` or `constructor` as a key is just refused.
  *
+ * A name the caller made up is never repeated back (core/unknown-names.ts): unknown arguments and
+ * fields are counted at their position (`payload: 1 unknown field`), and an entry of an open map
+ * (payload metrics) is named by its place (`payload.metrics[entry 2]`), never by its key.
+ *
  * A hand-written validator rather than Ajv or zod: loading either costs more than half of a cold
  * `awr status` (measured in docs/design/operation-catalog.md), and this subset is small. It walks
  * the schema, never the data, so its recursion is bounded by the schema's depth.
  */
 /**
  * What a transport renames an own `__proto__` key of the raw JSON to before a parser that would
- * turn it into a prototype sees it (see awr-server's shieldPrototypeKeys): refused and reported
- * as `__proto__`, like any unknown argument.
+ * turn it into a prototype sees it (see awr-server's shieldPrototypeKeys): refused, and counted,
+ * like any unknown argument.
  */
 export const PROTO_KEY_ALIAS = "__proto__:own";
 
@@ -158,20 +163,20 @@ function checkObject(
     issues.push({ path, message: `may hold at most ${schema.maxProperties} entries` });
     return out;
   }
-  const unknown: string[] = [];
-  for (const key of keys) {
+  let unknown = 0;
+  for (const [index, key] of keys.entries()) {
     const field = value[key];
     const declared = Object.hasOwn(properties, key) ? properties[key] : undefined;
     if (declared === undefined) {
       const extra = schema.additionalProperties;
       if (extra === false || extra === undefined) {
-        unknown.push(key);
+        unknown++;
       } else {
-        if (schema.propertyNames !== undefined)
-          check(schema.propertyNames, key, join(path, key), issues);
+        const at = `${path}[entry ${index + 1}]`;
+        if (schema.propertyNames !== undefined) check(schema.propertyNames, key, at, issues);
         // `true`: any value, passed on as it came, for the implementation to read.
         Object.defineProperty(out, key, {
-          value: extra === true ? field : check(extra, field, join(path, key), issues),
+          value: extra === true ? field : check(extra, field, at, issues),
           enumerable: true,
           writable: true,
           configurable: true,
@@ -186,13 +191,8 @@ function checkObject(
     if (field === null || field === undefined) continue;
     out[key] = check(declared, field, join(path, key), issues);
   }
-  if (unknown.length > 0) {
-    const allowed = Object.keys(properties);
-    issues.push({
-      path,
-      message: `unknown argument(s) ${unknown.map((k) => JSON.stringify(k === PROTO_KEY_ALIAS ? "__proto__" : k)).join(", ")} (allowed: ${allowed.join(", ") || "none"})`,
-    });
-  }
+  if (unknown > 0)
+    issues.push({ path, message: unknownNames(unknown, path, Object.keys(properties)) });
   const missing = (schema.required ?? []).filter((name) => out[name] === undefined);
   for (const name of missing) issues.push({ path: join(path, name), message: "is required" });
   for (const alternatives of schema.anyOf === undefined ? [] : [schema.anyOf]) {

@@ -3,6 +3,7 @@ import { type EntityView, tableExists } from "../read/entity-view.js";
 import { projectionAt } from "../read/projection-cache.js";
 import { eventSeenBy } from "../runtime/conversation-privacy.js";
 import { type CheckpointView, checkpointView } from "../runtime/runtime-views.js";
+import { withoutOtherClientsSessions } from "../runtime/session-id-privacy.js";
 import type { EventTable, EvidenceTable, LedgerSchema, SourceTable } from "../storage/schema.js";
 import type { SourceVersion } from "./context-types.js";
 import { type DependencyClosure, dependencyClosure } from "./dependency-closure.js";
@@ -203,8 +204,18 @@ export async function gatherFacts(
     ),
     evidence,
     source_evidence: (input.work.attributes["evidence"] as unknown[] | undefined) ?? [],
-    work_events: workEvents.map((e) => eventSeenBy(e, input.client)),
-    project_events: projectEvents.map((e) => eventSeenBy(e, input.client)),
+    // Another client's text and session ids are gone before the packet is rendered, so its
+    // hash covers what the caller is shown.
+    work_events: await withoutOtherClientsSessions(
+      db,
+      input.client,
+      workEvents.map((e) => eventSeenBy(e, input.client)),
+    ),
+    project_events: await withoutOtherClientsSessions(
+      db,
+      input.client,
+      projectEvents.map((e) => eventSeenBy(e, input.client)),
+    ),
     dependents,
     siblings: neighbours.siblings,
     milestone_done: neighbours.done,

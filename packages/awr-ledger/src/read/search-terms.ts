@@ -43,6 +43,10 @@ export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** An ASCII word character, and how far an excerpt grows to keep such a word whole. */
+const WORD_CHAR = /[0-9A-Za-z]/;
+const WORD_REACH = 32;
+
 /**
  * A bounded excerpt of `text` around the first term found in it, terms marked as [term];
  * the text's start when none is found.
@@ -53,8 +57,15 @@ export function markedExcerpt(text: string, terms: readonly string[], width = 80
     ...terms.map((t) => lower.indexOf(t.toLowerCase())).filter((i) => i >= 0),
     Number.POSITIVE_INFINITY,
   );
-  const start = Number.isFinite(at) ? Math.max(0, at - width / 2) : 0;
-  let excerpt = text.slice(start, start + width).replace(/\s+/g, " ");
+  let start = Number.isFinite(at) ? Math.max(0, at - width / 2) : 0;
+  let end = start + width;
+  // Not inside an ASCII word or id up to WORD_REACH characters: a cut id (a session's, say)
+  // could not be recognised, and so not withheld, by the reads that replace ids
+  // (runtime/session-id-privacy.ts).
+  const [from, to] = [start - WORD_REACH, end + WORD_REACH];
+  while (start > Math.max(0, from) && WORD_CHAR.test(text.charAt(start - 1))) start--;
+  while (end < Math.min(text.length, to) && WORD_CHAR.test(text.charAt(end))) end++;
+  let excerpt = text.slice(start, end).replace(/\s+/g, " ");
   const alternatives = [...terms]
     .filter((t) => t !== "")
     .sort((a, b) => b.length - a.length)
@@ -62,5 +73,5 @@ export function markedExcerpt(text: string, terms: readonly string[], width = 80
   if (alternatives.length > 0) {
     excerpt = excerpt.replace(new RegExp(alternatives.join("|"), "giu"), (m) => `[${m}]`);
   }
-  return `${start > 0 ? "…" : ""}${excerpt}${start + width < text.length ? "…" : ""}`;
+  return `${start > 0 ? "…" : ""}${excerpt}${end < text.length ? "…" : ""}`;
 }

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { promisify } from "node:util";
+import { unknownNames } from "../core/unknown-names.js";
 import { LedgerError } from "../errors.js";
 import { confineSourcePath } from "../sources/confinement.js";
 import { checkGitRef } from "./branch-select.js";
@@ -45,10 +46,10 @@ function invalid(message: string): never {
 export function checkCloseInput(value: unknown): CloseInput {
   const input = (value ?? {}) as Partial<CloseInput> & Record<string, unknown>;
   const known = ["version", "outcome", "summary", "merge", "open_loops"];
-  const unknown = Object.keys(input).filter((k) => !known.includes(k));
-  if (typeof value !== "object" || value === null || Array.isArray(value) || unknown.length > 0) {
+  const unknown = Object.keys(input).filter((k) => !known.includes(k)).length;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || unknown > 0) {
     invalid(
-      `the branch close input must be an object with ${known.join(", ")}${unknown.length > 0 ? `; unknown fields: ${unknown.join(", ")}` : ""}`,
+      `the branch close input must be an object with ${known.join(", ")}${unknown > 0 ? `; it has ${unknownNames(unknown, "input", known)}` : ""}`,
     );
   }
   const loops = input.open_loops;

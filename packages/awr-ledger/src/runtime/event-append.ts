@@ -35,7 +35,8 @@ export interface EventAppendResult {
 /**
  * awr_event_append: one free-form event. A reserved type (a lifecycle event or anything under
  * a domain prefix, see core/event-types.ts) is InvalidInput: it must come from its domain
- * operation, so no client can forge a receipt.
+ * operation, so no client can forge a receipt. A payload `source_id` must name a known source
+ * (NotFound otherwise, as the original answers it), so no event is stored with a dangling one.
  */
 export async function eventAppend(
   ctx: RuntimeContext,
@@ -57,6 +58,7 @@ export async function eventAppend(
   }
   const importance = input.importance ?? "normal";
   const payload = input.payload ?? {};
+  refuseUnknownSource(payload);
   return runCheckedWrite(
     ctx,
     {
@@ -86,5 +88,20 @@ export async function eventAppend(
       },
     },
     options,
+  );
+}
+
+/**
+ * The payload's `source_id` (a ULID, as the schema says) must name a source of this project. This
+ * ledger names its sources by their path and gives them no ULID, so no `source_id` names one:
+ * the event is refused before anything is written, rather than stored with a reference nothing
+ * resolves. The message names the field, never the value.
+ */
+function refuseUnknownSource(payload: Record<string, unknown>): void {
+  if (payload["source_id"] === undefined || payload["source_id"] === null) return;
+  throw new LedgerError(
+    "NotFound",
+    "payload.source_id names no source of this project: its sources have no ids (the manifest's [[sources]] name them by path); leave source_id out, or put the source's path in payload.detail",
+    { field: "payload.source_id" },
   );
 }

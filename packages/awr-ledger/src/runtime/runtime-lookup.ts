@@ -71,8 +71,9 @@ export function otherClientError(what: string, id: string): LedgerError {
 
 /**
  * Finds the caller's session by id or by conversation (the newest session bound to that
- * conversation for this client). Another client's session is RuleViolation; a session id given
- * with a conversation it is not bound to is InvalidInput (two selectors that disagree).
+ * conversation for this client). Another client's session is RuleViolation, and so is a session
+ * id given with a conversation it is not bound to (as the original answers it): the call would act
+ * on one session in the name of another's conversation.
  */
 export async function resolveSession(
   db: Db,
@@ -96,8 +97,8 @@ export async function resolveSession(
     if (row.client !== caller.client) throw otherClientError("session", row.id);
     if (ref.conversation !== undefined && ref.conversation !== row.conversation) {
       throw new LedgerError(
-        "InvalidInput",
-        `session ${row.id} is not bound to conversation "${ref.conversation}"; give one of the two`,
+        "RuleViolation",
+        `session ${row.id} is not bound to conversation "${ref.conversation}"; give the session or the conversation, not both`,
         { session: row.id, conversation: ref.conversation },
       );
     }

@@ -1,3 +1,4 @@
+import { unknownNames } from "../core/unknown-names.js";
 import { LedgerError } from "../errors.js";
 
 /**
@@ -14,17 +15,21 @@ function bad(message: string, field: string): LedgerError {
   return new LedgerError("InvalidInput", message, { field });
 }
 
-export function asFields(input: unknown, allowed: readonly string[]): Fields {
+/**
+ * `input` as fields, when every name is in `allowed`. Unknown names are counted, never repeated
+ * (a made-up name can carry a secret): `where` is their position, "" for the request itself.
+ */
+export function asFields(input: unknown, allowed: readonly string[], where = "args"): Fields {
   if (input === null || typeof input !== "object" || Array.isArray(input)) {
     throw new LedgerError("InvalidInput", "input must be a JSON object");
   }
-  const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) {
-    throw new LedgerError(
-      "InvalidInput",
-      `unknown argument(s): ${unknown.join(", ")} (allowed: ${allowed.join(", ") || "none"})`,
-      { unknown },
-    );
+  const unknown = Object.keys(input).filter((key) => !allowed.includes(key)).length;
+  if (unknown > 0) {
+    const message = unknownNames(unknown, where, allowed);
+    throw new LedgerError("InvalidInput", where === "" ? message : `${where}: ${message}`, {
+      field: where === "" ? "input" : where,
+      unknown_count: unknown,
+    });
   }
   return input as Fields;
 }

@@ -60,7 +60,7 @@ export async function workstreamRead(
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Record<string, unknown>> {
   throwIfAborted(options.signal);
-  const fields = asFields(input, REQUEST_FIELDS);
+  const fields = asFields(input, REQUEST_FIELDS, "");
   const action = fields["action"];
   if (
     fields["protocol_version"] !== WORKSTREAM_PROTOCOL_VERSION ||

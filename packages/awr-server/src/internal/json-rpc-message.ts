@@ -1,4 +1,3 @@
-import { PROTO_KEY_ALIAS } from "@awr/awr-ledger";
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 
 /** Why a parsed body is refused, and the id to answer with (null unless the body has a usable one). */
@@ -57,11 +56,12 @@ export function invalidMessage(value: unknown): InvalidMessage | undefined {
       id,
     );
   }
-  const unknown = Object.keys(value).filter((member) => !MEMBERS.includes(member));
-  if (unknown.length > 0) {
+  // Counted, never repeated (a made-up name can carry a secret); a `__proto__` member, renamed to
+  // PROTO_KEY_ALIAS when the body was parsed, is counted like any other.
+  const unknown = Object.keys(value).filter((member) => !MEMBERS.includes(member)).length;
+  if (unknown > 0) {
     return refuse(
-      // A `__proto__` member was renamed to PROTO_KEY_ALIAS when the body was parsed.
-      `unknown member ${JSON.stringify((unknown[0] === PROTO_KEY_ALIAS ? "__proto__" : (unknown[0] ?? "")).slice(0, 40))}; a message has only ${MEMBERS.join(", ")}.`,
+      `${unknown} unknown member${unknown === 1 ? "" : "s"} (their names are not repeated); a message has only ${MEMBERS.join(", ")}.`,
       id,
     );
   }

@@ -161,7 +161,7 @@ export function createAwrServer(host: ToolHost): Server {
     }
     let input: Record<string, unknown>;
     try {
-      // A credential is refused before the schema check, whose messages quote argument names
+      // A credential is refused before the schema check, whose messages name argument paths
       // (the ledger checks again; docs/design/secret-boundaries.md).
       assertNoSecret(args, `the ${entry.name} input`);
       input = validateInput(entry.name, entry.input, args);
