@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { inheritedCheckpointId } from "./recovery-checkpoint.js";
 import { resolveSession, type SessionRef } from "./runtime-lookup.js";
 import {
   type CheckpointView,
@@ -93,14 +93,6 @@ export async function sessionState(
     id === null
       ? undefined
       : db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
-  const predecessor =
-    session.predecessor === null
-      ? undefined
-      : await db
-          .selectFrom("sessions")
-          .select("last_checkpoint")
-          .where("id", "=", session.predecessor)
-          .executeTakeFirst();
   const lineage = [session.id];
   for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
     lineage.push(at);
@@ -120,7 +112,7 @@ export async function sessionState(
       .orderBy("acquired_revision")
       .execute(),
     checkpointById(session.last_checkpoint),
-    checkpointById(predecessor?.last_checkpoint ?? (await handedOverCheckpoint(db, session.id))),
+    checkpointById(await inheritedCheckpointId(db, session.id)),
     db
       .selectFrom("waits")
       .selectAll()
@@ -197,22 +189,4 @@ export async function sessionList(
       project_revision: await ctx.store.currentRevision(db),
     };
   }, options);
-}
-
-/** The checkpoint named by the latest handoff this session received, if any. */
-async function handedOverCheckpoint(
-  db: Kysely<LedgerSchema>,
-  session: string,
-): Promise<string | null> {
-  const received = await db
-    .selectFrom("events")
-    .select("payload")
-    .where("type", "=", DOMAIN_EVENT_TYPES.sessionHandoffReceived)
-    .where("session", "=", session)
-    .orderBy("seq", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  if (received === undefined) return null;
-  const id = (JSON.parse(received.payload) as { checkpoint_id?: unknown }).checkpoint_id;
-  return typeof id === "string" ? id : null;
 }

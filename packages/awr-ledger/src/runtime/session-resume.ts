@@ -14,6 +14,7 @@ import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { activeBranchById, MAIN, resolveBranch, selectedBranchId } from "./branch-select.js";
 import { runCheckedWrite } from "./checked-write.js";
+import { recoveryCheckpointId } from "./recovery-checkpoint.js";
 import { inheritClaims, planClaimInheritance, type ResumeClaimMode } from "./resume-claims.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
 import {
@@ -50,7 +51,10 @@ export interface SessionResumeResult {
   resumed: { session: SessionView; claim: ClaimView | null };
   from_session_id: string;
   predecessor: SessionView;
-  /** The checkpoint the successor continues from (the predecessor's last). */
+  /**
+   * The checkpoint the successor continues from: the predecessor's last, or the one the
+   * predecessor itself inherited. The successor's own `last_checkpoint_id` stays null.
+   */
   checkpoint_id: string | null;
   /** Claims the successor took over or acquired. */
   claims: ClaimView[];
@@ -111,7 +115,8 @@ export async function sessionResume(
       );
     }
     const inheritance = await planClaimInheritance(db, predecessor, mode, nowMs);
-    return { predecessor, inheritance };
+    const checkpoint = await recoveryCheckpointId(db, predecessor);
+    return { predecessor, inheritance, checkpoint };
   };
 
   return runCheckedWrite(
@@ -120,7 +125,7 @@ export async function sessionResume(
       input,
       caller,
       check,
-      apply: async (unit, { predecessor, inheritance }) => {
+      apply: async (unit, { predecessor, inheritance, checkpoint }) => {
         const successor: SessionTable = {
           id: ulid(),
           branch: predecessor.branch,
@@ -134,7 +139,9 @@ export async function sessionResume(
           predecessor: predecessor.id,
           successor: null,
           summary: null,
-          last_checkpoint: predecessor.last_checkpoint,
+          // Only a checkpoint the successor saves itself; the one it continues from is recorded
+          // in its session.resumed event and read back as its inherited checkpoint.
+          last_checkpoint: null,
           start_revision: unit.revision,
           end_revision: null,
           started_at: unit.time,
@@ -181,7 +188,7 @@ export async function sessionResume(
             },
             from_session_id: predecessor.id,
             predecessor: sessionView(closed),
-            checkpoint_id: successor.last_checkpoint,
+            checkpoint_id: checkpoint,
             claims: inherited.map((c) => claimView(c)),
             predecessor_waits: predecessorWaits.map(waitView),
           }),
@@ -192,7 +199,7 @@ export async function sessionResume(
             summary: `session ${successor.id} resumes ${predecessor.id}`,
             payload: {
               predecessor: predecessor.id,
-              checkpoint: successor.last_checkpoint,
+              checkpoint,
               conversation,
               claim_mode: mode,
               claims: inherited.map((c) => c.id),
