@@ -34,6 +34,31 @@ export async function inheritedCheckpointId(
 }
 
 /**
+ * The revision a successor of `session` recovers from when there is no checkpoint: the one the
+ * session itself recovered from when it was resumed (recorded in its `session.resumed` event as
+ * `recovery_after_revision`), else its start. So a chain of checkpointless resumes keeps the
+ * first session's start as the baseline of its delta.
+ */
+export async function recoveryRevision(
+  db: Kysely<LedgerSchema>,
+  session: SessionTable,
+): Promise<number> {
+  const resumed = await db
+    .selectFrom("events")
+    .select("payload")
+    .where("session", "=", session.id)
+    .where("type", "=", DOMAIN_EVENT_TYPES.sessionResumed)
+    .orderBy("seq", "desc")
+    .limit(1)
+    .executeTakeFirst();
+  const start = Number(session.start_revision);
+  if (resumed === undefined) return start;
+  const recorded = (JSON.parse(resumed.payload) as { recovery_after_revision?: unknown })
+    .recovery_after_revision;
+  return typeof recorded === "number" && recorded >= 0 && recorded <= start ? recorded : start;
+}
+
+/**
  * Where a successor of `session` continues from: the session's own last checkpoint, else the
  * one it inherited itself (so a chain of resumes without checkpoints keeps the first one).
  */

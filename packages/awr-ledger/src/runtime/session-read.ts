@@ -74,7 +74,7 @@ export async function sessionGet(
   return ctx.store.read(async (db) => {
     const session = await resolveSession(db, caller, input);
     return redactSecretStrings({
-      ...(await sessionState(db, session, ctx.now())),
+      ...(await sessionState(db, session, ctx.now(), ctx.store.projectId)),
       project_revision: await ctx.store.currentRevision(db),
     });
   }, options);
@@ -88,6 +88,7 @@ export async function sessionState(
   db: Kysely<LedgerSchema>,
   session: SessionTable,
   nowMs: number,
+  projectId: string,
 ): Promise<SessionState> {
   const checkpointById = async (id: string | null) =>
     id === null
@@ -131,7 +132,7 @@ export async function sessionState(
   ]);
   const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
   return {
-    session: sessionView(session),
+    session: sessionView(session, projectId),
     binding: { client: session.client, conversation: session.conversation },
     claims: claims.map((claim) => claimView(claim, nowMs)),
     checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
@@ -139,7 +140,7 @@ export async function sessionState(
     continuity_state: pending === undefined ? "available" : "waiting_user",
     wait: pending === undefined ? null : waitView(pending),
     waits: waits.map(waitView),
-    resumed_successor: successor === undefined ? null : sessionView(successor),
+    resumed_successor: successor === undefined ? null : sessionView(successor, projectId),
   };
 }
 
@@ -182,7 +183,7 @@ export async function sessionList(
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      sessions: redactSecretStrings(page.map(sessionView)),
+      sessions: redactSecretStrings(page.map((s) => sessionView(s, ctx.store.projectId))),
       next_before_revision:
         rows.length > limit && last !== undefined ? Number(last.start_revision) : null,
       scope: "current client",
