@@ -75,7 +75,9 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
       },
       receipts_may_have_more: false,
     });
+    // The changed source's entities are recorded first (source.projected), then the terminal.
     expect(op.domain_receipts.map((e) => [e.event_type, e.terminal])).toEqual([
+      ["source.projected", false],
       ["source.reindexed", true],
     ]);
     expect(op.result).toMatchObject({

@@ -344,7 +344,7 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       conversation: "conv-2",
       model: "model-2",
       agent_id: "agent-a",
-      last_checkpoint_id: cp.checkpoint.id,
+      last_checkpoint_id: null,
       work: "W-1",
     });
     expect(resumed.predecessor).toMatchObject({
@@ -355,14 +355,44 @@ describe.each(BACKENDS)("sessions on %s", (backend) => {
       ["W-1", resumed.resumed.session.id],
     ]);
     const successor = await h.runtime.call("awr_session_get", { conversation: "conv-2" }, CALLER);
-    expect(successor.checkpoint?.digest).toBe("half done");
-    expect(successor.inherited_checkpoint?.id).toBe(cp.checkpoint.id);
+    expect(successor.checkpoint).toBeNull();
+    expect(successor.inherited_checkpoint).toMatchObject({
+      id: cp.checkpoint.id,
+      digest: "half done",
+    });
     expect(successor.claims).toHaveLength(1);
     expect(
       (await h.runtime.call("awr_session_get", { session: s.session.id }, CALLER)).claims,
     ).toEqual([]);
     const twice = await ledgerFailure(resume(h, s.session.id, { conversation: "conv-3" }));
     expect(twice.code).toBe("InvalidTransition");
+  });
+
+  it("keeps a successor's own checkpoint pointer null, reports the inherited one, and leaves doctor clean", async () => {
+    const s = await startSession(h, { work: "W-1", conversation: "conv-1", claim: true });
+    const cp = await checkpoint(h, s.session.id, "half done");
+    const first = await resume(h, s.session.id, { conversation: "conv-2" });
+    expect(first.resumed.session.last_checkpoint_id).toBeNull();
+    expect(first.checkpoint_id).toBe(cp.checkpoint.id);
+    // A successor that saves nothing hands the same checkpoint on to its own successor.
+    const second = await resume(h, first.resumed.session.id, { conversation: "conv-3" });
+    expect(second.checkpoint_id).toBe(cp.checkpoint.id);
+    expect(second.resumed.session.last_checkpoint_id).toBeNull();
+    const got = await h.runtime.call("awr_session_get", { conversation: "conv-3" }, CALLER);
+    expect(got.checkpoint).toBeNull();
+    expect(got.inherited_checkpoint?.id).toBe(cp.checkpoint.id);
+    const report = (await h.runtime.execute("awr_doctor", {}, CALLER)) as {
+      ok: boolean;
+      findings: { code: string }[];
+    };
+    // An active session is reported as such (info); no pointer is wrong.
+    expect(report.findings.map((f) => f.code)).not.toContain("invalid_checkpoint_pointer");
+    expect(report.ok).toBe(true);
+    // Its own checkpoint is what its pointer names from then on.
+    const own = await checkpoint(h, second.resumed.session.id, "three quarters");
+    const after = await h.runtime.call("awr_session_get", { conversation: "conv-3" }, CALLER);
+    expect(after.session.last_checkpoint_id).toBe(own.checkpoint.id);
+    expect(after.inherited_checkpoint?.id).toBe(cp.checkpoint.id);
   });
 
   it("keeps sessions across a restart: a new connection sees them", async () => {

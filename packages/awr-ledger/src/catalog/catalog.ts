@@ -12,6 +12,11 @@ import {
   sourceReindexOperation,
 } from "./continuity-operations.js";
 import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
+import {
+  contextDeltaOperation,
+  eventShowOperation,
+  objectShowOperation,
+} from "./drill-operations.js";
 import { workHandoffOperation } from "./handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./history-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
@@ -78,6 +83,9 @@ export const OPERATION_LIST = [
   doctorOperation,
   doctorRepairOperation,
   workHandoffOperation,
+  objectShowOperation,
+  eventShowOperation,
+  contextDeltaOperation,
   workHistoryOperation,
   eventHistoryOperation,
 ] as const;

@@ -1,34 +1,45 @@
-import { isLedgerError } from "../errors.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import { untilClosed } from "../internal/abort.js";
 import { loadInOrder } from "../internal/ordered-import.js";
 import type { SourceReindexInput } from "../projection/source-reindex.js";
 import type { OperationGetInput } from "../runtime/operation-get.js";
 import type { OperationRecoverInput } from "../runtime/operation-recover.js";
-import type { SessionResumeInput } from "../runtime/session-resume.js";
+import type { SessionResumeInput, SessionResumeResult } from "../runtime/session-resume.js";
+import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
 import { choice, id, nullable, object, revision, strings, ttlMs } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { type OperationHost, type OperationOptions, operation } from "./operation.js";
 import { contextCompileOperation } from "./read-operations.js";
+import { readPolicy } from "./read-policy.js";
 import { requestId, sourceSha } from "./shared-fields.js";
 
 /**
- * The successor's context packet, compiled as awr_context_compile would after the resume: the
- * CLI refreshes the sources first, a tool call reads them as indexed. A packet that cannot be
- * compiled does not undo the resume; it is reported as `context_ready: false` with the error.
+ * The successor's context packet, exactly as awr_context_compile (or `awr context compile`)
+ * answers it for the successor's work, agent, intent `resume` and the recovery baseline (the
+ * inherited checkpoint, else the revision recovered from), so the same compile later answers
+ * the same packet. A packet that cannot be compiled does not undo the resume; it is reported as
+ * `context_ready: false` with the error.
  */
 async function successorContext(
   host: OperationHost,
-  session: string,
+  resumed: SessionResumeResult,
   input: SessionResumeInput,
   caller: { client: string },
   options: OperationOptions,
 ): Promise<Record<string, unknown>> {
+  const session = resumed.resumed.session;
   try {
     await host.project?.ensureFresh({ refresh: options.refresh === true, client: caller.client });
     const context = await contextCompileOperation.run(
       host,
       {
-        session,
+        session: session.id,
+        ...(session.work === null ? {} : { work: session.work }),
+        agent: session.agent_id,
+        intent: "resume",
+        ...(resumed.checkpoint_id === null
+          ? { after_revision: resumed.recovery_after_revision }
+          : { checkpoint: resumed.checkpoint_id }),
         ...(input.budget === undefined ? {} : { budget: input.budget }),
         ...(input.paths === undefined ? {} : { paths: input.paths }),
         ...(input.tags === undefined ? {} : { tags: input.tags }),
@@ -38,17 +49,46 @@ async function successorContext(
       caller,
       options,
     );
-    return { context_ready: true, context };
+    // The resume reindexed the sources before it wrote (its freshness is `refresh`), on the CLI
+    // and over MCP alike: the packet is a refreshed read's, and says so.
+    const policy = readPolicy(contextCompileOperation, host, {
+      ...options,
+      refresh: host.project !== undefined,
+    });
+    return { context_ready: true, context: { ok: true, ...context, ...policy } };
   } catch (error) {
     if (!isLedgerError(error)) throw error;
     return { context_ready: false, context: error.result ?? null, context_error: error.toJSON() };
   }
 }
 
+/**
+ * A successor must not start from a projection that lacks a planning source: a source file that
+ * is missing (or unreadable) refuses the resume with SourceStale before anything is indexed or
+ * written, naming the files and the fix.
+ */
+async function requireReadableSources(host: OperationHost): Promise<void> {
+  const project = host.project;
+  if (project === undefined) return;
+  const { readManifestSources } = await import("../sources/read-sources.js");
+  const reads = await readManifestSources(project.root, project.manifest(true));
+  const missing = reads
+    .filter((read) => read.snapshot.fingerprint === MISSING_FINGERPRINT)
+    .map((read) => read.path);
+  if (missing.length === 0) return;
+  throw new LedgerError(
+    "SourceStale",
+    `resume needs every planning source, and ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} missing: restore ${missing.length === 1 ? "it" : "them"} (or remove ${missing.length === 1 ? "it" : "them"} from .awr/project.toml and reindex), then resume; nothing was written.`,
+    { missing_sources: missing },
+  );
+}
+
 export const sessionResumeOperation = operation({
   tool: "awr_session_resume",
   kind: "write",
-  freshness: "runtime",
+  // As the original's resume: the sources are reindexed first, and a reindex that advanced the
+  // revision makes a request at the earlier one RevisionConflict.
+  freshness: "refresh",
   description:
     "Continues a session in a successor bound to conversation: it inherits the last checkpoint and, by claim (inherit|acquire|none), the claim; the answer carries the successor's compiled context. Refused while a wait is pending.",
   input: object(
@@ -71,14 +111,9 @@ export const sessionResumeOperation = operation({
   ),
   run: async (host, input: SessionResumeInput, caller, options) => {
     const { sessionResume } = await loadInOrder(() => import("../runtime/session-resume.js"));
+    await requireReadableSources(host);
     const resumed = await sessionResume(host.runtime, input, caller, options);
-    const context = await successorContext(
-      host,
-      resumed.resumed.session.id,
-      input,
-      caller,
-      options,
-    );
+    const context = await successorContext(host, resumed, input, caller, options);
     return { ...resumed, ...context };
   },
   cli: [

@@ -5,40 +5,9 @@ import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
 import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
-import type { Operation, OperationHost, OperationOptions } from "./operation.js";
+import type { OperationHost, OperationOptions } from "./operation.js";
+import { readPolicy } from "./read-policy.js";
 import { validateInput } from "./validate-input.js";
-
-/**
- * The fields where a CLI read and a tool read may differ (the original's read-policy table):
- * the CLI reindexes changed sources first, a tool call reads what is indexed and never writes.
- */
-export function readPolicy(
-  // biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
-  entry: Operation<any, unknown>,
-  host: OperationHost,
-  options: OperationOptions,
-): Record<string, unknown> {
-  if (entry.freshness === "scoped") return {};
-  if (entry.kind === "write") {
-    return entry.freshness === "refresh" && host.project !== undefined
-      ? { freshness_basis: "source_refresh", source_refresh_performed: true }
-      : {};
-  }
-  if (entry.freshness === "runtime") {
-    return {
-      freshness_basis: "runtime_database",
-      source_refresh_performed: false,
-      read_only: true,
-    };
-  }
-  return options.refresh === true
-    ? { freshness_basis: "source_refresh", source_refresh_performed: true, read_only: false }
-    : {
-        freshness_basis: "source_verified_readonly",
-        source_refresh_performed: false,
-        read_only: true,
-      };
-}
 
 /**
  * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,

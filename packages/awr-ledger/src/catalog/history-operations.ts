@@ -6,7 +6,7 @@ import { type OperationHost, type OperationOptions, operation } from "./operatio
 
 // The event and work histories: CLI-only reads of the runtime (docs/design/work-branches.md).
 
-function readAt<T>(
+export function readAt<T>(
   host: OperationHost,
   options: OperationOptions,
   fn: (db: Kysely<LedgerSchema>, revision: number) => Promise<T>,

@@ -155,7 +155,7 @@ export async function bootstrapContext(
             source_ref: work.source_ref,
           },
     selection_basis: selection.basis,
-    session: selection.session === null ? null : sessionView(selection.session),
+    session: selection.session === null ? null : sessionView(selection.session, scope.projectId),
     checkpoint,
     checkpoint_origin,
     executions: [],
@@ -236,6 +236,7 @@ function render(c: BootstrapContext): string {
       `Digest: ${cp.digest}`,
       `Checkpoint next: ${cp.next_action ?? "(none)"}`,
       ...cp.open_loops.map((loop) => `Open loop: ${loop}`),
+      ...(cp.changed_entities.length === 0 ? [] : [`Changed: ${cp.changed_entities.join(", ")}`]),
     );
   }
   lines.push(c.complete ? "Bootstrap: complete" : "CONTEXT INCOMPLETE");

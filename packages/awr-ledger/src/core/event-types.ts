@@ -16,6 +16,12 @@ export const DOMAIN_EVENT_TYPES = {
   evidenceRecorded: "evidence.recorded",
   /** The sources were reindexed (terminal event of awr_source_reindex; the refresh path too). */
   sourceReindexed: "source.reindexed",
+  /**
+   * One source whose entities a reindex changed (written before its source.reindexed, in the
+   * same revision): payload `{source, changes: [{kind, id, key, external_key, change}]}`, what
+   * checkpoints and `context delta` report as observed source changes.
+   */
+  sourceProjected: "source.projected",
   waitCreated: "mcp.wait_created",
   waitReplied: "mcp.wait_replied",
   operationStarted: "mcp.operation_started",

@@ -73,6 +73,16 @@ export interface InitResult {
   preview_fingerprint: string;
   /** Paths (relative to root) created by this call. */
   created: string[];
+  /**
+   * With accept: what the indexing of the sources did, as `awr source reindex` reports it, and
+   * `ok` (the original's `index.ok`): false when a source was held back (it holds a credential)
+   * or reported an error. Absent from a preview, which indexes nothing.
+   */
+  index?: InitIndexReport;
+}
+
+export interface InitIndexReport extends ReindexResult {
+  ok: boolean;
 }
 
 function normalise(text: string): string {
@@ -245,6 +255,10 @@ export async function initProject(options: InitProjectOptions): Promise<InitResu
           .filter((i) => i.path === s.path || i.path.startsWith(`${s.path}/`))
           .reduce((n, i) => n + i.entity_count, 0),
       })),
+      index: {
+        ok: indexed.issues.every((i) => i.severity !== "error" && !isSecretIssue(i)),
+        ...indexed,
+      },
     };
   } catch (error) {
     writes.rollback();

@@ -7,21 +7,91 @@ import { entityId } from "./entity-id.js";
 import { keyClash, type ReindexPlan, WITHHELD_FINGERPRINT } from "./reindex-plan.js";
 import { writeWorkstreamCatalog } from "./workstream-catalog-plan.js";
 
+/** One entity a reindex added, changed or removed (by its content, not its position). */
+export interface EntityChange {
+  kind: string;
+  id: string;
+  /** The ledger's key (`rule#facts`) and the key its source gives it (`facts`). */
+  key: string;
+  external_key: string;
+  change: "added" | "changed" | "removed";
+}
+
+/** What one reindexed source changed in the projection: a `source.projected` event's payload. */
+export interface SourceProjection {
+  source: string;
+  changes: EntityChange[];
+}
+
+/** The summary of a `source.projected` event: the source and how many entities changed. */
+export function projectionSummary(projection: SourceProjection): string {
+  const count = (change: EntityChange["change"]) =>
+    projection.changes.filter((c) => c.change === change).length;
+  const parts = (["added", "changed", "removed"] as const)
+    .map((c) => [c, count(c)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([c, n]) => `${n} ${c}`);
+  return `projected ${projection.source}: ${parts.join(", ")}`;
+}
+
+/** The key a source gives an entity: a heading's anchor without its `kind#` prefix. */
+export function sourceKey(kind: string, key: string): string {
+  return key.startsWith(`${kind}#`) ? key.slice(kind.length + 1) : key;
+}
+
+type EntityContent = { key: string; kind: string; content: string };
+
+async function entityContents(tx: LedgerTx, path: string): Promise<EntityContent[]> {
+  const rows = await tx
+    .selectFrom("entities")
+    .select(["key", "kind", "title", "status", "raw_status", "summary", "body", "attributes"])
+    .where("source_path", "=", path)
+    .execute();
+  return rows.map(({ key, kind, ...rest }) => ({ key, kind, content: JSON.stringify(rest) }));
+}
+
+function entityChanges(
+  projectId: string,
+  before: readonly EntityContent[],
+  after: readonly EntityContent[],
+): EntityChange[] {
+  const old = new Map(before.map((e) => [e.key, e]));
+  const now = new Map(after.map((e) => [e.key, e]));
+  const change = (e: EntityContent, kind: EntityChange["change"]): EntityChange => ({
+    kind: e.kind,
+    id: entityId(projectId, e.key),
+    key: e.key,
+    external_key: sourceKey(e.kind, e.key),
+    change: kind,
+  });
+  const changes: EntityChange[] = [];
+  for (const e of after) {
+    const was = old.get(e.key);
+    if (was === undefined) changes.push(change(e, "added"));
+    else if (was.content !== e.content || was.kind !== e.kind) changes.push(change(e, "changed"));
+  }
+  for (const e of before) if (!now.has(e.key)) changes.push(change(e, "removed"));
+  return changes.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
 /**
  * Writes a plan into the projection inside the caller's write transaction, at `revision`:
  * replaces the rows of changed and removed sources, records the plan's withheld units (no
  * entities, WITHHELD_FINGERPRINT), records a workstream declaration, and records the manifest
- * fingerprint and the secret policy version the sources were checked under.
+ * fingerprint and the secret policy version the sources were checked under. Answers, per source
+ * whose entities changed, which ones did (what the caller records as `source.projected`).
  */
 export async function applyReindex(
   tx: LedgerTx,
   projectId: string,
   plan: ReindexPlan,
   revision: number,
-): Promise<void> {
+): Promise<SourceProjection[]> {
   const { changes } = plan;
   const removed = changes.removed_paths;
   const replaced = [...plan.parsed.map((p) => p.read.path), ...plan.withheld.map((r) => r.path)];
+  const before = new Map<string, EntityContent[]>();
+  for (const path of [...removed, ...replaced]) before.set(path, await entityContents(tx, path));
   for (const path of [...removed, ...replaced]) {
     await tx.deleteFrom("dependencies").where("source_path", "=", path).execute();
     await deleteEntitiesOf(tx, path);
@@ -50,6 +120,13 @@ export async function applyReindex(
       secret_policy_version: SECRET_POLICY_VERSION,
     })
     .execute();
+  const projections: SourceProjection[] = [];
+  for (const path of [...new Set([...replaced, ...removed])]) {
+    const after = removed.includes(path) ? [] : await entityContents(tx, path);
+    const found = entityChanges(projectId, before.get(path) ?? [], after);
+    if (found.length > 0) projections.push({ source: path, changes: found });
+  }
+  return projections;
 }
 
 const EMPTY: AdapterResult = { entities: [], dependencies: [], issues: [] };

@@ -52,7 +52,7 @@ export async function indexSources(
   options: IndexOptions = {},
 ): Promise<ReindexResult> {
   // Loaded here, not with the module: a refreshing read of unchanged sources never writes.
-  const { applyReindex } = await import("./apply-reindex.js");
+  const { applyReindex, projectionSummary } = await import("./apply-reindex.js");
   const reads = await readManifestSources(root, loaded);
   const cache: ParseCache = options.cache ?? new Map();
   const units = await store.read((db) => changedUnits(db, loaded, reads, options.force === true), {
@@ -70,7 +70,16 @@ export async function indexSources(
       });
       if (plan.unchanged) return { ...plan.changes, project_revision: current };
       const revision = await spendRevision(tx);
-      await applyReindex(tx, store.projectId, plan, revision);
+      const projections = await applyReindex(tx, store.projectId, plan, revision);
+      for (const projection of projections) {
+        await appendEvent(tx, {
+          type: DOMAIN_EVENT_TYPES.sourceProjected,
+          revision,
+          client: options.client ?? null,
+          summary: projectionSummary(projection),
+          payload: { ...projection },
+        });
+      }
       const { changed_paths, added_paths, removed_paths } = plan.changes;
       await appendEvent(tx, {
         type: DOMAIN_EVENT_TYPES.sourceReindexed,

@@ -4,7 +4,7 @@ import { LedgerError } from "../errors.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import type { LoadedManifest } from "../sources/read-sources.js";
 import { isSecretIssue } from "../sources/source-secrets.js";
-import { applyReindex } from "./apply-reindex.js";
+import { applyReindex, projectionSummary } from "./apply-reindex.js";
 import { heldBackError, reindexSummary } from "./index-sources.js";
 import {
   changedUnits,
@@ -76,7 +76,19 @@ export async function sourceReindex(
           const planned = await plan(unit.tx);
           // Between the precheck and here the files may have been put back as they were: the
           // request is journaled already, so it still ends with its one terminal event.
-          await applyReindex(unit.tx, ctx.store.projectId, planned, unit.revision);
+          const projections = await applyReindex(
+            unit.tx,
+            ctx.store.projectId,
+            planned,
+            unit.revision,
+          );
+          for (const projection of projections) {
+            await unit.event({
+              type: DOMAIN_EVENT_TYPES.sourceProjected,
+              summary: projectionSummary(projection),
+              payload: { ...projection },
+            });
+          }
           const changes = planned.changes;
           const { changed_paths, added_paths, removed_paths } = changes;
           await unit.terminal(

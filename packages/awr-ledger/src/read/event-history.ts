@@ -9,7 +9,7 @@ import type { EventTable, LedgerSchema } from "../storage/schema.js";
 // events in the order they were written (seq), a page at a time, each on the branch it was
 // written on; never relabelled.
 
-/** An event as the histories list it (the original's brief; no payload). */
+/** An event as the histories and `event show` list it (the original's brief; no payload). */
 export interface EventBrief {
   id: string;
   type: string;
@@ -57,7 +57,7 @@ export interface HistoryPage {
 const text = (payload: Record<string, unknown>, key: string) =>
   typeof payload[key] === "string" ? (payload[key] as string) : null;
 
-function brief(row: EventTable): EventBrief {
+export function eventBrief(row: EventTable): EventBrief {
   let payload: Record<string, unknown> = {};
   try {
     payload = JSON.parse(row.payload) as Record<string, unknown>;
@@ -146,7 +146,7 @@ export async function historyPage(
     .limit(limit + 1)
     .execute();
   // Another client's conversation text is replaced, as everywhere events are read.
-  const page = rows.slice(0, limit).map((row) => brief(eventSeenBy(row, caller.client)));
+  const page = rows.slice(0, limit).map((row) => eventBrief(eventSeenBy(row, caller.client)));
   const last = page.at(-1);
   return {
     events: page,

@@ -90,7 +90,7 @@ export async function branchClosePlan(
     project_revision: revision,
     current_branch_id: current,
     branch: branchView(branch, projectId),
-    sessions: sessions.map(sessionView),
+    sessions: sessions.map((s) => sessionView(s, projectId)),
     unsettled_claims: claims.map((c) => claimView(c)),
     open_loops,
     pending_checkpoint_attempts: [],

@@ -2,6 +2,7 @@ import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
+import { sessionDelta } from "./checkpoint-delta.js";
 
 /** What a checkpoint records (awr_session_checkpoint, and awr_session_wait's checkpoint). */
 export interface CheckpointFields {
@@ -15,13 +16,21 @@ export interface CheckpointFields {
 
 /**
  * Stores a checkpoint for `session`, makes it the session's last one, and returns the row with
- * its `checkpoint.created` event for the caller to append (terminal or not).
+ * its `checkpoint.created` event for the caller to append (terminal or not). The event saves the
+ * session's delta since its previous checkpoint or its start (checkpoint-delta.ts); the row's
+ * `changed_entities` are the caller's followed by the entities that delta observed changing.
  */
 export async function insertCheckpoint(
   unit: CommitUnit,
   session: SessionTable,
   fields: CheckpointFields,
 ): Promise<{ row: CheckpointTable; event: DomainEvent }> {
+  const reported = fields.changed_entities ?? [];
+  const delta = await sessionDelta(unit.tx, session, unit.revision - 1, reported);
+  const changed = [
+    ...reported,
+    ...delta.observed_changed_entities.filter((e) => !reported.includes(e)),
+  ];
   const row: CheckpointTable = {
     id: ulid(),
     session: session.id,
@@ -31,7 +40,7 @@ export async function insertCheckpoint(
     digest: fields.digest,
     next_action: fields.next_action,
     open_loops: JSON.stringify(fields.open_loops ?? []),
-    changed_entities: JSON.stringify(fields.changed_entities ?? []),
+    changed_entities: JSON.stringify(changed),
     created_at: unit.time,
   };
   await unit.tx.insertInto("checkpoints").values(row).execute();
@@ -47,7 +56,11 @@ export async function insertCheckpoint(
       work: session.work,
       session: session.id,
       summary: fields.digest.slice(0, 200),
-      payload: { checkpoint: row.id, next_action: row.next_action },
+      payload: {
+        checkpoint: row.id,
+        next_action: row.next_action,
+        session_delta: { ...delta },
+      },
     },
   };
 }

@@ -4,23 +4,32 @@ import type {
   SessionTable,
   WaitTable,
 } from "../core/runtime-tables.js";
+import { entityId } from "../projection/entity-id.js";
 
 // Runtime rows as tools return them (JSON arrays parsed, numbers normalised, times in ms).
 
 /**
  * A session as tools return it: everything but the owning client, the agent and the last
- * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`).
+ * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`), and the original's
+ * identities beside our keys: `project_id`, `work_item_id` (the work item's entity id, as
+ * `object show work` answers it) and `start_project_revision` (the same as `start_revision`).
  */
 export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint" | "branch"> & {
+  project_id: string;
+  work_item_id: string | null;
   agent_id: string;
   last_checkpoint_id: string | null;
+  start_project_revision: number;
   /** The work branch it runs on (null = main); fixed at start. */
   branch_id: string | null;
 };
 
-export function sessionView(row: SessionTable): SessionView {
+/** `projectId`: the ledger's project, whose id the work item's entity id is derived from. */
+export function sessionView(row: SessionTable, projectId: string): SessionView {
   return {
     id: row.id,
+    project_id: projectId,
+    work_item_id: row.work === null ? null : entityId(projectId, row.work),
     conversation: row.conversation,
     work: row.work,
     agent_id: row.agent,
@@ -32,6 +41,7 @@ export function sessionView(row: SessionTable): SessionView {
     summary: row.summary,
     last_checkpoint_id: row.last_checkpoint,
     start_revision: Number(row.start_revision),
+    start_project_revision: Number(row.start_revision),
     end_revision: row.end_revision === null ? null : Number(row.end_revision),
     started_at: row.started_at,
     ended_at: row.ended_at,

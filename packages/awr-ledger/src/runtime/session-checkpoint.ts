@@ -7,6 +7,7 @@ import type {
 import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "./checked-write.js";
+import { type CheckpointSave, type SessionDelta, saveOf } from "./checkpoint-delta.js";
 import { type CheckpointFields, insertCheckpoint } from "./checkpoint-record.js";
 import { resolveActiveSession } from "./runtime-lookup.js";
 import { type CheckpointView, checkpointView } from "./runtime-views.js";
@@ -19,7 +20,9 @@ export interface SessionCheckpointInput extends CheckpointFields, WriteFields {
 export interface SessionCheckpointResult {
   session: string;
   checkpoint: CheckpointView;
-  /** The `checkpoint.saved` event. */
+  /** What the checkpoint saved: its delta's counts (checkpoint-delta.ts). */
+  checkpoint_save: CheckpointSave;
+  /** The `checkpoint.created` event. */
   event_id: string;
 }
 
@@ -39,8 +42,15 @@ export async function sessionCheckpoint(
       apply: async (unit, session) => {
         const { row, event } = await insertCheckpoint(unit, session, input);
         const eventId = ulid();
+        const delta = (event.payload?.["session_delta"] ?? null) as SessionDelta | null;
+        const checkpoint_save = saveOf(eventId, delta);
         return {
-          result: { session: session.id, checkpoint: checkpointView(row), event_id: eventId },
+          result: {
+            session: session.id,
+            checkpoint: checkpointView(row),
+            checkpoint_save,
+            event_id: eventId,
+          },
           event: { ...event, id: eventId },
         };
       },

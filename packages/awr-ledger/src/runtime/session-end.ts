@@ -57,7 +57,7 @@ export async function sessionEnd(
         const eventId = ulid();
         return {
           result: {
-            session: sessionView(ended),
+            session: sessionView(ended, ctx.store.projectId),
             released_claims: released.map(claimView),
             closed_claim_ids: released.map((c) => c.id),
             event_id: eventId,

@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { inheritedCheckpointId } from "./recovery-checkpoint.js";
 import { resolveSession, type SessionRef } from "./runtime-lookup.js";
 import {
   type CheckpointView,
@@ -74,7 +74,7 @@ export async function sessionGet(
   return ctx.store.read(async (db) => {
     const session = await resolveSession(db, caller, input);
     return redactSecretStrings({
-      ...(await sessionState(db, session, ctx.now())),
+      ...(await sessionState(db, session, ctx.now(), ctx.store.projectId)),
       project_revision: await ctx.store.currentRevision(db),
     });
   }, options);
@@ -88,19 +88,12 @@ export async function sessionState(
   db: Kysely<LedgerSchema>,
   session: SessionTable,
   nowMs: number,
+  projectId: string,
 ): Promise<SessionState> {
   const checkpointById = async (id: string | null) =>
     id === null
       ? undefined
       : db.selectFrom("checkpoints").selectAll().where("id", "=", id).executeTakeFirst();
-  const predecessor =
-    session.predecessor === null
-      ? undefined
-      : await db
-          .selectFrom("sessions")
-          .select("last_checkpoint")
-          .where("id", "=", session.predecessor)
-          .executeTakeFirst();
   const lineage = [session.id];
   for (let at = session.predecessor; at !== null && lineage.length <= LINEAGE_DEPTH; ) {
     lineage.push(at);
@@ -120,7 +113,7 @@ export async function sessionState(
       .orderBy("acquired_revision")
       .execute(),
     checkpointById(session.last_checkpoint),
-    checkpointById(predecessor?.last_checkpoint ?? (await handedOverCheckpoint(db, session.id))),
+    checkpointById(await inheritedCheckpointId(db, session.id)),
     db
       .selectFrom("waits")
       .selectAll()
@@ -139,7 +132,7 @@ export async function sessionState(
   ]);
   const pending = waits.find((w) => w.status === "waiting_user" && w.session === session.id);
   return {
-    session: sessionView(session),
+    session: sessionView(session, projectId),
     binding: { client: session.client, conversation: session.conversation },
     claims: claims.map((claim) => claimView(claim, nowMs)),
     checkpoint: checkpoint === undefined ? null : checkpointView(checkpoint),
@@ -147,7 +140,7 @@ export async function sessionState(
     continuity_state: pending === undefined ? "available" : "waiting_user",
     wait: pending === undefined ? null : waitView(pending),
     waits: waits.map(waitView),
-    resumed_successor: successor === undefined ? null : sessionView(successor),
+    resumed_successor: successor === undefined ? null : sessionView(successor, projectId),
   };
 }
 
@@ -190,29 +183,11 @@ export async function sessionList(
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      sessions: redactSecretStrings(page.map(sessionView)),
+      sessions: redactSecretStrings(page.map((s) => sessionView(s, ctx.store.projectId))),
       next_before_revision:
         rows.length > limit && last !== undefined ? Number(last.start_revision) : null,
       scope: "current client",
       project_revision: await ctx.store.currentRevision(db),
     };
   }, options);
-}
-
-/** The checkpoint named by the latest handoff this session received, if any. */
-async function handedOverCheckpoint(
-  db: Kysely<LedgerSchema>,
-  session: string,
-): Promise<string | null> {
-  const received = await db
-    .selectFrom("events")
-    .select("payload")
-    .where("type", "=", DOMAIN_EVENT_TYPES.sessionHandoffReceived)
-    .where("session", "=", session)
-    .orderBy("seq", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  if (received === undefined) return null;
-  const id = (JSON.parse(received.payload) as { checkpoint_id?: unknown }).checkpoint_id;
-  return typeof id === "string" ? id : null;
 }

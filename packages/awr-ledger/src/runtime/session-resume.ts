@@ -14,6 +14,8 @@ import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { activeBranchById, MAIN, resolveBranch, selectedBranchId } from "./branch-select.js";
 import { runCheckedWrite } from "./checked-write.js";
+import { type CheckpointSave, checkpointSave } from "./checkpoint-delta.js";
+import { recoveryCheckpointId, recoveryRevision } from "./recovery-checkpoint.js";
 import { inheritClaims, planClaimInheritance, type ResumeClaimMode } from "./resume-claims.js";
 import { activeBinding, pendingWait, resolveSession, waitBlocksError } from "./runtime-lookup.js";
 import {
@@ -46,12 +48,35 @@ export interface SessionResumeInput extends WriteFields {
 }
 
 export interface SessionResumeResult {
-  /** The successor and the claim it holds (null when it holds none). */
-  resumed: { session: SessionView; claim: ClaimView | null };
+  /**
+   * The successor and the claim it holds (null when it holds none), the predecessor as the
+   * resume left it (`interrupted` when it was active), and the ids of the predecessor's claims
+   * the resume closed (handed over, released or expired), sorted.
+   */
+  resumed: {
+    session: SessionView;
+    claim: ClaimView | null;
+    from_session: SessionView;
+    closed_claim_ids: string[];
+  };
   from_session_id: string;
   predecessor: SessionView;
-  /** The checkpoint the successor continues from (the predecessor's last). */
+  /**
+   * The checkpoint the successor continues from: the predecessor's last, or the one the
+   * predecessor itself inherited. The successor's own `last_checkpoint_id` stays null.
+   */
   checkpoint_id: string | null;
+  /** `checkpoint`, or `source_and_session_start` when the predecessor left no checkpoint. */
+  recovery_basis: "checkpoint" | "source_and_session_start";
+  /** What the successor cannot recover (no checkpoint, or one saved without its delta). */
+  recovery_gaps: string[];
+  /** What the inherited checkpoint saved (checkpoint-delta.ts); null without a checkpoint. */
+  checkpoint_save: CheckpointSave | null;
+  /**
+   * The baseline of the successor's delta: the checkpoint's revision, else the revision the
+   * predecessor recovered from or started at.
+   */
+  recovery_after_revision: number;
   /** Claims the successor took over or acquired. */
   claims: ClaimView[];
   /** The predecessor's waits, oldest first: what it asked and what the user answered. */
@@ -111,7 +136,21 @@ export async function sessionResume(
       );
     }
     const inheritance = await planClaimInheritance(db, predecessor, mode, nowMs);
-    return { predecessor, inheritance };
+    const checkpoint = await recoveryCheckpointId(db, predecessor);
+    const saved = checkpoint === null ? null : await checkpointSave(db, checkpoint);
+    const savedRevision =
+      checkpoint === null
+        ? undefined
+        : await db
+            .selectFrom("checkpoints")
+            .select("revision")
+            .where("id", "=", checkpoint)
+            .executeTakeFirst();
+    const recoveryAfter =
+      savedRevision === undefined
+        ? await recoveryRevision(db, predecessor)
+        : Number(savedRevision.revision);
+    return { predecessor, inheritance, checkpoint, saved, recoveryAfter };
   };
 
   return runCheckedWrite(
@@ -120,7 +159,7 @@ export async function sessionResume(
       input,
       caller,
       check,
-      apply: async (unit, { predecessor, inheritance }) => {
+      apply: async (unit, { predecessor, inheritance, checkpoint, saved, recoveryAfter }) => {
         const successor: SessionTable = {
           id: ulid(),
           branch: predecessor.branch,
@@ -134,7 +173,9 @@ export async function sessionResume(
           predecessor: predecessor.id,
           successor: null,
           summary: null,
-          last_checkpoint: predecessor.last_checkpoint,
+          // Only a checkpoint the successor saves itself; the one it continues from is recorded
+          // in its session.resumed event and read back as its inherited checkpoint.
+          last_checkpoint: null,
           start_revision: unit.revision,
           end_revision: null,
           started_at: unit.time,
@@ -160,6 +201,13 @@ export async function sessionResume(
           .where("id", "=", predecessor.id)
           .execute();
         await unit.tx.insertInto("sessions").values(successor).execute();
+        const closedClaims = await unit.tx
+          .selectFrom("claims")
+          .select("id")
+          .where("session", "=", predecessor.id)
+          .where("status", "=", "active")
+          .execute();
+        const closedClaimIds = closedClaims.map((c) => c.id).sort();
         const inherited = await inheritClaims(unit, predecessor, successor, inheritance, {
           ttlMs: input.ttl_ms,
         });
@@ -176,12 +224,18 @@ export async function sessionResume(
           // recorded as this request's result.
           result: redactSecretStrings({
             resumed: {
-              session: sessionView(successor),
+              session: sessionView(successor, ctx.store.projectId),
               claim: held === undefined ? null : claimView(held),
+              from_session: sessionView(closed, ctx.store.projectId),
+              closed_claim_ids: closedClaimIds,
             },
             from_session_id: predecessor.id,
-            predecessor: sessionView(closed),
-            checkpoint_id: successor.last_checkpoint,
+            predecessor: sessionView(closed, ctx.store.projectId),
+            checkpoint_id: checkpoint,
+            recovery_basis: checkpoint === null ? "source_and_session_start" : "checkpoint",
+            recovery_gaps: recoveryGaps(checkpoint, saved?.save ?? null),
+            checkpoint_save: saved?.save ?? null,
+            recovery_after_revision: recoveryAfter,
             claims: inherited.map((c) => claimView(c)),
             predecessor_waits: predecessorWaits.map(waitView),
           }),
@@ -192,7 +246,9 @@ export async function sessionResume(
             summary: `session ${successor.id} resumes ${predecessor.id}`,
             payload: {
               predecessor: predecessor.id,
-              checkpoint: successor.last_checkpoint,
+              checkpoint,
+              recovery_after_revision: recoveryAfter,
+              closed_claim_ids: closedClaimIds,
               conversation,
               claim_mode: mode,
               claims: inherited.map((c) => c.id),
@@ -203,4 +259,18 @@ export async function sessionResume(
     },
     options,
   );
+}
+
+/** What a successor is told it cannot recover: the same gaps the original reports. */
+function recoveryGaps(checkpoint: string | null, save: CheckpointSave | null): string[] {
+  if (checkpoint === null) {
+    return [
+      "No checkpoint was saved: the successor starts from the current sources and the changes since the predecessor's session began; a digest, next action or open loops were never recorded, so there are none to recover.",
+    ];
+  }
+  return save?.delta_recorded === true
+    ? []
+    : [
+        "The checkpoint was saved before checkpoints recorded their session delta: its next action and open loops are there, what the session did before it is not.",
+      ];
 }

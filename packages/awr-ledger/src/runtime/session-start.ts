@@ -146,7 +146,7 @@ export async function sessionStart(
         if (bound === undefined) return undefined;
         const nowMs = ctx.now();
         const reused: SessionReused = {
-          ...(await sessionState(db, bound, nowMs)),
+          ...(await sessionState(db, bound, nowMs, ctx.store.projectId)),
           claim: await claimOf(db, bound, nowMs),
           binding_reused: true,
           next_action: REUSED_NEXT_ACTION,
@@ -195,7 +195,7 @@ export async function sessionStart(
           }
           const eventId = ulid();
           const result: SessionStarted = {
-            session: sessionView(session),
+            session: sessionView(session, ctx.store.projectId),
             claim: claimed,
             binding: { client: caller.client, conversation },
             binding_reused: false,

@@ -198,8 +198,9 @@ export async function workHandoff(
         return {
           result: {
             handoff: {
-              from_session: sessionView(ended),
-              to_session: receiver === undefined ? null : sessionView(receiver),
+              from_session: sessionView(ended, ctx.store.projectId),
+              to_session:
+                receiver === undefined ? null : sessionView(receiver, ctx.store.projectId),
               checkpoint,
               closed_claim_ids: payload.closed_claim_ids,
               transferred_claim: transferred === null ? null : claimView(transferred),

@@ -1,0 +1,178 @@
+import type { ContextDeltaInput } from "../context/context-delta.js";
+import { LedgerError } from "../errors.js";
+import { loadInOrder } from "../internal/ordered-import.js";
+import { readAt } from "./history-operations.js";
+import { choice, id, limit, nullable, object } from "./json-schema.js";
+import { LIMITS } from "./limits.js";
+import { operation } from "./operation.js";
+import { workGetOperation } from "./read-operations.js";
+
+// The explicit reads behind a packet (`object show`, `event show`, `context delta`): CLI-only
+// operations, as in the original, which has no tools for them (docs/design/operation-catalog.md).
+
+export interface ObjectShowInput {
+  kind: "work" | "work_item" | "work-item" | "checkpoint";
+  reference: string;
+  full?: boolean | undefined;
+}
+
+export const objectShowOperation = operation({
+  tool: "awr_object_show",
+  kind: "read",
+  surface: "cli",
+  freshness: "sources",
+  description:
+    "One object by kind and key or id: a work item as its source states it (acceptance as written), or a checkpoint with what it saved (full: its session delta).",
+  input: object(
+    {
+      kind: choice(["work", "work_item", "work-item", "checkpoint"]),
+      reference: id(),
+      full: { type: "boolean", default: false },
+    },
+    ["kind", "reference"],
+  ),
+  run: async (host, input: ObjectShowInput, caller, options) => {
+    const full = input.full === true;
+    if (input.kind !== "checkpoint") {
+      const got = (await workGetOperation.run(
+        host,
+        { work: input.reference },
+        caller,
+        options,
+      )) as {
+        project_revision: number;
+        work: Record<string, unknown> & {
+          id: string;
+          work: string;
+          title: string;
+          status: string;
+          raw_status: string | null;
+          summary: string | null;
+          source: unknown;
+        };
+        acceptance: { text: string }[];
+      };
+      const { active_claims: _claims, expired_claims: _expired, ...work } = got.work;
+      const item = {
+        ...work,
+        external_key: got.work.work,
+        acceptance: got.acceptance.map((a) => a.text),
+      };
+      const brief = {
+        id: item.id,
+        external_key: item.external_key,
+        title: item.title,
+        status: item.status,
+        raw_status: item.raw_status,
+        summary: item.summary,
+      };
+      return {
+        project_revision: got.project_revision,
+        object: full ? item : brief,
+        source: got.work.source,
+        content_included: full,
+      };
+    }
+    const [{ ownCheckpoint }, { checkpointView }, { checkpointSave }] = await Promise.all([
+      import("../runtime/conversation-privacy.js"),
+      import("../runtime/runtime-views.js"),
+      import("../runtime/checkpoint-delta.js"),
+    ]);
+    return readAt(host, options, async (db, rev) => {
+      const row = await ownCheckpoint(db, caller, input.reference);
+      const saved = await checkpointSave(db, row.id);
+      return {
+        project_revision: rev,
+        object: checkpointView(row),
+        source: null,
+        content_included: full,
+        checkpoint_save: saved?.save ?? null,
+        ...(full ? { session_delta: saved?.delta ?? null } : {}),
+      };
+    });
+  },
+  cli: [
+    {
+      path: ["object", "show"],
+      summary: "one work item or checkpoint (--full: all of it, a checkpoint's saved delta too)",
+      operands: [
+        { field: "kind", name: "KIND" },
+        { field: "reference", name: "REF" },
+      ],
+      flags: { kind: null, reference: null },
+    },
+  ],
+});
+
+export interface EventShowInput {
+  event: string;
+  full?: boolean | undefined;
+}
+
+export const eventShowOperation = operation({
+  tool: "awr_event_show",
+  kind: "read",
+  surface: "cli",
+  freshness: "runtime",
+  description:
+    "One event by id: its brief, and with full its payload too (what packets and histories leave out).",
+  input: object({ event: id(), full: { type: "boolean", default: false } }, ["event"]),
+  run: async (host, input: EventShowInput, caller, options) => {
+    const [{ eventSeenBy }, { eventBrief }] = await Promise.all([
+      import("../runtime/conversation-privacy.js"),
+      import("../read/event-history.js"),
+    ]);
+    return readAt(host, options, async (db, rev) => {
+      const row = await db
+        .selectFrom("events")
+        .selectAll()
+        .where("id", "=", input.event)
+        .executeTakeFirst();
+      if (row === undefined) {
+        throw new LedgerError(
+          "NotFound",
+          `no event ${input.event}; list events with awr event history`,
+          { event: input.event },
+        );
+      }
+      const seen = eventSeenBy(row, caller.client);
+      const full = input.full === true;
+      return {
+        project_revision: rev,
+        event: full
+          ? { ...eventBrief(seen), payload: JSON.parse(seen.payload) as unknown }
+          : eventBrief(seen),
+        payload_included: full,
+      };
+    });
+  },
+  cli: [
+    {
+      path: ["event", "show"],
+      summary: "one event by id (--full: with its payload)",
+      operands: [{ field: "event", name: "EVENT" }],
+      flags: { event: null },
+    },
+  ],
+});
+
+export const contextDeltaOperation = operation({
+  tool: "awr_context_delta",
+  kind: "read",
+  surface: "cli",
+  freshness: "sources",
+  description:
+    "What changed since a baseline (a checkpoint, a revision, else the session's recovery point): the work item's and the session's events and the source changes, as summaries and references.",
+  input: object({
+    session: nullable(id()),
+    work: nullable(id()),
+    checkpoint: nullable(id()),
+    after_revision: nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+    event_limit: limit(),
+  }),
+  run: async (host, input: ContextDeltaInput, caller, options) => {
+    const { contextDelta } = await loadInOrder(() => import("../context/context-delta.js"));
+    return readAt(host, options, (db, rev) => contextDelta(db, input, caller, rev));
+  },
+  cli: [{ path: ["context", "delta"], summary: "what changed since a checkpoint or revision" }],
+});
