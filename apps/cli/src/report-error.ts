@@ -142,14 +142,13 @@ export function writeError(
   if (partial !== undefined) streams.stdout.write(`${partial.trimEnd()}\n`);
   const label = error.usage ? "usage error" : `error [${error.code}]`;
   stream.write(`${colors.red(colors.bold(label))}: ${cliText(error.message)}\n`);
+  // An incomplete context's gaps are in its result's completeness (its error has no details).
+  const completeness = error.result?.["completeness"];
+  if (isRecord(completeness)) stream.write(`  ${colors.dim("gaps")}: ${gapsText(completeness)}\n`);
   if (error.details !== undefined && !error.usage) {
     for (const [key, value] of Object.entries(error.details)) {
       // The fix a tool caller gets as data is the next: line here.
       if (key === "next" || key === "cli") continue;
-      if (key === "completeness" && isRecord(value)) {
-        stream.write(`  ${colors.dim("gaps")}: ${gapsText(value)}\n`);
-        continue;
-      }
       const shown = typeof value === "string" ? value : JSON.stringify(value);
       stream.write(`  ${colors.dim(key)}: ${cliText(shown)}\n`);
     }
