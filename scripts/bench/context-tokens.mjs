@@ -17,28 +17,32 @@ export async function run() {
   const ledger = await openLedger({ root: fixture.root });
   const active = fixture.items.filter((i) => i.active);
   const rendered = [];
+  // Bytes of each whole answer (what a host receives as structuredContent) per rendered byte.
+  const answerRatios = [];
   let factsTotal = 0;
   let factsFound = 0;
   let fullRecall = 0;
   const failures = [];
   try {
     for (const item of active) {
-      let packet;
+      let answer;
       try {
-        const result = await ledger.call(
+        answer = await ledger.call(
           "awr_context_compile",
           { work: item.work, budget: 5000 },
           { client: "stdio" },
         );
-        packet = result.work_context;
       } catch (error) {
         failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
         // An incomplete packet is ContextIncomplete carrying the whole result: measure it too.
         if (error.code !== "ContextIncomplete" || error.result === undefined) continue;
-        packet = error.result.work_context;
+        answer = error.result;
       }
-      const text = packet.rendered_context ?? "";
+      const text = answer.work_context?.rendered_context ?? "";
       rendered.push(countTokens(text));
+      answerRatios.push(
+        Buffer.byteLength(JSON.stringify(answer)) / Math.max(1, Buffer.byteLength(text)),
+      );
       const found = item.required_facts.filter((fact) => text.includes(fact)).length;
       factsTotal += item.required_facts.length;
       factsFound += found;
@@ -52,6 +56,8 @@ export async function run() {
   const reductionMean = 1 - mean / fullTokens;
   const reductionWorst = 1 - max / fullTokens;
   const recall = factsTotal ? factsFound / factsTotal : 0;
+  const ratioMean = answerRatios.reduce((a, b) => a + b, 0) / Math.max(1, answerRatios.length);
+  const ratioMax = Math.max(0, ...answerRatios);
   const cmd = "pnpm bench --only context";
   return {
     rows: [
@@ -82,11 +88,22 @@ export async function run() {
         met: factsFound === factsTotal && failures.length === 0,
         command: cmd,
       },
+      {
+        figure: "answer bytes per rendered_context byte, mean / max",
+        value: `${ratioMean.toFixed(2)} / ${ratioMax.toFixed(2)}`,
+        baseline: "rendered_context alone (1.00)",
+        ratio: "—",
+        goal: "≤ 3.00 (max)",
+        met: answerRatios.length > 0 && ratioMax <= 3,
+        command: cmd,
+      },
     ],
     notes: [
       "Tokens are o200k_base (the ledger's countTokens). Full sources = GOALS.md, PLAN.md, RULES.md, DECISIONS.md and " +
         "work-ledger.yaml concatenated: what an agent without AWR would read to find the same facts. " +
         "Required facts per item (from the generator): its key and title, acceptance texts, hard rules in scope, unmet required dependencies.",
+      "Answer bytes: the whole awr_context_compile result as JSON (UTF-8) over its rendered_context; the rest is the packet's " +
+        "metadata in the original's fields (selected_chunks, selected_entities, identity, completeness), each fact once (docs/compatibility/context-answer.md).",
       ...(failures.length
         ? [`Packets that failed to compile: ${failures.slice(0, 5).join("; ")}`]
         : []),

@@ -125,7 +125,8 @@ await build({
   keepNames: true,
   // The ledger's one import kept for nothing but its types (a schema augmentation) is dropped.
   logOverride: { "ignored-bare-import": "silent" },
-  sourcemap: true,
+  // No source maps: the package ships what runs (the maps were most of its tarball).
+  sourcemap: false,
   legalComments: "inline",
   logLevel: "warning",
 });

@@ -4,25 +4,12 @@
 // resolve, a read and a link of its own whatever its size. Rollup regroups esbuild's output: a
 // chunk below MIN_CHUNK_BYTES that runs nothing when loaded (definitions only) joins a chunk
 // loaded in similar conditions, so a command may parse a little code it does not call, but no
-// code runs that did not run before (status then loads 30 files). The code is esbuild's, and
-// the source maps still point at the original sources.
-import { existsSync, readFileSync } from "node:fs";
+// code runs that did not run before (status then loads 30 files). The code is esbuild's; like
+// it, no source maps are written (the package ships what runs).
 import { isAbsolute } from "node:path";
 import { rollup } from "rollup";
 
 const MIN_CHUNK_BYTES = 40_000;
-
-/** esbuild's chunks with their source maps, so rollup maps its output back to the sources. */
-const withInputSourceMaps = {
-  name: "input-source-maps",
-  load(id) {
-    const map = `${id}.map`;
-    return {
-      code: readFileSync(id, "utf8"),
-      map: existsSync(map) ? readFileSync(map, "utf8") : null,
-    };
-  },
-};
 
 /**
  * Rewrites the bundle whose entry is `entry` (esbuild's output) into `outDir`: `main.js` and
@@ -33,7 +20,6 @@ export async function mergeBinChunks({ entry, outDir, chunksDir }) {
   const bundle = await rollup({
     input: entry,
     external: (id) => !id.startsWith(".") && !isAbsolute(id),
-    plugins: [withInputSourceMaps],
     logLevel: "warn",
     onwarn(warning, warn) {
       // esbuild's chunks import one another both ways; the order is already esbuild's.
@@ -48,7 +34,7 @@ export async function mergeBinChunks({ entry, outDir, chunksDir }) {
       // esbuild's names already carry a content hash.
       chunkFileNames: `${chunksDir}/[name].js`,
       experimentalMinChunkSize: MIN_CHUNK_BYTES,
-      sourcemap: true,
+      sourcemap: false,
     });
   } finally {
     await bundle.close();

@@ -178,15 +178,14 @@ export function writeError(
   if (partial !== undefined) streams.stdout.write(`${partial.trimEnd()}\n`);
   const label = error.usage ? "usage error" : `error [${error.code}]`;
   stream.write(`${colors.red(colors.bold(label))}: ${error.display ?? cliText(error.message)}\n`);
+  // An incomplete context's gaps are in its result's completeness (its error has no details).
+  const completeness = error.result?.["completeness"];
+  if (isRecord(completeness)) stream.write(`  ${colors.dim("gaps")}: ${gapsText(completeness)}\n`);
   // A message said in the command's own words says its details too.
   if (error.details !== undefined && !error.usage && error.display === undefined) {
     for (const [key, value] of Object.entries(error.details)) {
       // The fix a tool caller gets as data is the next: line here (suggestions: its "Did you mean").
       if (key === "next" || key === "cli" || key === "suggestions") continue;
-      if (key === "completeness" && isRecord(value)) {
-        stream.write(`  ${colors.dim("gaps")}: ${gapsText(value)}\n`);
-        continue;
-      }
       // A broken source's issues: where, not a JSON dump of every one.
       const issues = key === "issues" ? sourceIssues(value) : [];
       if (issues.length > 0 && Array.isArray(value) && issues.length === value.length) {

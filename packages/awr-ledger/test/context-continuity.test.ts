@@ -111,18 +111,8 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
         session_id: session,
         status: "interrupted",
         open_loops: ["provider account", "webhook secret rotation"],
-        last_checkpoint: expect.objectContaining({
-          id: checkpoint,
-          next_action: "Configure the provider account",
-        }),
-        waits: [
-          expect.objectContaining({
-            id: wait,
-            question: QUESTION,
-            status: "answered",
-            reply: ANSWER,
-          }),
-        ],
+        last_checkpoint_id: checkpoint,
+        wait_ids: [wait],
       }),
     ]);
     // The inherited checkpoint is a required fact of the successor's packet.
@@ -133,7 +123,8 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
 
     const l0 = await p.ledger.contextBootstrap({ session: successor }, caller);
     expect(l0.context.checkpoint_origin).toBe("handoff");
-    expect(l0.continuity.predecessors[0]?.waits[0]?.reply).toBe(ANSWER);
+    expect(l0.continuity.predecessors[0]?.wait_ids).toEqual([wait]);
+    expect(l0.continuity.waits[0]?.reply).toBe(ANSWER);
     expect(l0.rendered_context).not.toContain(ANSWER);
   });
 });

@@ -6,12 +6,22 @@ import type { OperationGetInput } from "../runtime/operation-get.js";
 import type { OperationRecoverInput } from "../runtime/operation-recover.js";
 import type { SessionResumeInput, SessionResumeResult } from "../runtime/session-resume.js";
 import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
-import { choice, id, nullable, object, revision, strings, ttlMs } from "./json-schema.js";
+import { about, choice, id, nullable, object, revision, strings, ttlMs } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { type OperationHost, type OperationOptions, operation } from "./operation.js";
 import { contextCompileOperation } from "./read-operations.js";
 import { readPolicy } from "./read-policy.js";
-import { requestId, sourceSha } from "./shared-fields.js";
+import {
+  conversationId,
+  expectedRevision,
+  identityFields,
+  requestId,
+  sessionId,
+  sourceSha,
+} from "./shared-fields.js";
+
+/** The request_id of the operation tools, which names an earlier write instead of this one. */
+const LOOKED_UP = "The request_id of your earlier write.";
 
 /**
  * The successor's context packet, exactly as awr_context_compile (or `awr context compile`)
@@ -93,18 +103,23 @@ export const sessionResumeOperation = operation({
     "Continues a session in a successor bound to conversation: it inherits the last checkpoint and, by claim (inherit|acquire|none), the claim; the answer carries the successor's compiled context. Refused while a wait is pending.",
   input: object(
     {
-      session: id(),
-      conversation: id(),
-      agent: id(),
-      provider: id(),
-      model: id(),
-      expected_revision: revision(),
-      claim: { ...choice(["inherit", "acquire", "none"]), default: "inherit" },
+      session: about("The session to continue.", sessionId()),
+      conversation: about("Conversation for the successor.", conversationId()),
+      ...identityFields(),
+      expected_revision: expectedRevision(),
+      claim: about("The successor's claim.", {
+        ...choice(["inherit", "acquire", "none"]),
+        default: "inherit",
+      }),
       ttl_ms: ttlMs(),
-      budget: { type: ["integer", "null"], minimum: LIMITS.budget.min, maximum: LIMITS.budget.max },
-      paths: nullable(strings()),
-      tags: nullable(strings()),
-      goals: strings(),
+      budget: about("Token budget of its context.", {
+        type: ["integer", "null"],
+        minimum: LIMITS.budget.min,
+        maximum: LIMITS.budget.max,
+      }),
+      paths: about("Paths you will touch; scope rules.", nullable(strings())),
+      tags: about("Tags that scope rules.", nullable(strings())),
+      goals: about("Goal keys; default: primary goals.", strings()),
       source_sha: sourceSha(),
     },
     ["session", "conversation", "agent", "provider", "model", "expected_revision"],
@@ -148,7 +163,7 @@ export const operationGetOperation = operation({
   freshness: "runtime",
   description:
     "What became of one of your writes, by request_id: outcome recorded or unknown, its domain receipts, the next action. Call it after a timeout or a lost answer instead of guessing; never replay an unknown one.",
-  input: object({ request_id: requestId() }, ["request_id"]),
+  input: object({ request_id: requestId(LOOKED_UP) }, ["request_id"]),
   run: async (host, input: OperationGetInput, caller, options) =>
     (await loadInOrder(() => import("../runtime/operation-get.js"))).operationGet(
       host.runtime,
@@ -171,7 +186,7 @@ export const operationRecoverOperation = operation({
   freshness: "runtime",
   description:
     "Settles a write whose outcome is unknown from its receipts, never running it again: one terminal receipt records it committed; none, once no worker holds it, not committed. Compile fresh context afterwards.",
-  input: object({ request_id: requestId(), expected_revision: revision() }, [
+  input: object({ request_id: requestId(LOOKED_UP), expected_revision: expectedRevision() }, [
     "request_id",
     "expected_revision",
   ]),
@@ -197,7 +212,7 @@ export const sourceReindexOperation = operation({
   freshness: "runtime",
   description:
     "Re-reads the planning sources into the ledger after they change (the fix for SourceStale); unchanged sources are skipped and spend nothing. Never edits the files.",
-  input: object({ expected_revision: revision() }, ["expected_revision"]),
+  input: object({ expected_revision: expectedRevision() }, ["expected_revision"]),
   run: async (host, input: SourceReindexInput, caller, options) => {
     const { refuseHeldBack, sourceReindex } = await loadInOrder(
       () => import("../projection/source-reindex.js"),

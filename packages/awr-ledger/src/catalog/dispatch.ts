@@ -5,7 +5,7 @@ import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
 import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
-import type { OperationHost, OperationOptions } from "./operation.js";
+import type { Operation, OperationHost, OperationOptions } from "./operation.js";
 import { readPolicy } from "./read-policy.js";
 import { validateInput } from "./validate-input.js";
 

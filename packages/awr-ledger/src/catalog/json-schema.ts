@@ -52,6 +52,15 @@ export function object(
   };
 }
 
+/**
+ * `schema` with a description: what the argument means, in the few words tools/list can afford
+ * (every argument has one; the whole list stays under the original's 32 KiB).
+ */
+export const about = <S extends JsonSchema>(description: string, schema: S): S => ({
+  ...schema,
+  description,
+});
+
 /** Makes a schema also accept null (which the validator treats as "omitted"). */
 export function nullable<S extends JsonSchema>(schema: S): S {
   const type = schema.type === undefined ? [] : [schema.type].flat();
@@ -78,6 +87,7 @@ export const revision = (): JsonSchema => ({
 });
 
 export const limit = (): JsonSchema => ({
+  description: "Max results.",
   type: "integer",
   minimum: LIMITS.limit.min,
   maximum: LIMITS.limit.max,
@@ -85,13 +95,18 @@ export const limit = (): JsonSchema => ({
 });
 
 export const ttlMs = (): JsonSchema =>
-  nullable({ type: "integer", minimum: LIMITS.ttlMs.min, maximum: LIMITS.ttlMs.max });
+  nullable({
+    type: "integer",
+    minimum: LIMITS.ttlMs.min,
+    maximum: LIMITS.ttlMs.max,
+    description: "Claim lifetime in ms; omit: no expiry.",
+  });
 
 /** Work-branch selection: null or omitted = the selected default, "main" = the baseline. */
 export const branch = (): JsonSchema => ({
   type: ["string", "null"],
   maxLength: LIMITS.idBytes,
-  description: "Work branch name or id; null/omitted = selected default, main = baseline.",
+  description: "Work branch name or id; omit: current, main: baseline.",
 });
 
 export const choice = (values: readonly string[]): JsonSchema => ({

@@ -8,10 +8,20 @@ import { SEARCH_KINDS } from "../read/search-kinds.js";
 import { branchIdOf, resolveBranch } from "../runtime/branch-select.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { completeContext, contextScope } from "./context-result.js";
-import { branch, choice, id, limit, nullable, object, strings, text } from "./json-schema.js";
+import {
+  about,
+  branch,
+  choice,
+  id,
+  limit,
+  nullable,
+  object,
+  strings,
+  text,
+} from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { type OperationHost, type OperationOptions, operation } from "./operation.js";
-import { sourceSha } from "./shared-fields.js";
+import { conversationId, sessionId, sourceSha } from "./shared-fields.js";
 
 /** Runs a read of the projection at one consistent revision. */
 function readAt<T>(
@@ -43,10 +53,10 @@ export const projectStatusOperation = operation({
   input: object({
     branch: branch(),
     source_sha: sourceSha(),
-    view: { ...choice(["full", "summary"]), default: "full" },
-    work: strings(),
-    goal: nullable(id()),
-    milestone: nullable(id()),
+    view: about("summary: a shorter answer.", { ...choice(["full", "summary"]), default: "full" }),
+    work: about("Work keys to scope to.", strings()),
+    goal: about("Goal key to scope to.", nullable(id())),
+    milestone: about("Milestone to scope to.", nullable(id())),
   }),
   run: (host, input: ProjectStatusInput, _caller, options) =>
     readAt(host, options, async (db, revision) => {
@@ -107,7 +117,10 @@ export const workGetOperation = operation({
   freshness: "sources",
   description:
     "One work item in full: acceptance, dependencies with their states, decisions, evidence (with currency against source_sha), active and expired claims. NotFound: find the key with awr_search.",
-  input: object({ work: id(), branch: branch(), source_sha: sourceSha() }, ["work"]),
+  input: object(
+    { work: about("Work item key.", id()), branch: branch(), source_sha: sourceSha() },
+    ["work"],
+  ),
   run: async (host, input: WorkGetToolInput, _caller, options) => {
     const { workGet } = await loadInOrder(() => import("../read/work-get.js"));
     const { workGetView } = await import("../read/read-extras.js");
@@ -139,25 +152,28 @@ export const contextCompileOperation = operation({
   description:
     "The bounded, deterministic context packet for a work item or session, under work_context (rendered_context, context_hash, token_estimate), with completeness and the continuity of waits and replies. checkpoint or after_revision (not both) limit it to changes. BudgetExceeded {required, budget}: retry with more. ContextIncomplete: required facts are missing.",
   input: object({
-    work: nullable(id()),
-    session: nullable(id()),
-    conversation: nullable(id()),
-    detached: { type: "boolean", default: false },
-    agent: nullable(id()),
+    work: about("Work key; omit: the session's.", nullable(id())),
+    session: nullable(sessionId()),
+    conversation: nullable(conversationId()),
+    detached: about("Use no session (needs work).", { type: "boolean", default: false }),
+    agent: about("Your agent name; scopes rules.", nullable(id())),
     branch: branch(),
-    goals: strings(),
-    paths: nullable(strings()),
-    tags: nullable(strings()),
+    goals: about("Goal keys; default: primary goals.", strings()),
+    paths: about("Paths you will touch; scope rules.", nullable(strings())),
+    tags: about("Tags that scope rules.", nullable(strings())),
     source_sha: sourceSha(),
-    intent: nullable(text()),
-    budget: {
+    intent: about("What you will do (default work).", nullable(text())),
+    budget: about("Token budget (o200k_base).", {
       type: ["integer", "null"],
       minimum: LIMITS.budget.min,
       maximum: LIMITS.budget.max,
       default: LIMITS.budget.default,
-    },
-    checkpoint: nullable(id()),
-    after_revision: nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+    }),
+    checkpoint: about("Delta since this checkpoint id.", nullable(id())),
+    after_revision: about(
+      "Delta since this project revision.",
+      nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+    ),
   }),
   run: async (host, input: ContextCompileToolInput, caller, options) => {
     const { compileContext } = await loadInOrder(() => import("../context/compile-context.js"));
@@ -214,10 +230,13 @@ export const searchOperation = operation({
   description:
     "Full-text search over work, goals, plans, rules, decisions, evidence and events (never payloads), filtered by kind, status or work. Finds a key you do not know.",
   input: object({
-    text: { type: ["string", "null"], maxLength: LIMITS.searchTextBytes },
-    kind: { type: ["string", "null"], enum: [...SEARCH_KINDS, null] },
-    status: nullable(id()),
-    work: nullable(id()),
+    text: about("Words to find.", { type: ["string", "null"], maxLength: LIMITS.searchTextBytes }),
+    kind: about("Only hits of this kind.", {
+      type: ["string", "null"],
+      enum: [...SEARCH_KINDS, null],
+    }),
+    status: about("Only this status.", nullable(id())),
+    work: about("Only this work item's records.", nullable(id())),
     limit: limit(),
   }),
   run: async (host, input: SearchInput, caller, options) => {

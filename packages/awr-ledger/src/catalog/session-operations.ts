@@ -7,6 +7,7 @@ import type { SessionReplyInput } from "../runtime/session-reply.js";
 import type { SessionStartInput } from "../runtime/session-start.js";
 import type { SessionWaitInput } from "../runtime/session-wait.js";
 import {
+  about,
   branch,
   choice,
   id,
@@ -21,14 +22,21 @@ import {
   ttlMs,
 } from "./json-schema.js";
 import { operation } from "./operation.js";
+import { conversationId, expectedRevision, identityFields, sessionId } from "./shared-fields.js";
 
 /** The session selector of the original: `session` or `conversation`, and one is required. */
 const selector = (properties: Record<string, JsonSchema>, required: string[] = []) =>
   object(
-    { ...properties, session: nullable(id()), conversation: nullable(id()) },
+    { ...properties, session: nullable(sessionId()), conversation: nullable(conversationId()) },
     required,
     SESSION_SELECTOR,
   );
+
+/** What a checkpoint (or a wait's) saves, as the original names it. */
+const contextHash = () => about("context_hash of the packet you used.", id());
+const digest = () => about("Where you stand, briefly.", text());
+const nextAction = () => about("Your next concrete step.", text());
+const openLoops = () => about("Unfinished threads.", strings());
 
 /** A CLI command addressing a session by operand, `--session` or `--conversation`. */
 const addressed = (path: string[], summary: string) => ({
@@ -45,13 +53,11 @@ export const sessionStartOperation = operation({
     "Binds your host conversation to a work item as a durable session (it survives disconnects and restarts), optionally claiming it. The same binding again returns binding_reused: true and spends nothing. ClaimConflict: pick other work; SourceConflict: the conversation is bound elsewhere or to another agent identity.",
   input: object(
     {
-      work: id(),
-      conversation: id(),
-      agent: id(),
-      provider: id(),
-      model: id(),
-      expected_revision: revision(),
-      claim: { type: "boolean", default: false },
+      work: about("Work item key.", id()),
+      conversation: conversationId(),
+      ...identityFields(),
+      expected_revision: expectedRevision(),
+      claim: about("Also claim the work.", { type: "boolean", default: false }),
       ttl_ms: ttlMs(),
       branch: branch(),
     },
@@ -97,7 +103,10 @@ export const sessionListOperation = operation({
   freshness: "runtime",
   description:
     "Your sessions, newest first; page with before_revision = next_before_revision. Connections are not sessions.",
-  input: object({ limit: limit(), before_revision: nullable(revision()) }),
+  input: object({
+    limit: limit(),
+    before_revision: about("Page: the last next_before_revision.", nullable(revision())),
+  }),
   run: async (host, input: SessionListInput, caller, options) =>
     (await loadInOrder(() => import("../runtime/session-read.js"))).sessionList(
       host.runtime,
@@ -116,12 +125,12 @@ export const sessionCheckpointOperation = operation({
     "Saves where you are: digest, next action, open loops and the context_hash of the packet you last used (never invent one), so you or a successor can continue after a reset.",
   input: selector(
     {
-      expected_revision: revision(),
-      context_hash: id(),
-      digest: text(),
-      next_action: text(),
-      open_loops: strings(),
-      changed_entities: strings(),
+      expected_revision: expectedRevision(),
+      context_hash: contextHash(),
+      digest: digest(),
+      next_action: nextAction(),
+      open_loops: openLoops(),
+      changed_entities: about("Keys you changed since.", strings()),
     },
     ["expected_revision", "context_hash", "digest", "next_action"],
   ),
@@ -148,8 +157,8 @@ export const sessionEndOperation = operation({
     "Ends your session (outcome ended, interrupted or incomplete) and releases its claims. A disconnect never ends a session. Works while sources are stale.",
   input: selector(
     {
-      expected_revision: revision(),
-      outcome: choice(["ended", "interrupted", "incomplete"]),
+      expected_revision: expectedRevision(),
+      outcome: about("How it ended.", choice(["ended", "interrupted", "incomplete"])),
     },
     ["expected_revision", "outcome"],
   ),
@@ -176,9 +185,9 @@ export const sessionClaimOperation = operation({
     "Acquires (or renews, with ttl_ms) your session's claim on its work item, or releases one of its claims (claim = its id). At most one claim per item; ClaimConflict names the holder.",
   input: selector(
     {
-      action: choice(["acquire", "release"]),
-      expected_revision: revision(),
-      claim: nullable(id()),
+      action: about("acquire or release a claim.", choice(["acquire", "release"])),
+      expected_revision: expectedRevision(),
+      claim: about("release: the claim id.", nullable(id())),
       ttl_ms: ttlMs(),
     },
     ["action", "expected_revision"],
@@ -215,12 +224,16 @@ export const sessionWaitOperation = operation({
     "Checkpoints your session and records one question for the user; transitions of its work and its resume are refused until a reply. The host asks the user; AWR starts no turn. One pending wait per session.",
   input: selector(
     {
-      expected_revision: revision(),
-      question: { type: "string", minLength: 1, maxLength: 8192 },
-      context_hash: id(),
-      digest: text(),
-      next_action: text(),
-      open_loops: strings(),
+      expected_revision: expectedRevision(),
+      question: about("The question for the user.", {
+        type: "string",
+        minLength: 1,
+        maxLength: 8192,
+      }),
+      context_hash: contextHash(),
+      digest: digest(),
+      next_action: nextAction(),
+      open_loops: openLoops(),
     },
     ["expected_revision", "question", "context_hash", "digest", "next_action"],
   ),
@@ -247,10 +260,10 @@ export const sessionReplyOperation = operation({
     "Records the user's reply to a wait, identified by its id (or, with cancel: true, why it is cancelled). It only lifts the block: read the session and compile context before continuing. Another client's wait is RuleViolation.",
   input: object(
     {
-      wait: id(),
-      expected_revision: revision(),
-      reply: { ...text(), minLength: 1 },
-      cancel: { type: "boolean", default: false },
+      wait: about("The wait id.", id()),
+      expected_revision: expectedRevision(),
+      reply: about("The user's answer.", { ...text(), minLength: 1 }),
+      cancel: about("Cancel the wait instead.", { type: "boolean", default: false }),
     },
     ["wait", "expected_revision", "reply"],
   ),

@@ -1,4 +1,4 @@
-import { type JsonSchema, nullable } from "./json-schema.js";
+import { about, id, type JsonSchema, nullable, revision } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 
 /** A full source revision SHA (40 hex digits, or 64 for SHA-256 repositories). */
@@ -8,13 +8,28 @@ export const sha = (): JsonSchema => ({
 });
 
 /** An optional source revision: null or omitted means "not given". */
-export const sourceSha = (): JsonSchema => nullable(sha());
+export const sourceSha = (): JsonSchema =>
+  about("Full commit SHA to check evidence against.", nullable(sha()));
+
+/** The optimistic-concurrency check of every write. */
+export const expectedRevision = (): JsonSchema =>
+  about("The project_revision you last read.", revision());
+
+/** A session, by id; with `conversation` it is one of the original's two session selectors. */
+export const sessionId = (): JsonSchema => about("Session id.", id());
+
+/** The host's stable conversation id, the other selector (the session bound to it). */
+export const conversationId = (): JsonSchema =>
+  about("Your host's conversation id (or session).", id());
 
 /** The caller's stable id for a write (the original's 1..256). */
-export const requestId = (): JsonSchema => ({
+export const requestId = (
+  description = "Your id for this write; resend it to retry.",
+): JsonSchema => ({
   type: "string",
   minLength: 1,
   maxLength: LIMITS.requestIdBytes,
+  description,
 });
 
 /** The project's key on the shared service (from awr_projects_list); never a path. */
@@ -22,5 +37,12 @@ export const projectKey = (): JsonSchema => ({
   type: "string",
   minLength: 1,
   maxLength: LIMITS.idBytes,
-  description: "Project key from awr_projects_list; never a path.",
+  description: "Key from awr_projects_list, not a path.",
+});
+
+/** Who runs a session: the agent's stable name, its model provider and model. */
+export const identityFields = (): Record<"agent" | "provider" | "model", JsonSchema> => ({
+  agent: about("Your agent name, stable across runs.", id()),
+  provider: about("Model provider, e.g. anthropic.", id()),
+  model: about("Model name.", id()),
 });

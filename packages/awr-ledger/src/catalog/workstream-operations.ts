@@ -1,7 +1,7 @@
 import { LedgerError } from "../errors.js";
 import { loadInOrder } from "../internal/ordered-import.js";
 import { WORKSTREAM_ACTIONS } from "../workstreams/workstream-capabilities.js";
-import { id, object } from "./json-schema.js";
+import { about, id, object } from "./json-schema.js";
 import { operation } from "./operation.js";
 
 export interface WorkstreamToolInput {
@@ -30,11 +30,14 @@ export const workstreamOperation = operation({
     "Read-only access to the workstreams your credential is granted (a project grant alone reads none). Start with action capabilities (the actions and their args), then list. The workstream comes from session or work (its owner), else workstream, else your only grant. Answers {ok, read_only, protocol_version, workstream, scope_binding, project_revision, result}; an incomplete context is an error result. Errors: WorkstreamAccessDenied, WorkstreamScopeRequired, WorkstreamBindingMismatch, WorkstreamStaleAuthority (ask the operator), SourceStale, Unsupported.",
   input: object(
     {
-      protocol_version: { type: "integer", const: 1 },
-      action: { type: "string", enum: [...WORKSTREAM_ACTIONS] },
-      workstream: id(),
-      work: id(),
-      session: id(),
+      protocol_version: about("Always 1.", { type: "integer", const: 1 }),
+      action: about("What to read; start with capabilities.", {
+        type: "string",
+        enum: [...WORKSTREAM_ACTIONS],
+      }),
+      workstream: about("A granted workstream key.", id()),
+      work: about("Work key; selects its workstream.", id()),
+      session: about("Session id; selects its workstream.", id()),
       args: {
         type: "object",
         additionalProperties: true,

@@ -6,19 +6,19 @@ import { EVIDENCE_LEVELS } from "../sources/adapters/yaml-work-item.js";
 import type { CliCommand } from "./cli-spec.js";
 import { eventPayloadSchema } from "./event-payload.js";
 import {
+  about,
   branch,
   choice,
   id,
   nullable,
   object,
-  revision,
   SESSION_SELECTOR,
   strings,
   text,
 } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { operation } from "./operation.js";
-import { sha, sourceSha } from "./shared-fields.js";
+import { conversationId, expectedRevision, sessionId, sha, sourceSha } from "./shared-fields.js";
 
 export const WORK_ACTION_NAMES = [
   "progress",
@@ -34,20 +34,23 @@ export const EVIDENCE_LEVEL_NAMES = [...EVIDENCE_LEVELS, "unknown"] as const;
 const levels = () => choice(EVIDENCE_LEVEL_NAMES);
 
 const completion = () =>
-  nullable(
-    object(
-      {
-        version: { type: "integer", const: 1 },
-        source_sha: sha(),
-        minimum_level: levels(),
-        acceptance: {
-          type: "array",
-          maxItems: LIMITS.listItems,
-          items: object({ criterion: text(), evidence: strings() }, ["criterion", "evidence"]),
+  about(
+    "complete: evidence for every acceptance criterion.",
+    nullable(
+      object(
+        {
+          version: { type: "integer", const: 1 },
+          source_sha: sha(),
+          minimum_level: levels(),
+          acceptance: {
+            type: "array",
+            maxItems: LIMITS.listItems,
+            items: object({ criterion: text(), evidence: strings() }, ["criterion", "evidence"]),
+          },
+          required_evidence: strings(),
         },
-        required_evidence: strings(),
-      },
-      ["version", "source_sha", "acceptance"],
+        ["version", "source_sha", "acceptance"],
+      ),
     ),
   );
 
@@ -83,15 +86,15 @@ export const workTransitionOperation = operation({
     "Moves a work item: progress, block (blocker), unblock, cancel, reopen, or complete (completion maps every acceptance criterion to recorded evidence at source_sha). Writes the YAML source. progress/block/complete need your session's claim. Errors: ClaimConflict, DependencyBlocked, EvidenceMissing, InvalidTransition (wrong state or a pending wait), SourceConflict (the file changed: reindex), RevisionConflict.",
   input: object(
     {
-      work: id(),
-      action: choice(WORK_ACTION_NAMES),
-      session: id(),
-      conversation: nullable(id()),
-      expected_revision: revision(),
-      reason: { ...text(), minLength: 1 },
-      next_action: nullable(text()),
-      summary: nullable(text()),
-      blocker: nullable(text()),
+      work: about("Work item key.", id()),
+      action: about("The move to make.", choice(WORK_ACTION_NAMES)),
+      session: sessionId(),
+      conversation: nullable(conversationId()),
+      expected_revision: expectedRevision(),
+      reason: about("Why, in a sentence.", { ...text(), minLength: 1 }),
+      next_action: about("The new next action.", nullable(text())),
+      summary: about("A new summary.", nullable(text())),
+      blocker: about("block: what it waits on.", nullable(text())),
       completion: completion(),
     },
     ["work", "action", "expected_revision", "reason"],
@@ -115,19 +118,26 @@ export const eventAppendOperation = operation({
     "Appends a free-form event (an observation, a note) to the project's history. Lifecycle types (work.completed, session.started, claim.*, checkpoint.*, ...) are InvalidInput: use their tools. The payload is data, never executed.",
   input: object(
     {
-      expected_revision: revision(),
-      work: nullable(id()),
-      session: nullable(id()),
-      conversation: nullable(id()),
+      expected_revision: expectedRevision(),
+      work: about("Work key it concerns.", nullable(id())),
+      session: nullable(sessionId()),
+      conversation: nullable(conversationId()),
       branch: branch(),
-      event_type: {
+      event_type: about("e.g. note.decision.", {
         type: "string",
         minLength: 1,
         maxLength: LIMITS.eventTypeBytes,
         pattern: "^[A-Za-z0-9_.:-]+$",
-      },
-      importance: { type: ["string", "null"], enum: ["low", "normal", "high", "critical", null] },
-      summary: { type: "string", minLength: 1, maxLength: LIMITS.eventSummaryBytes },
+      }),
+      importance: about("Default normal.", {
+        type: ["string", "null"],
+        enum: ["low", "normal", "high", "critical", null],
+      }),
+      summary: about("One line.", {
+        type: "string",
+        minLength: 1,
+        maxLength: LIMITS.eventSummaryBytes,
+      }),
       payload: eventPayloadSchema(),
     },
     ["expected_revision", "event_type", "summary"],
@@ -158,19 +168,26 @@ export const evidenceRecordOperation = operation({
     "Records evidence (a test run, a review, a report) with its level and scope, for completing work. The bindings are your assertions; command is recorded, never run. An external_key already recorded is SourceConflict.",
   input: object(
     {
-      expected_revision: revision(),
-      external_key: id(),
-      work: nullable(id()),
-      evidence_type: id(),
-      level: levels(),
-      summary: text(),
-      locator: text(),
-      sha256: nullable({ type: "string", pattern: "^[0-9a-fA-F]{64}$" }),
+      expected_revision: expectedRevision(),
+      external_key: about("Your unique key for it.", id()),
+      work: about("Work key it proves.", nullable(id())),
+      evidence_type: about("e.g. test, review.", id()),
+      level: about("How far it proves the work.", levels()),
+      summary: about("What it shows.", text()),
+      locator: about("Where it is (path, URL).", text()),
+      sha256: about(
+        "sha256 of the report.",
+        nullable({ type: "string", pattern: "^[0-9a-fA-F]{64}$" }),
+      ),
       source_sha: sourceSha(),
-      command: nullable(text()),
-      scope: { ...strings(), minItems: 1 },
+      command: about("What produced it; never run.", nullable(text())),
+      scope: about("What it covers.", { ...strings(), minItems: 1 }),
       branch: branch(),
-      verified_at: { type: ["integer", "null"], minimum: 0, maximum: 8_640_000_000_000_000 },
+      verified_at: about("When verified, ms since epoch.", {
+        type: ["integer", "null"],
+        minimum: 0,
+        maximum: 8_640_000_000_000_000,
+      }),
     },
     ["expected_revision", "external_key", "evidence_type", "level", "summary", "locator", "scope"],
   ),

@@ -1,25 +1,27 @@
 import type { Kysely } from "kysely";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { tableExists } from "../read/entity-view.js";
-import {
-  type CheckpointView,
-  checkpointView,
-  type WaitView,
-  waitView,
-} from "../runtime/runtime-views.js";
+import { type WaitView, waitView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /** A wait as continuity carries it: the same view the session tools return. */
 export type ContinuityWait = WaitView;
 
-/** What a resumed session's predecessor left: its waits, last checkpoint and open loops. */
+/**
+ * What a resumed session's predecessor left, by reference: its last checkpoint's id and open
+ * loops, and the ids of its waits. The waits themselves are in `Continuity.waits` (each names
+ * its session), and the nearest checkpoint is the packet's own (`checkpoint_id`, rendered in
+ * the packet); awr_session_get reads any of them in full. Repeating them here made an answer
+ * grow by a checkpoint digest and every wait per resume.
+ */
 export interface ContinuityPredecessor {
   session_id: string;
   status: string;
   end_revision: number | null;
-  last_checkpoint: CheckpointView | null;
+  last_checkpoint_id: string | null;
   open_loops: string[];
-  waits: ContinuityWait[];
+  /** The ids of its waits in `Continuity.waits`, oldest first. */
+  wait_ids: string[];
 }
 
 /**
@@ -94,7 +96,7 @@ export async function continuityOf(
     chain.length > 0 && (await tableExists(db, "checkpoints"))
       ? await db
           .selectFrom("checkpoints")
-          .selectAll()
+          .select(["id", "session", "open_loops"])
           .where(
             "session",
             "in",
@@ -108,16 +110,18 @@ export async function continuityOf(
     waits,
     pending_wait_ids: waits.filter((w) => w.status === "waiting_user").map((w) => w.id),
     predecessors: chain.map((p) => {
-      const row = checkpoints.find((c) => c.session === p.id);
-      const last = row === undefined ? null : checkpointView(row);
+      const last = checkpoints.find((c) => c.session === p.id);
       return {
         session_id: p.id,
         status: p.status,
         end_revision: p.end_revision === null ? null : Number(p.end_revision),
-        last_checkpoint: last,
-        open_loops: last?.open_loops ?? [],
+        last_checkpoint_id: last?.id ?? null,
+        open_loops: last === undefined ? [] : (JSON.parse(last.open_loops) as string[]),
         // Oldest first within one predecessor, as this field has always listed them.
-        waits: waits.filter((w) => w.session_id === p.id).reverse(),
+        wait_ids: waits
+          .filter((w) => w.session_id === p.id)
+          .reverse()
+          .map((w) => w.id),
       };
     }),
   };

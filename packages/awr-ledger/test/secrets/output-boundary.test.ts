@@ -63,7 +63,7 @@ describe.each(BACKENDS)("secret policy on search and context output, %s", (backe
     const error = await refusal(
       project.ledger.call("awr_context_compile", { work: "PAY-2", detached: true, budget: 20_000 }),
     );
-    expect(error.details).toHaveProperty("completeness");
+    expect(error.result).toHaveProperty("completeness");
     const compiled = error.result as { work_context?: { rendered_context: string } };
     const text = compiled.work_context?.rendered_context ?? "";
     expect(text).toContain("PAY-2");

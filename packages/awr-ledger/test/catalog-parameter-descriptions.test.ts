@@ -1,0 +1,33 @@
+import { type JsonSchema, toolDefinitions } from "@awr/awr-ledger";
+import { describe, expect, it } from "vitest";
+
+// Every tool argument says what it means (an agent has only tools/list to go by), and the whole
+// tools/list answer stays under the original's bound of 32 KiB, on every transport and with
+// the workstream tool listed or not.
+const EXPOSURES = [
+  { mode: "stdio", workstreams: false },
+  { mode: "http", workstreams: false },
+  { mode: "http", workstreams: true },
+] as const;
+
+const ORIGINAL_LIST_BOUND = 32 * 1024;
+
+describe.each(EXPOSURES)("tools/list on $mode (workstreams: $workstreams)", (exposure) => {
+  const tools = toolDefinitions(exposure.mode, { workstreams: exposure.workstreams });
+
+  it("describes every argument of every tool", () => {
+    const undescribed = tools.flatMap((tool) =>
+      Object.entries(tool.inputSchema.properties as Record<string, JsonSchema>)
+        .filter(([, schema]) => (schema.description ?? "").trim() === "")
+        .map(([name]) => `${tool.name}.${name}`),
+    );
+    expect(undescribed).toEqual([]);
+    expect(tools.reduce((n, t) => n + Object.keys(t.inputSchema.properties).length, 0)).toBe(
+      exposure.mode === "stdio" ? 133 : exposure.workstreams ? 160 : 153,
+    );
+  });
+
+  it(`stays under ${ORIGINAL_LIST_BOUND} bytes`, () => {
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(ORIGINAL_LIST_BOUND);
+  });
+});
