@@ -52,6 +52,8 @@ export async function run({ quick }) {
         onProgress: (line) => process.stderr.write(`bench: claims ${line}\n`),
       });
       reports.push({ label, report });
+      // The whole report, since the printed table cuts its cells short.
+      process.stderr.write(`bench: claims ${backend}: ${JSON.stringify(report)}\n`);
     }
   } finally {
     postgres?.stop();
