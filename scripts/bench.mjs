@@ -10,6 +10,7 @@
 //   pnpm bench --no-profile    skip the CPU profiles of missed goals
 //   pnpm bench --build         run `pnpm build` first even if dist exists
 //   pnpm bench --only sources  the 50 MB source fairness run alone (full runs include it)
+//   pnpm bench --only claims   the claims soak alone (16 claimers, 1,000 trials per backend)
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -27,6 +28,7 @@ const BENCHMARKS = {
   memory: "./bench/memory.mjs",
   secrets: "./bench/secrets.mjs",
   sources: "./bench/large-source.mjs",
+  claims: "./bench/claims.mjs",
 };
 
 const argv = process.argv.slice(2);
@@ -172,7 +174,7 @@ function markdown() {
     "",
     "Run it with `pnpm bench` (full, about ten minutes; includes the 10k-item / 1M-event scale run) or `pnpm bench --quick`",
     "(a smoke run with small counts, no scale run). It builds first if a package's dist/ is missing (`--build` forces it);",
-    "`--only client,latency,cli,context,public,writes,scale,memory` runs a subset without rewriting this file (add `--write` to",
+    "`--only client,latency,cli,context,public,writes,scale,memory,claims` runs a subset without rewriting this file (add `--write` to",
     "rewrite it anyway); `--no-profile` skips the CPU profiles taken when a goal is missed. Each row's command reruns it.",
     "",
     `- Run: ${started.toISOString()}, ${quick ? "**quick smoke run** (`pnpm bench --quick`: small counts, no scale run)" : "full run (`pnpm bench`)"}`,
