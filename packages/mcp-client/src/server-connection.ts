@@ -62,6 +62,8 @@ export class ServerConnection {
   #settled = false;
   #loss: ((info: TransportCloseInfo) => void) | undefined;
   #running: Promise<void> | undefined;
+  /** The read of this server's cached tools that starts its run (a local read, not the server). */
+  #cacheRead: Promise<void> = Promise.resolve();
   #lastTransport: MCPTransport | undefined;
   #configError: Error | undefined;
 
@@ -135,8 +137,13 @@ export class ServerConnection {
     await this.#running;
   }
 
-  /** Resolves once the first attempt ended, or when `signal` aborts (the startup gate). */
-  whenSettled(signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once the first attempt ended, or when `signal` aborts (the startup gate), but never
+   * before the cached tools were read: a gate shorter than that read would otherwise report a
+   * server that has cached tools as having none.
+   */
+  async whenSettled(signal: AbortSignal): Promise<void> {
+    await this.#cacheRead.catch(() => undefined);
     return this.#changes.wait(() => this.#settled, signal).catch(() => {});
   }
 
@@ -212,7 +219,8 @@ export class ServerConnection {
   }
 
   async #run(): Promise<void> {
-    await this.#loadCachedTools();
+    this.#cacheRead = this.#loadCachedTools();
+    await this.#cacheRead;
     const stop = this.#stop.signal;
     let everReady = false;
     while (!stop.aborted) {

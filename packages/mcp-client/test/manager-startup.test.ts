@@ -3,11 +3,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type CachedToolList,
   FileToolCache,
   MCPClientErrorCode,
   MCPManager,
   type ServerStatus,
   serverConfigHash,
+  type ToolCacheStore,
 } from "@awr/mcp-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { everythingStdioConfig } from "./fixtures/everything-server.js";
@@ -100,6 +102,32 @@ describe("MCPManager startup", () => {
     await expect
       .poll(async () => (await cache.get(serverConfigHash(config)))?.tools.map((t) => t.name))
       .toContain("version_2");
+  });
+
+  it("reads the cached tools before the gate answers, even when the read outlasts the gate", async () => {
+    const config = fixtureStdioConfig({ FIXTURE_INIT_DELAY_MS: "700" });
+    const entries = new FileToolCache(join(dir, "cache"));
+    const primer = manage(
+      new MCPManager({ ...fast, toolCache: entries, servers: { slow: config } }),
+    );
+    await primer.start({ gateMs: 15_000 });
+    await primer.close();
+    // A disk that answers after the gate closed (a busy machine): 200 ms per read, 20 ms gate.
+    const slowDisk: ToolCacheStore = {
+      get: async (key) => {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return entries.get(key);
+      },
+      set: (key, entry: CachedToolList) => entries.set(key, entry),
+      delete: (key) => entries.delete(key),
+    };
+    const manager = manage(
+      new MCPManager({ ...fast, toolCache: slowDisk, servers: { slow: config } }),
+    );
+    const [status] = await manager.start({ gateMs: 20 });
+    expect(status?.state).toBe("deferred");
+    expect(status?.toolsFromCache).toBe(true);
+    expect(manager.listTools().length).toBeGreaterThan(0);
   });
 
   it("starts servers in parallel and returns at the gate while a slow one is still connecting", async () => {
