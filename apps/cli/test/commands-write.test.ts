@@ -97,7 +97,10 @@ describe("writes for a person at a terminal", () => {
         expect(refused.stderr).not.toContain(SENTINEL);
       }
       expect(input.stderr).toContain("1 unknown argument");
-      expect(payload.stderr).toContain("payload: 1 unknown field");
+      // The human message speaks in flags (--payload), the JSON one as the tool does.
+      expect(payload.stderr).toContain(
+        json.length === 0 ? "--payload 1 unknown field" : "payload: 1 unknown field",
+      );
     }
   });
 

@@ -102,11 +102,11 @@ describe("an unknown command after global options", () => {
       ["--project", ".", "capabilities"],
       ["--project=.", "capabilities"],
       ["--json", "--project", ".", "capabilities"],
-      ["--token-env", "X", "object", "show"],
-      ["--url", "http://127.0.0.1:9/mcp", "--project-key", "k", "object", "show"],
+      ["--token-env", "X", "xyzzy", "show"],
+      ["--url", "http://127.0.0.1:9/mcp", "--project-key", "k", "xyzzy", "show"],
     ]) {
       const result = await awr(["--json", ...words], { cwd: root });
-      const command = words.includes("object") ? "object" : "capabilities";
+      const command = words.includes("xyzzy") ? "xyzzy" : "capabilities";
       expect(result.code, words.join(" ")).toBe(1);
       expect(result.error(), words.join(" ")).toMatchObject({
         code: "Unsupported",
@@ -142,9 +142,11 @@ describe("the next: line fits the error", () => {
     }
     const result = await awr(["session", "show", session], { cwd: root });
     expect(result.code).toBe(1);
+    // Another client's session id never surfaces, not even the one the caller named.
     expect(result.stderr).toMatch(
-      /^error \[RuleViolation\]: session \S+ belongs to another client/,
+      /^error \[RuleViolation\]: session \[another client's session\] belongs to another client/,
     );
+    expect(result.stderr).not.toContain(session);
     expect(nextLine(result.stderr)).toBe(
       "next: Use your own sessions, waits and claims (`awr session list` lists your sessions).",
     );

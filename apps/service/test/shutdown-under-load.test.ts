@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
+import { largeGoalsManifest, makeProject, tempDir, writeRegistry } from "./support/projects.js";
 import {
   httpClient,
   killAll,
@@ -28,20 +28,7 @@ const SLOWLORIS_SOCKETS = 20;
 const EXIT_BOUND_MS = 3000;
 /** Headings in the source the running call reindexes: a call of a second or two. */
 const HEADINGS = 4_000;
-const CAPS = "[sources.options]\nmax_entities = 100000\nmax_bytes = 16777216\n";
-const MANIFEST = `[project]
-name = "loaded"
-[[sources]]
-domain = "ledger"
-role = "primary"
-path = "work-ledger.yaml"
-adapter = "yaml-ledger-v1"
-[[sources]]
-domain = "goal"
-role = "supporting"
-path = "GOALS.md"
-adapter = "markdown-heading-v1"
-${CAPS}`;
+const MANIFEST = largeGoalsManifest("loaded");
 
 let dir: string;
 let cleanup: () => Promise<void>;

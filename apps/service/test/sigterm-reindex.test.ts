@@ -4,24 +4,11 @@ import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeProject, tempDir } from "./support/projects.js";
+import { largeGoalsManifest, makeProject, tempDir } from "./support/projects.js";
 import { SERVICE_DIR, serviceCommand } from "./support/service-process.js";
 
 const HEADINGS = 60_000;
-const CAPS = "[sources.options]\nmax_entities = 100000\nmax_bytes = 16777216\n";
-const MANIFEST = `[project]
-name = "large"
-[[sources]]
-domain = "ledger"
-role = "primary"
-path = "work-ledger.yaml"
-adapter = "yaml-ledger-v1"
-[[sources]]
-domain = "goal"
-role = "supporting"
-path = "GOALS.md"
-adapter = "markdown-heading-v1"
-${CAPS}`;
+const MANIFEST = largeGoalsManifest("large");
 
 /** Resolves once the process with `pid` is gone. */
 async function exited(pid: number): Promise<void> {

@@ -346,14 +346,16 @@ describe.each(BACKENDS)("the request journal on %s", (backend) => {
     [{ ...base, expected_revision: -1 }, "expected_revision"],
     [{ ...base, expected_revision: 0, request_id: "x".repeat(257) }, "request_id"],
     [{ ...base, expected_revision: 0, request_id: "" }, "request_id"],
-    [{ ...base, expected_revision: 0, surprise: true }, "surprise"],
+    // An unknown argument is counted, never named: its name could carry a secret.
+    [{ ...base, expected_revision: 0, surprise: true }, "1 unknown argument"],
     [{ ...base, event_type: "Not A Type", expected_revision: 0 }, "event_type"],
     [{ event_type: "note.added", expected_revision: 0 }, "summary"],
     [{ ...base, summary: "x".repeat(8193), expected_revision: 0 }, "summary"],
-  ])("refuses bad input %j as InvalidInput naming %s", async (input, field) => {
+  ])("refuses bad input %j as InvalidInput saying %s", async (input, field) => {
     const error = await failure(h.runtime.call("awr_event_append", input as never, CALLER));
     expect(error.code).toBe("InvalidInput");
     expect(error.message).toContain(field);
+    expect(error.message).not.toContain("surprise");
     expect(await h.revision()).toBe(0);
   });
 });

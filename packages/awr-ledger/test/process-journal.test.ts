@@ -163,7 +163,9 @@ describe.each(BACKENDS)("awr_source_reindex across a killed process on %s", (bac
     expect(exit.signal).toBe("SIGKILL");
     const op = await p.ledger.call("awr_operation_get", { request_id: "reindex-1" }, CALLER);
     expect(op.outcome).toBe("unknown");
+    // The changed source's entity changes (source.projected), then the terminal receipt.
     expect(op.domain_receipts.map((e) => [e.event_type, e.terminal])).toEqual([
+      ["source.projected", false],
       ["source.reindexed", true],
     ]);
     expect(await goalTitle()).toBe("Much faster invoices");

@@ -92,3 +92,26 @@ export async function writeRegistry(
   await writeFile(file, `${lines.join("\n")}${extra}`, { mode: 0o600 });
   return { file, env };
 }
+
+/**
+ * A manifest (project `name`) whose supporting goal source may hold up to 100,000 headings and
+ * 16 MiB: a GOALS.md of many headings makes a reindex that runs for a while.
+ */
+export function largeGoalsManifest(name: string): string {
+  return `[project]
+name = "${name}"
+[[sources]]
+domain = "ledger"
+role = "primary"
+path = "work-ledger.yaml"
+adapter = "yaml-ledger-v1"
+[[sources]]
+domain = "goal"
+role = "supporting"
+path = "GOALS.md"
+adapter = "markdown-heading-v1"
+[sources.options]
+max_entities = 100000
+max_bytes = 16777216
+`;
+}
