@@ -39,8 +39,14 @@ const ALLOWED_WORKSPACE_DEPS: Record<string, string[]> = {
   "@awr/transport-http": ["@awr/jsonrpc-core"],
   "@awr/mcp-client": ["@awr/jsonrpc-core", "@awr/transport-stdio", "@awr/transport-http"],
   "@awr/awr-ledger": [],
-  "@awr/awr-server": ["@awr/awr-ledger"],
+  // The server speaks the same JSON-RPC as the client: jsonrpc-core's vocabulary and the stdio
+  // transport's line decoder.
+  "@awr/awr-server": ["@awr/awr-ledger", "@awr/jsonrpc-core", "@awr/transport-stdio"],
 };
+
+/** awr-server reaches the official MCP SDK through this one adapter folder only. */
+const SERVER_SRC = "packages/awr-server/src/";
+const SERVER_SDK_ADAPTER = "packages/awr-server/src/sdk/";
 
 function runtimeDeps(json: PackageManifest["json"]): string[] {
   return [...Object.keys(json.dependencies ?? {}), ...Object.keys(json.peerDependencies ?? {})];
@@ -105,6 +111,15 @@ export function checkDependencyRules(
       ) {
         problems.push(
           `${path} deep-imports another package's sources (${specifier}): import its public entry instead`,
+        );
+      }
+      if (
+        specifier.startsWith("@modelcontextprotocol/") &&
+        path.startsWith(SERVER_SRC) &&
+        !path.startsWith(SERVER_SDK_ADAPTER)
+      ) {
+        problems.push(
+          `${path} imports ${specifier}: awr-server reaches the MCP SDK only through ${SERVER_SDK_ADAPTER}mcp-sdk.ts (add what it needs there)`,
         );
       }
       if (path.startsWith("packages/jsonrpc-core/src/") && specifier.startsWith("node:")) {

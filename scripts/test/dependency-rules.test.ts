@@ -85,6 +85,28 @@ describe("the check catches each kind of violation", () => {
     expect(problems).toHaveLength(3);
   });
 
+  it("an awr-server file importing the MCP SDK outside its one adapter folder", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/awr-server/src/stdio/stdio-line-transport.ts",
+        text: 'import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";',
+      },
+      {
+        path: "packages/awr-server/src/sdk/mcp-sdk.ts",
+        text: 'export { Server } from "@modelcontextprotocol/sdk/server/index.js";',
+      },
+      {
+        path: "packages/awr-server/test/client.test.ts",
+        text: 'import { Client } from "@modelcontextprotocol/sdk/client/index.js";',
+      },
+    ]);
+    expect(problems).toEqual([
+      expect.stringContaining(
+        "packages/awr-server/src/stdio/stdio-line-transport.ts imports @modelcontextprotocol/sdk/shared/transport.js: awr-server reaches the MCP SDK only through packages/awr-server/src/sdk/mcp-sdk.ts",
+      ),
+    ]);
+  });
+
   it("a lower ledger layer importing a higher one (journal/ reaching into runtime/)", () => {
     const problems = checkDependencyRules(base(), [
       {

@@ -1,5 +1,5 @@
 import type { AwrErrorCode } from "@awr/awr-ledger";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "./sdk/mcp-sdk.js";
 
 /** The JSON every AWR tool error carries, in structuredContent and as text. */
 export interface ToolErrorPayload {

@@ -23,6 +23,10 @@ export const InvalidReason = {
   NeitherResultNorError: "neither_result_nor_error",
   BadErrorObject: "bad_error_object",
   MethodAndResponse: "method_and_response",
+  /** A member JSON-RPC does not define (a strict reader, such as MCP's, refuses it). */
+  UnknownMember: "unknown_member",
+  /** The members are all there but one has a shape the protocol on top (MCP) does not allow. */
+  BadShape: "bad_shape",
 } as const;
 export type InvalidReason = (typeof InvalidReason)[keyof typeof InvalidReason];
 

@@ -15,6 +15,11 @@ export interface LineDecoderOptions {
   onLine(line: string): void;
   /** Receives every frame over the cap, once it ended (newline or end of input). */
   onOversized(frame: OversizedFrame): void;
+  /**
+   * Told once per frame over the cap, the moment it crosses the cap and before it ends, so a
+   * server can answer without waiting for a newline that may never come.
+   */
+  onOverflow?(): void;
 }
 
 const HEAD_BYTES = 256;
@@ -96,6 +101,7 @@ export class LineDecoder {
     this.#discarding = true;
     this.#chunks = [];
     this.#pendingBytes = 0;
+    this.#options.onOverflow?.();
   }
 
   #endFrame(): void {

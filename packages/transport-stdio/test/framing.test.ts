@@ -86,6 +86,23 @@ describe("the line decoder", () => {
     expect(lines).toEqual([frame]);
     expect(oversized).toEqual([]);
   });
+
+  it("tells onOverflow once, as soon as a frame crosses the cap, before the frame ends", () => {
+    const events: string[] = [];
+    const decoder = new LineDecoder({
+      maxFrameBytes: 8,
+      onLine: (line) => events.push(`line ${line}`),
+      onOverflow: () => events.push("overflow"),
+      onOversized: (frame) => events.push(`oversized ${frame.bytes}`),
+    });
+    decoder.push(Buffer.from("12345678"));
+    expect(events).toEqual([]);
+    decoder.push(Buffer.from("9"));
+    expect(events).toEqual(["overflow"]);
+    decoder.push(Buffer.from("0123"));
+    decoder.push(Buffer.from("4\n{}\n123456789\n"));
+    expect(events).toEqual(["overflow", "oversized 14", "line {}", "overflow", "oversized 9"]);
+  });
 });
 
 const pool = new TransportPool();

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { InvalidMessage } from "@awr/jsonrpc-core";
 import { CallLimiter } from "../internal/call-limiter.js";
-import { invalidMessage } from "../internal/json-rpc-message.js";
-import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
+import { errorResponse, invalidMessage, readJson } from "../internal/json-rpc-message.js";
 import type { LedgerBackend } from "../ledger-backend.js";
 import { duplicateProjectProblems, RegistryError } from "../registry/check-registry.js";
 import type { Registry } from "../registry/registry-types.js";
+import { serveHttpExchange } from "../sdk/mcp-sdk.js";
 import { createAwrServer } from "../server/create-awr-server.js";
 import { readBody } from "./body.js";
 import { Connections } from "./connections.js";
@@ -51,16 +51,11 @@ export interface HttpService {
  * JSON, -32600 for JSON that is not a JSON-RPC 2.0 message; the id is null unless the body has a
  * usable one.
  */
-function sendRpcError(
-  res: ServerResponse,
-  code: -32700 | -32600,
-  message: string,
-  id: string | number | null = null,
-): void {
+function sendRpcError(res: ServerResponse, invalid: InvalidMessage): void {
   if (res.headersSent) return;
   res
     .writeHead(400, { "Content-Type": "application/json" })
-    .end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }));
+    .end(JSON.stringify(errorResponse(invalid)));
 }
 
 function sendError(
@@ -119,28 +114,14 @@ export async function startHttpService(options: HttpServiceOptions): Promise<Htt
     }
     // Aborted, or refused by a stop that began while the body was still arriving.
     if (body.status === "aborted" || res.headersSent) return;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.text);
-    } catch {
-      return sendRpcError(res, -32700, "Parse error: the body is not JSON.");
-    }
-    if (mentionsProto(body.text)) shieldPrototypeKeys(parsed);
-    const invalid = invalidMessage(parsed);
-    if (invalid !== undefined) return sendRpcError(res, -32600, invalid.message, invalid.id);
+    const read = readJson(body.text, "body");
+    if (read.kind === "invalid") return sendRpcError(res, read);
+    const invalid = invalidMessage(read.value, "body");
+    if (invalid !== undefined) return sendRpcError(res, invalid);
     const server = createAwrServer(
       httpToolHost({ registry, client: guard.client, projects, limiter, log }),
     );
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsed);
+    await serveHttpExchange(server, req, res, read.value);
   }
 
   const http = createServer((req, res) => {

@@ -7,17 +7,17 @@ import {
   PROTO_KEY_ALIAS,
   validateInput,
 } from "@awr/awr-ledger";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  type CallToolRequest,
-  type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import { JsonRpcErrorCode } from "@awr/jsonrpc-core";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../package-version.js";
+import {
+  AjvJsonSchemaValidator,
+  type CallToolRequest,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  McpError,
+  Server,
+} from "../sdk/mcp-sdk.js";
 import { toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
 import type { ToolHost } from "./tool-host.js";
 import { type ToolSetEntry, toolSet } from "./tool-set.js";
@@ -107,7 +107,7 @@ export function createAwrServer(host: ToolHost): Server {
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     if (request.params?.cursor !== undefined) {
       throw new McpError(
-        ErrorCode.InvalidParams,
+        JsonRpcErrorCode.InvalidParams,
         "this tool catalog has no next cursor: tools/list answers every tool at once; call it without a cursor",
       );
     }
@@ -120,11 +120,14 @@ export function createAwrServer(host: ToolHost): Server {
     const args = given ?? {};
     const problem = argumentsProblem(args);
     if (problem?.kind === "depth") {
-      throw new McpError(ErrorCode.InvalidParams, describeArgumentsProblem(problem));
+      throw new McpError(JsonRpcErrorCode.InvalidParams, describeArgumentsProblem(problem));
     }
     const entry = tools.entries.get(name);
     if (!entry) {
-      throw new McpError(ErrorCode.MethodNotFound, `Unknown tool: ${name}. Call tools/list.`);
+      throw new McpError(
+        JsonRpcErrorCode.MethodNotFound,
+        `Unknown tool: ${name}. Call tools/list.`,
+      );
     }
     if (!host.limiter.tryAcquire()) {
       throw new McpError(
@@ -187,7 +190,7 @@ export function createAwrServer(host: ToolHost): Server {
         });
       }
       throw new McpError(
-        ErrorCode.InternalError,
+        JsonRpcErrorCode.InternalError,
         `${entry.name} failed unexpectedly: ${(error as Error)?.message ?? String(error)}.`,
       );
     }

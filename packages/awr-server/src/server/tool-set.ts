@@ -8,7 +8,7 @@ import {
   type ServiceTool,
   toolDefinitions,
 } from "@awr/awr-ledger";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "../sdk/mcp-sdk.js";
 
 /** What answers a tool call: a catalog operation of the project, or one the service answers. */
 export type ToolTarget =

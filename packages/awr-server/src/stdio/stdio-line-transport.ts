@@ -1,21 +1,34 @@
 import type { Readable, Writable } from "node:stream";
-import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
-import { invalidMessage } from "../internal/json-rpc-message.js";
-import { mentionsProto, shieldPrototypeKeys } from "../internal/prototype-keys.js";
+import {
+  type InvalidMessage,
+  InvalidReason,
+  JsonRpcErrorCode,
+  type JsonRpcMessage,
+  serializeMessage,
+} from "@awr/jsonrpc-core";
+import { LineDecoder } from "@awr/transport-stdio";
+import { errorResponse, invalidMessage, readJson, refusal } from "../internal/json-rpc-message.js";
+import { type JSONRPCMessage, readSdkMessage, type Transport } from "../sdk/mcp-sdk.js";
 
 /** A line longer than this is refused whole (the SDK's own stdio limit). */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
-type ErrorReply = { code: -32700 | -32600; message: string; id: string | number | null };
+const OVERSIZED = refusal(
+  InvalidReason.Oversized,
+  `a message over ${MAX_LINE_BYTES} bytes was dropped.`,
+  null,
+  // -32600, not the -32700 of unreadable text: the line may well be JSON, it is only too long.
+  JsonRpcErrorCode.InvalidRequest,
+);
 
 /**
- * The stdio server transport: one JSON-RPC message per line, as the SDK's, except that a line
- * it cannot take is answered instead of dropped, as JSON-RPC 2.0 asks: not JSON is -32700,
- * a batch (empty or not) or a message of the wrong shape is -32600, with the request's id when
- * it has a usable one. The SDK's transport only reports such lines to `onerror`, so the client
- * would wait forever.
+ * The stdio server transport: one JSON-RPC message per line, framed by the same decoder as the
+ * client's stdio transport, except that a line it cannot take is answered instead of dropped, as
+ * JSON-RPC 2.0 asks: not JSON is -32700, a batch (empty or not) or a message of the wrong shape is
+ * -32600, with the request's id when it has a usable one, and a line over MAX_LINE_BYTES is
+ * answered the moment it crosses the cap. The SDK's own stdio transport only reports such lines to
+ * `onerror`, so the client would wait forever. A last line without a newline at the end of input
+ * is dropped, as a line still being written.
  */
 export class StdioLineTransport implements Transport {
   onclose?: () => void;
@@ -24,14 +37,21 @@ export class StdioLineTransport implements Transport {
 
   readonly #stdin: Readable;
   readonly #stdout: Writable;
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
-  /** Dropping the rest of an oversized line, up to its newline. */
-  #skipping = false;
+  #decoder = this.#newDecoder();
 
   constructor(stdin: Readable = process.stdin, stdout: Writable = process.stdout) {
     this.#stdin = stdin;
     this.#stdout = stdout;
+  }
+
+  #newDecoder(): LineDecoder {
+    return new LineDecoder({
+      maxFrameBytes: MAX_LINE_BYTES,
+      onLine: (line) => this.#line(line),
+      onOverflow: () => this.#refuse(OVERSIZED),
+      // Already answered when it crossed the cap.
+      onOversized: () => {},
+    });
   }
 
   async start(): Promise<void> {
@@ -41,98 +61,47 @@ export class StdioLineTransport implements Transport {
 
   readonly #onError = (error: Error) => this.onerror?.(error);
 
-  readonly #onData = (chunk: Buffer) => {
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      this.#take(chunk.subarray(start, end), true);
-      start = end + 1;
-    }
-    if (start < chunk.length) this.#take(chunk.subarray(start), false);
-  };
-
-  #take(piece: Buffer, complete: boolean): void {
-    if (!this.#skipping) {
-      this.#pending.push(piece);
-      this.#pendingBytes += piece.length;
-      if (this.#pendingBytes > MAX_LINE_BYTES) {
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        this.#skipping = true;
-        this.#reply({
-          code: -32600,
-          message: `Invalid Request: a message over ${MAX_LINE_BYTES} bytes was dropped.`,
-          id: null,
-        });
-      }
-    }
-    if (!complete) return;
-    if (this.#skipping) {
-      this.#skipping = false;
-      return;
-    }
-    const line = Buffer.concat(this.#pending).toString("utf8").replace(/\r$/, "");
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    if (line.trim() !== "") this.#line(line);
-  }
+  readonly #onData = (chunk: Buffer) => this.#decoder.push(chunk);
 
   #line(line: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      this.#reply({ code: -32700, message: "Parse error: the line is not JSON.", id: null });
+    const read = readJson(line, "line");
+    if (read.kind === "invalid") {
+      this.#refuse(read);
       return;
     }
-    if (mentionsProto(line)) shieldPrototypeKeys(value);
-    if (Array.isArray(value)) {
-      this.#reply({
-        code: -32600,
-        message:
-          value.length === 0
-            ? "Invalid Request: an empty batch."
-            : "Invalid Request: batches are not supported; send one message per line.",
-        id: null,
-      });
-      return;
-    }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (parsed.success) {
-      this.onmessage?.(parsed.data);
+    const message = readSdkMessage(read.value);
+    if (message !== undefined) {
+      this.onmessage?.(message);
       return;
     }
     // Only a message the SDK's schema refused is examined again, to say what is wrong with it.
-    const invalid = invalidMessage(value);
-    this.#reply({
-      code: -32600,
-      message:
-        invalid?.message ??
-        "Invalid Request: not a JSON-RPC 2.0 request, notification or response.",
-      id: invalid?.id ?? null,
-    });
+    this.#refuse(
+      invalidMessage(read.value, "line") ??
+        refusal(InvalidReason.BadShape, "not a JSON-RPC 2.0 request, notification or response."),
+    );
   }
 
-  #reply(error: ErrorReply): void {
-    const { id, ...rest } = error;
-    void this.#write(`${JSON.stringify({ jsonrpc: "2.0", id, error: rest })}\n`);
+  #refuse(invalid: InvalidMessage): void {
+    void this.#write(errorResponse(invalid));
   }
 
-  #write(text: string): Promise<void> {
+  #write(message: JsonRpcMessage): Promise<void> {
+    const line = `${serializeMessage(message)}\n`;
     return new Promise((resolve) => {
-      if (this.#stdout.write(text)) resolve();
+      if (this.#stdout.write(line)) resolve();
       else this.#stdout.once("drain", resolve);
     });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.#write(serializeMessage(message));
+    return this.#write(message as JsonRpcMessage);
   }
 
   async close(): Promise<void> {
     this.#stdin.off("data", this.#onData);
     this.#stdin.off("error", this.#onError);
     if (this.#stdin.listenerCount("data") === 0) this.#stdin.pause();
-    this.#pending = [];
+    this.#decoder = this.#newDecoder();
     this.onclose?.();
   }
 }
