@@ -101,6 +101,7 @@ export function checkDependencyRules(
   for (const { path, text } of sources) {
     const unplaced = unplacedLedgerUnit(path);
     if (unplaced !== undefined) problems.push(unplaced);
+    problems.push(...databaseChoiceLeaks(path, text));
     for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*)["']([^"']+)["']/g)) {
       const specifier = match[1] ?? "";
       const upward = ledgerLayerViolation(path, specifier);
@@ -185,6 +186,41 @@ function ledgerLayerViolation(fromPath: string, specifier: string): string | und
   const to = layerOf(target);
   if (to <= from) return undefined;
   return `${fromPath} imports ${specifier}: ledger layer ${ledgerUnit(fromPath)} may not import the higher layer ${LEDGER_LAYERS[to]}`;
+}
+
+const LEDGER_STORAGE = `${LEDGER_SRC}storage/`;
+
+/**
+ * The database choice stays inside the ledger's storage/: every other source file holds a
+ * StorageDialect and uses what it bundles (search, doctor queries, locks), never asking which
+ * database it is on. So outside storage/ no source calls `choose(` or reads `dialect.name`, and
+ * none imports a backend folder (storage/sqlite/, storage/postgres/). Test files are exempt: the
+ * suite runs each case on both databases and must build per-database fixtures (open a fresh
+ * SQLite file or PostgreSQL schema, damage one with its own SQL) and assert the dialect's name.
+ */
+function databaseChoiceLeaks(path: string, text: string): string[] {
+  if (!/^(packages|apps)\/[^/]+\/src\//.test(path) || path.startsWith(LEDGER_STORAGE)) return [];
+  const problems: string[] = [];
+  const fix =
+    "put the per-database part behind StorageDialect (packages/awr-ledger/src/storage/dialect.ts) and use the dialect's member";
+  if (/\bchoose\s*\(/.test(text)) {
+    problems.push(`${path} calls choose( outside storage/: ${fix}`);
+  }
+  if (/\bdialect\s*\.\s*name\b/.test(text)) {
+    problems.push(`${path} tests dialect.name outside storage/: ${fix}`);
+  }
+  for (const match of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"']+)["']/g)) {
+    const specifier = match[1] ?? "";
+    const target = specifier.startsWith(".")
+      ? posix.normalize(posix.join(posix.dirname(path), specifier))
+      : specifier;
+    if (/(^|\/)storage\/(sqlite|postgres)(\/|\.js$|$)/.test(target)) {
+      problems.push(
+        `${path} imports the backend ${specifier} outside storage/: ${fix} (or import storage/index.js)`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** True when a relative import from `fromPath` lands in the src/ of a different package. */

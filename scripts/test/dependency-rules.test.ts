@@ -127,6 +127,46 @@ describe("the check catches each kind of violation", () => {
     ]);
   });
 
+  it("a database choice outside the ledger's storage/ (choose(, dialect.name, a backend import)", () => {
+    const problems = checkDependencyRules(base(), [
+      {
+        path: "packages/awr-ledger/src/read/search.ts",
+        text: "const engine = dialect.choose({ sqlite: A, postgres: B });",
+      },
+      {
+        path: "packages/awr-ledger/src/runtime/doctor-report.ts",
+        text: 'if (ctx.store.dialect.name !== "sqlite") throw new Error("no");',
+      },
+      {
+        path: "packages/awr-ledger/src/runtime/doctor-schema.ts",
+        text: 'import { openSqliteDatabase } from "../storage/sqlite/open-sqlite.js";',
+      },
+      {
+        path: "packages/awr-ledger/src/project/project-storage.ts",
+        text: 'const m = await import("../storage/postgres/open-postgres.js");',
+      },
+      // Inside storage/ the choice is the dialect's own business; tests build per-database fixtures.
+      {
+        path: "packages/awr-ledger/src/storage/dialects.ts",
+        text: 'import { SQLITE_DIALECT } from "./sqlite/sqlite-dialect.js";\ndialect.choose(x);',
+      },
+      {
+        path: "packages/awr-ledger/test/helpers/backends.ts",
+        text: "storageDialect(backend).choose({ sqlite: a, postgres: b });",
+      },
+    ]);
+    expect(problems).toEqual([
+      expect.stringContaining("src/read/search.ts calls choose( outside storage/"),
+      expect.stringContaining("src/runtime/doctor-report.ts tests dialect.name outside storage/"),
+      expect.stringContaining(
+        "src/runtime/doctor-schema.ts imports the backend ../storage/sqlite/open-sqlite.js",
+      ),
+      expect.stringContaining(
+        "src/project/project-storage.ts imports the backend ../storage/postgres/open-postgres.js",
+      ),
+    ]);
+  });
+
   it("a ledger folder that is not placed among the layers", () => {
     const problems = checkDependencyRules(base(), [
       { path: "packages/awr-ledger/src/branches/branch.ts", text: 'import "../errors.js";' },

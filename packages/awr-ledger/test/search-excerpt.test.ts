@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markedExcerpt } from "../src/read/search-terms.js";
+import { markedExcerpt } from "../src/storage/search-terms.js";
 
 describe("a search excerpt", () => {
   const id = "01ARZ3NDEKTSV4RRFFQ69G5FAV";

@@ -1,10 +1,9 @@
 import type { Kysely } from "kysely";
-import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { type Candidate, type CandidateFilter, SEARCH_CANDIDATES } from "../storage/search-rank.js";
+import { containsPattern } from "../storage/search-terms.js";
 import type { Projection } from "./projection.js";
 import type { SearchHit } from "./search-hit.js";
-import { type Candidate, type CandidateFilter, SEARCH_CANDIDATES } from "./search-rank.js";
-import { containsPattern } from "./search-terms.js";
 
 /** The search kind of a doc kind: the original's names (a milestone is a plan). */
 const HIT_KIND: Record<string, string> = { work: "work_item", milestone: "plan" };
@@ -95,7 +94,7 @@ export async function structuredCandidates(
           ? db.selectFrom("events").select("id")
           : db.selectFrom("events").select("id").where("work", "=", filter.work)
         )
-          .where(eventTextVisibleSql(filter.reader))
+          .where(filter.eventTextVisible())
           .orderBy("seq", "desc")
           .limit(SEARCH_CANDIDATES)
           .execute()

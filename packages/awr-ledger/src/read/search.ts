@@ -1,22 +1,22 @@
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
+import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import type { StorageDialect } from "../storage/dialect.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { readStateAt } from "./projection-cache.js";
-import { memoAt, memoIn } from "./read-cache.js";
-import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
-import type { SearchHit } from "./search-hit.js";
-import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
-import { POSTGRES_SEARCH } from "./search-postgres.js";
 import {
   byScoreThenRef,
   type Candidate,
   type CandidateFilter,
   type SearchEngine,
-} from "./search-rank.js";
+} from "../storage/search-rank.js";
+import { type SearchTerms, searchTerms } from "../storage/search-terms.js";
+import { readStateAt } from "./projection-cache.js";
+import { memoAt, memoIn } from "./read-cache.js";
+import { keyMatches, searchDetails, structuredCandidates } from "./search-details.js";
+import type { SearchHit } from "./search-hit.js";
+import { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
+import { notJournalReceiptSql } from "./search-receipts.js";
 import { withoutSecrets } from "./search-redaction.js";
-import { SQLITE_SEARCH } from "./search-sqlite.js";
-import { type SearchTerms, searchTerms } from "./search-terms.js";
 
 export type { SearchHit } from "./search-hit.js";
 export { SEARCH_KINDS, type SearchKind } from "./search-kinds.js";
@@ -125,7 +125,13 @@ export async function search(
       'give text to search for, or a kind, status or work filter, e.g. { text: "checkout" }.',
     );
   }
-  const filter = { docKinds: kind === null ? null : DOC_KINDS[kind], work, reader };
+  const filter: CandidateFilter = {
+    docKinds: kind === null ? null : DOC_KINDS[kind],
+    work,
+    reader,
+    eventTextVisible: (alias) => eventTextVisibleSql(reader, alias),
+    notJournalReceipt: notJournalReceiptSql,
+  };
   const query = { text: raw ?? null, kind, status, work, limit };
   const memoKey = `search:${JSON.stringify(query)}`;
   // Memoised per revision like the other reads (read-cache.ts), per reader since the events a
@@ -144,7 +150,7 @@ export async function search(
       );
       return { hits: hits.slice(0, limit), truncated: hits.length > limit };
     }
-    const engine = dialect.choose({ sqlite: SQLITE_SEARCH, postgres: POSTGRES_SEARCH });
+    const engine = dialect.search;
     // The record half (entities, evidence) depends on nothing else, so it outlives revisions
     // (docs/design/read-caching.md): which records match and how they rank, for as long as no
     // searchable text changed (the projection's text generation, the evidence generation);

@@ -4,14 +4,11 @@ import type { RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { StaleChecker } from "../projection/stale-check.js";
 import { type LoadedManifest, MANIFEST_PATH } from "../sources/read-sources.js";
+import type { DatabaseReport } from "../storage/database-doctor.js";
 import { LedgerStore } from "../storage/ledger-store.js";
 import { inReadSnapshot } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import {
-  type DatabaseReport,
-  inspectDatabase,
-  openSqliteForInspection,
-} from "./doctor-database.js";
+import { inspectDatabase } from "./doctor-database.js";
 import { type DoctorFinding, finding } from "./doctor-finding.js";
 import { inspectRuntime } from "./doctor-runtime.js";
 import { checkSources, type IndexedSource } from "./doctor-sources.js";
@@ -57,8 +54,6 @@ const LIMITATIONS = [
   "An unfinished journal entry may belong to a live writer; diagnosis neither completes nor recovers it.",
   "This ledger registers no artifacts: --max-bytes is validated, and no artifact is read.",
 ];
-const POSTGRES_LIMITATION =
-  "PostgreSQL has no page-level integrity check: integrity reports whether every owned table could be read in the snapshot, and owned objects are compared by name, not by definition.";
 const OWN_LEDGER_LIMITATION =
   "The project's own ledger was opened as every command opens it (an older schema is brought up to date first); inspect a copy with --database to see a file exactly as it is.";
 const NOT_INTACT_LIMITATION =
@@ -75,7 +70,7 @@ function checkMaxBytes(value: number | undefined): void {
   }
 }
 
-/** What the doctor reads: the ledger's own database, or another SQLite file. */
+/** What the doctor reads: the ledger's own database, or another ledger file (SQLite). */
 async function withInspectedDatabase<T>(
   ctx: RuntimeContext,
   project: DoctorProject | undefined,
@@ -83,15 +78,8 @@ async function withInspectedDatabase<T>(
   fn: (db: Kysely<LedgerSchema>, own: boolean) => Promise<T>,
 ): Promise<T> {
   if (database === undefined) return fn(ctx.store.db, true);
-  if (ctx.store.dialect.name !== "sqlite") {
-    throw new LedgerError(
-      "InvalidInput",
-      "--database names a SQLite file, but this project's ledger is PostgreSQL (the manifest's [storage]); omit --database to inspect it",
-      { field: "database" },
-    );
-  }
   const file = isAbsolute(database) ? database : resolve(project?.root ?? ".", database);
-  const db = openSqliteForInspection(file);
+  const db = ctx.store.dialect.doctor.openFile(file);
   try {
     return await fn(db, false);
   } finally {
@@ -162,7 +150,7 @@ export async function diagnose(
       artifacts_checked: 0,
       limitations: [
         ...LIMITATIONS,
-        ...dialect.choose({ sqlite: [], postgres: [POSTGRES_LIMITATION] }),
+        ...dialect.doctor.limitations,
         ...(own ? [OWN_LEDGER_LIMITATION] : []),
       ],
     };

@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
+import type { DatabaseDoctor } from "./database-doctor.js";
 import type { LockHold, LockOptions } from "./project-lock.js";
 import type { LedgerSchema } from "./schema.js";
+import type { SearchEngine } from "./search-rank.js";
 
 /** The databases a ledger can live in, as the manifest's `[storage] backend` names them. */
 export const STORAGE_BACKENDS = ["sqlite", "postgres"] as const;
@@ -18,15 +20,17 @@ export interface StorageConfig {
   schema?: string | undefined;
 }
 
-/** One value per database (a migration's statements, a search engine); a dialect picks its own. */
+/** One value per database (a migration's statements); a dialect picks its own. */
 export type PerBackend<T> = Readonly<Record<Backend, T>>;
 
 /**
  * Everything the ledger does differently per database, behind one interface (in the spirit of
- * kysely's Dialect): transactions, the project write lock, the migration lock, and the choice of
- * per-database statements and search engines. One implementation per database
- * (storage/sqlite/sqlite-dialect.ts, storage/postgres/postgres-dialect.ts); the rest of the
- * ledger holds a StorageDialect and never asks which database it runs on.
+ * kysely's Dialect): transactions, the project write lock, the migration lock, the choice of
+ * per-database migration statements, text search and the doctor's queries. One implementation
+ * per database (storage/sqlite/sqlite-dialect.ts, storage/postgres/postgres-dialect.ts), each
+ * bundling its driver and queries; the rest of the ledger holds a StorageDialect and never asks
+ * which database it runs on (scripts/dependency-rules.ts forbids `choose(`, `dialect.name` and
+ * imports of storage/sqlite or storage/postgres outside storage/).
  * The contract both satisfy is test/storage-dialect-contract.test.ts.
  */
 export interface StorageDialect {
@@ -38,7 +42,7 @@ export interface StorageDialect {
    */
   readonly connectsByUrl: boolean;
 
-  /** This database's entry of `choices`. */
+  /** This database's entry of `choices` (inside storage/ only: a migration's statements). */
   choose<T>(choices: PerBackend<T>): T;
 
   /**
@@ -86,6 +90,12 @@ export interface StorageDialect {
 
   /** Inside the migration transaction: makes concurrent migrators of one database take turns. */
   lockMigrations<DB>(tx: Kysely<DB>): Promise<void>;
+
+  /** This database's text search over records and events. */
+  readonly search: SearchEngine;
+
+  /** This database's queries for `awr doctor`. */
+  readonly doctor: DatabaseDoctor;
 }
 
 export interface OpenedDatabase {

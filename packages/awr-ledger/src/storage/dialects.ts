@@ -4,8 +4,7 @@ import type { Backend, OpenedDatabase, StorageConfig, StorageDialect } from "./d
 import { openPostgresFromEnvironment } from "./postgres/open-postgres.js";
 import { POSTGRES_DIALECT } from "./postgres/postgres-dialect.js";
 import type { LedgerSchema } from "./schema.js";
-import { openSqliteDatabase } from "./sqlite/open-sqlite.js";
-import { SQLITE_DIALECT } from "./sqlite/sqlite-dialect.js";
+import { openSqliteDatabase, SQLITE_DIALECT } from "./sqlite/sqlite-dialect.js";
 
 /** Every storage dialect, by the manifest's `[storage] backend` name. */
 export const STORAGE_DIALECTS: Readonly<Record<Backend, StorageDialect>> = {

@@ -18,7 +18,7 @@ export { type ReadClock, readClock } from "./read-clock.js";
 export { checkExpectedRevision, readRevision, spendRevision } from "./revision.js";
 export * from "./schema.js";
 export { isOwnSqliteDatabase, withHeldConnection } from "./sqlite/held-connection.js";
-export { openSqliteDatabase } from "./sqlite/open-sqlite.js";
+export { openSqliteDatabase } from "./sqlite/sqlite-dialect.js";
 export {
   DEFAULT_STATEMENT_CACHE_SIZE,
   type PreparingDatabase,

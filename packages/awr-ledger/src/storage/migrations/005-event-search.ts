@@ -1,6 +1,6 @@
 import type { Migration } from "../migration.js";
 
-/** How many of the newest events event_search_recent holds (read/search-sqlite.ts relies on it). */
+/** How many of the newest events event_search_recent holds (storage/sqlite/sqlite-search.ts relies on it). */
 export const RECENT_EVENT_WINDOW = 25_000;
 
 // SQLite: events move out of search_fts into their own FTS5 tables, both keyed by the event's

@@ -21,7 +21,7 @@ const entityText = (row: string) =>
 // written without spaces (Chinese, Japanese, Korean) finds a word anywhere inside a text:
 // MATCH for a term of three or more characters, LIKE for a two-character one (FTS5 then scans
 // the table, which holds one short row per record). Events stay in their 005 tables; a CJK term
-// reads the newest matching events with LIKE on events (see read/search-sqlite.ts).
+// reads the newest matching events with LIKE on events (see storage/sqlite/sqlite-search.ts).
 const sqlite = [
   "DROP TRIGGER entities_fts_insert",
   "DROP TRIGGER entities_fts_delete",

@@ -103,8 +103,8 @@ const sqliteRecordUpkeep = [
 ];
 
 /**
- * How many of the newest events search looks at first (read/search-sqlite.ts,
- * read/search-postgres.ts; the ledger README says what it means for results). Supersedes
+ * How many of the newest events search looks at first (storage/sqlite/sqlite-search.ts,
+ * storage/postgres/postgres-search.ts; the ledger README says what it means for results). Supersedes
  * migration 005's 25,000: a prefix term is expanded over the window on every search after a
  * write, and these are about 1,400 journaled writes.
  */
@@ -118,7 +118,7 @@ export const EVENT_SEARCH_WINDOW = 4096;
 //   events (its own content, so rows can be deleted): every 256th event ages out the oldest in
 //   one batch and merges the table into one segment (it is small, and an unmerged table of
 //   deleted rows is what made prefix terms slow). It stays a suffix of the event log, which is
-//   all read/search-sqlite.ts relies on.
+//   all storage/sqlite/sqlite-search.ts relies on.
 const EVENT_TABLE = (name: string, content: string) =>
   `CREATE VIRTUAL TABLE ${name} USING fts5(id UNINDEXED, type, summary, ${content}columnsize = 0,
      tokenize = 'porter unicode61')`;

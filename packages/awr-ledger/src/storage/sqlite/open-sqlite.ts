@@ -1,14 +1,12 @@
 import { mkdirSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { SqliteStatement } from "kysely";
+import type { Kysely, SqliteStatement } from "kysely";
 import { LedgerError } from "../../errors.js";
 import { KyselyClass, SqliteDialect } from "../../internal/kysely.js";
 import { betterSqlite3Module, openBetterSqlite3 } from "../../internal/lazy-dependencies.js";
-import type { OpenedDatabase } from "../dialect.js";
 import type { LedgerSchema } from "../schema.js";
 import { type PreparingDatabase, withStatementCache } from "../sqlite-statement-cache.js";
 import { rememberOwnSqlite } from "./held-connection.js";
-import { SQLITE_DIALECT } from "./sqlite-dialect.js";
 
 /**
  * WAL pages after which a commit checkpoints (SQLite's default is 1,000). A journaled write
@@ -115,7 +113,7 @@ function reportingStatement(
  * when opening and when a later statement meets it (a read-only database file lets reads through
  * and refuses the first write).
  */
-export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
+export async function openSqliteKysely(file: string): Promise<Kysely<LedgerSchema>> {
   try {
     betterSqlite3Module(); // loaded first, so that a missing package gets the error naming the fix
   } catch (cause) {
@@ -154,5 +152,5 @@ export async function openSqliteDatabase(file: string): Promise<OpenedDatabase> 
     dialect: new SqliteDialect({ database: statements }),
   });
   rememberOwnSqlite(db, statements);
-  return { db, dialect: SQLITE_DIALECT, close: () => db.destroy() };
+  return db;
 }

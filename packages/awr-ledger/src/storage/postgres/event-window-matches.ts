@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { LedgerSchema } from "../storage/schema.js";
+import type { LedgerSchema } from "../schema.js";
 
 /** An event that matched a search, with its place in the log. */
 export interface SeqRow {

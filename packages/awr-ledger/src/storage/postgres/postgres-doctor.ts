@@ -1,60 +1,48 @@
 import type { Kysely } from "kysely";
-import { sql } from "../internal/kysely.js";
-import type { StorageDialect } from "../storage/dialect.js";
-import type { Migration } from "../storage/migration.js";
-import { MIGRATIONS } from "../storage/migrations/index.js";
-import { migrateToLatest } from "../storage/migrator.js";
-import type { LedgerSchema } from "../storage/schema.js";
-import { openSqliteDatabase } from "../storage/sqlite/open-sqlite.js";
+import { LedgerError } from "../../errors.js";
+import { sql } from "../../internal/kysely.js";
+import type { DatabaseDoctor, DatabaseReport, ReportBasis } from "../database-doctor.js";
+import type { Migration } from "../migration.js";
+import { MIGRATIONS } from "../migrations/index.js";
+import type { LedgerSchema } from "../schema.js";
 
-/**
- * The doctor's comparison of the owned schema with what this build's migrations create
- * (docs/design/work-branches.md, "awr doctor"). Each issue is a line naming the object, never
- * its SQL: `missing index claims_one_active`, `definition mismatch for trigger …`. Extra objects
- * (a diagnostic index someone added) are allowed. Nothing is repaired.
- */
+const LIMITATION =
+  "PostgreSQL has no page-level integrity check: integrity reports whether every owned table could be read in the snapshot, and owned objects are compared by name, not by definition.";
 
-/** One owned object: its type (table, index, trigger, …), table and SQL text. */
-interface SqliteObject {
-  type: string;
-  table: string;
-  sql: string;
-}
-
-async function sqliteObjects(db: Kysely<LedgerSchema>): Promise<Map<string, SqliteObject>> {
-  const { rows } = await sql<{ name: string; type: string; tbl_name: string; sql: string }>`
-    SELECT name, type, tbl_name, sql FROM sqlite_master
-     WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY name`.execute(db);
-  return new Map(rows.map((r) => [r.name, { type: r.type, table: r.tbl_name, sql: r.sql.trim() }]));
-}
-
-let expectedSqlite: Promise<Map<string, SqliteObject>> | undefined;
-
-/** What a fresh SQLite ledger holds after every migration: built once, in memory. */
-function expectedSqliteObjects(): Promise<Map<string, SqliteObject>> {
-  expectedSqlite ??= (async () => {
-    const scratch = await openSqliteDatabase(":memory:");
+/** Every owned table answers a read inside the snapshot (PostgreSQL's integrity observation). */
+async function tablesReadable(db: Kysely<LedgerSchema>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()
+     ORDER BY tablename`.execute(db);
+  const problems: string[] = [];
+  for (const { name } of rows) {
     try {
-      await migrateToLatest(scratch.db, scratch.dialect);
-      return await sqliteObjects(scratch.db);
-    } finally {
-      await scratch.close();
-    }
-  })();
-  return expectedSqlite;
-}
-
-async function sqliteIssues(db: Kysely<LedgerSchema>): Promise<string[]> {
-  const [expected, observed] = await Promise.all([expectedSqliteObjects(), sqliteObjects(db)]);
-  const issues: string[] = [];
-  for (const [name, want] of expected) {
-    const have = observed.get(name);
-    if (have === undefined) issues.push(`missing ${want.type} ${name}`);
-    else if (have.type !== want.type || have.table !== want.table || have.sql !== want.sql) {
-      issues.push(`definition mismatch for ${want.type} ${name}`);
+      await sql.raw(`SELECT 1 FROM "${name.replace(/"/g, '""')}" LIMIT 1`).execute(db);
+    } catch (error) {
+      problems.push(`table ${name} cannot be read: ${(error as Error).message}`);
     }
   }
-  return issues;
+  return problems.length === 0 ? ["ok"] : problems;
+}
+
+/** PostgreSQL: every owned table readable (its catalog has no integrity check to run). */
+async function report(
+  db: Kysely<LedgerSchema>,
+  { schemaVersion, read, issues }: ReportBasis,
+): Promise<Omit<DatabaseReport, "ok">> {
+  return {
+    application_id: null,
+    schema_version: schemaVersion,
+    sqlite_version: null,
+    journal_mode: null,
+    // PostgreSQL always enforces foreign keys; the ledger declares none, so none can be violated.
+    foreign_keys: true,
+    busy_timeout_ms: null,
+    migrations: read,
+    integrity: await tablesReadable(db),
+    foreign_key_violations: 0,
+    schema_issues: issues,
+  };
 }
 
 /** The objects PostgreSQL migrations create, by kind, read from their statements in order. */
@@ -106,7 +94,7 @@ export function expectedPostgresObjects(
 }
 
 /** PostgreSQL: every owned table, added column, index, trigger and function of the schema, by name. */
-async function postgresIssues(db: Kysely<LedgerSchema>): Promise<string[]> {
+async function schemaIssues(db: Kysely<LedgerSchema>): Promise<string[]> {
   const expected = expectedPostgresObjects();
   const names = async (query: ReturnType<typeof sql<{ name: string }>>) =>
     new Set((await query.execute(db)).rows.map((r) => r.name));
@@ -135,7 +123,16 @@ async function postgresIssues(db: Kysely<LedgerSchema>): Promise<string[]> {
   return issues;
 }
 
-/** The owned-schema issues of `db`, a ledger on `dialect`'s database. */
-export function schemaIssues(db: Kysely<LedgerSchema>, dialect: StorageDialect): Promise<string[]> {
-  return dialect.choose({ sqlite: sqliteIssues, postgres: postgresIssues })(db);
-}
+/** The doctor on PostgreSQL: by name, since its catalog keeps no statement text to compare. */
+export const POSTGRES_DOCTOR: DatabaseDoctor = {
+  report,
+  schemaIssues,
+  limitations: [LIMITATION],
+  openFile() {
+    throw new LedgerError(
+      "InvalidInput",
+      "--database names a SQLite file, but this project's ledger is PostgreSQL (the manifest's [storage]); omit --database to inspect it",
+      { field: "database" },
+    );
+  },
+};

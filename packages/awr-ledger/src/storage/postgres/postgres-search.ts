@@ -1,17 +1,15 @@
 import type { Kysely, RawBuilder } from "kysely";
-import { sql } from "../internal/kysely.js";
-import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
-import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
-import type { LedgerSchema } from "../storage/schema.js";
-import { mergeMatches, rememberedMatches, type WindowMatches } from "./event-window-matches.js";
+import { sql } from "../../internal/kysely.js";
+import { EVENT_SEARCH_WINDOW } from "../migrations/009-projection-changes.js";
+import type { LedgerSchema } from "../schema.js";
 import {
   type Candidate,
   SEARCH_CANDIDATES,
   type SearchEngine,
   substringScore,
-} from "./search-rank.js";
-import { notJournalReceiptSql } from "./search-receipts.js";
-import { bigrams, containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
+} from "../search-rank.js";
+import { bigrams, containsPattern, markedExcerpt, type SearchTerms } from "../search-terms.js";
+import { mergeMatches, rememberedMatches, type WindowMatches } from "./event-window-matches.js";
 
 const TRUE = sql<boolean>`true`;
 const FALSE = sql<boolean>`false`;
@@ -205,8 +203,8 @@ export const POSTGRES_SEARCH: SearchEngine = {
             )
           : sql`${vector} @@ to_tsquery('english', ${q.words ?? ""})`,
         filter.work === null ? TRUE : sql`ev.work = ${filter.work}`,
-        eventTextVisibleSql(filter.reader, "ev"),
-        notJournalReceiptSql("ev"),
+        filter.eventTextVisible("ev"),
+        filter.notJournalReceipt("ev"),
       ]);
     const columns = sql`ev.seq, ev.id AS ref, ev.type AS title, coalesce(ev.summary, '') AS text, ${score} AS score`;
     /**

@@ -1,17 +1,15 @@
 import type { Kysely } from "kysely";
-import { sql } from "../internal/kysely.js";
-import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
-import { EVENT_SEARCH_WINDOW } from "../storage/migrations/009-projection-changes.js";
-import type { LedgerSchema } from "../storage/schema.js";
+import { sql } from "../../internal/kysely.js";
+import { EVENT_SEARCH_WINDOW } from "../migrations/009-projection-changes.js";
+import type { LedgerSchema } from "../schema.js";
 import {
   type Candidate,
   type CandidateFilter,
   SEARCH_CANDIDATES,
   type SearchEngine,
   substringScore,
-} from "./search-rank.js";
-import { notJournalReceiptSql } from "./search-receipts.js";
-import { containsPattern, markedExcerpt, type SearchTerms } from "./search-terms.js";
+} from "../search-rank.js";
+import { containsPattern, markedExcerpt, type SearchTerms } from "../search-terms.js";
 
 /**
  * SQLite search (migrations 005, 006 and 009). Words: work, goals, plans, rules, decisions,
@@ -154,7 +152,7 @@ async function wordEvents(
   const byWork =
     work === null ? sql`1 = 1` : sql`rowid IN (SELECT seq FROM events WHERE work = ${work})`;
   // The reader's own and project events only (one lookup by seq, the unique index, per match).
-  const visible = sql`EXISTS (SELECT 1 FROM events ev WHERE ev.seq = ${t}.rowid AND ${eventTextVisibleSql(filter.reader, "ev")})`;
+  const visible = sql`EXISTS (SELECT 1 FROM events ev WHERE ev.seq = ${t}.rowid AND ${filter.eventTextVisible("ev")})`;
   const { rows } = await sql<{ ref: string; snippet: string; score: number }>`
     SELECT id AS ref, snippet(${t}, 2, '[', ']', '…', 16) AS snippet,
            -bm25(${t}, 0, 4.0, 1.0) AS score
@@ -177,8 +175,8 @@ async function likeEvents(
 ): Promise<Candidate[]> {
   const { work } = filter;
   const conditions = [
-    eventTextVisibleSql(filter.reader),
-    notJournalReceiptSql(),
+    filter.eventTextVisible(),
+    filter.notJournalReceipt(),
     ...terms.all.map(
       (t) => sql`(coalesce(summary, '') || ' ' || type) LIKE ${containsPattern(t)} ESCAPE '\\'`,
     ),

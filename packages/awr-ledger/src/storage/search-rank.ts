@@ -1,5 +1,5 @@
-import type { Kysely } from "kysely";
-import type { LedgerSchema } from "../storage/schema.js";
+import type { Kysely, RawBuilder, SqlBool } from "kysely";
+import type { LedgerSchema } from "./schema.js";
 import type { SearchTerms } from "./search-terms.js";
 
 /**
@@ -38,6 +38,18 @@ export interface CandidateFilter {
    * (docs/design/conversation-privacy.md). Records (entities, evidence) do not depend on it.
    */
   reader: string;
+  /**
+   * SQL condition: the events whose text `reader` may match (the columns of `events`, under
+   * `alias` when given). A domain rule, so the search caller supplies it and every engine applies
+   * the same one.
+   */
+  eventTextVisible(alias?: string): RawBuilder<SqlBool>;
+  /**
+   * SQL condition: the events search may return, which are all but the request journal's
+   * receipts (for the engines that read the events table itself rather than an index without
+   * them).
+   */
+  notJournalReceipt(alias?: string): RawBuilder<SqlBool>;
 }
 
 /** The score of a substring match: a term in the title counts 4, each in the body 1 (at most 5). */
