@@ -7,6 +7,11 @@ import { fileURLToPath } from "node:url";
 
 const CLI = join(dirname(fileURLToPath(import.meta.url)), "..", "apps/cli/dist/main.js");
 
+/**
+ * @param {string} root
+ * @param {string[]} args
+ * @returns {any} the CLI's --json output
+ */
 export function awr(root, args) {
   try {
     return JSON.parse(
@@ -14,7 +19,8 @@ export function awr(root, args) {
         encoding: "utf8",
       }),
     );
-  } catch (error) {
+  } catch (caught) {
+    const error = /** @type {{ status?: number, stdout?: string, stderr?: string }} */ (caught);
     throw new Error(
       `awr ${args.join(" ")} failed (exit ${error.status}):\n${error.stdout ?? ""}${error.stderr ?? ""}`,
     );

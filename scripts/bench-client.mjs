@@ -180,7 +180,7 @@ if (!existsSync(oursEntry)) {
 async function freePort() {
   const server = createServer().listen(0, "127.0.0.1");
   await once(server, "listening");
-  const { port } = server.address();
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
   server.close();
   await once(server, "close");
   return port;
@@ -197,7 +197,7 @@ async function startHttpServer() {
   await new Promise((resolve, reject) => {
     child.stderr.on("data", (chunk) => {
       text += chunk;
-      if (text.includes("listening on port")) resolve();
+      if (text.includes("listening on port")) resolve(undefined);
     });
     child.once("exit", () => reject(new Error(`server-everything exited: ${text}`)));
   });
@@ -226,7 +226,7 @@ async function measure(kind, transport, url, concurrency) {
   });
   const [code] = await once(child, "exit");
   if (code !== 0) throw new Error(`bench worker ${kind} ${transport} exited with ${code}`);
-  return JSON.parse(out.trim().split("\n").pop());
+  return JSON.parse(/** @type {string} */ (out.trim().split("\n").pop()));
 }
 
 if (args[0] === "--worker") await worker();

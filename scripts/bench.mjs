@@ -48,10 +48,10 @@ for (const name of only ?? []) {
 }
 
 // Interrupted (Ctrl-C, or a supervisor's timeout): stop the services, remove the temp projects.
-for (const [signal, code] of [
+for (const [signal, code] of /** @type {const} */ ([
   ["SIGINT", 130],
   ["SIGTERM", 143],
-]) {
+])) {
   process.on(signal, () => {
     stopServices();
     removeTemps();
@@ -65,7 +65,7 @@ const { profileNode, profileMarkdown, sqlProfile, sqlProfileMarkdown } = await i
 );
 
 const started = new Date();
-const startLoad = loadavg()[0];
+const startLoad = /** @type {number} */ (loadavg()[0]);
 const sections = [];
 let failures = 0;
 try {
@@ -93,7 +93,7 @@ try {
             const sql = p.sql ? await sqlProfile(p.args, { cwd: p.cwd }) : undefined;
             profiles.push({ ...p, summary, sql });
           } catch (error) {
-            profiles.push({ ...p, error: String(error?.message ?? error) });
+            profiles.push({ ...p, error: String(/** @type {Error} */ (error)?.message ?? error) });
           }
         }
       }
@@ -106,8 +106,9 @@ try {
       });
     } catch (error) {
       failures++;
-      process.stderr.write(`bench: ${name} failed: ${error?.stack ?? error}\n`);
-      sections.push({ name, title: mod.title, error: String(error?.message ?? error) });
+      const failure = /** @type {Error | undefined} */ (error);
+      process.stderr.write(`bench: ${name} failed: ${failure?.stack ?? error}\n`);
+      sections.push({ name, title: mod.title, error: String(failure?.message ?? error) });
     } finally {
       stopServices();
     }
@@ -139,7 +140,11 @@ function printTable(list) {
   const widths = header.map((h, i) =>
     Math.min(60, Math.max(h.length, ...data.map((d) => String(d[i]).length))),
   );
-  const cell = (text, i) => String(text).slice(0, widths[i]).padEnd(widths[i]);
+  /** @param {unknown} text @param {number} i */
+  const cell = (text, i) =>
+    String(text)
+      .slice(0, widths[i])
+      .padEnd(/** @type {number} */ (widths[i]));
   console.log(header.map(cell).join(" | "));
   console.log(widths.map((w) => "-".repeat(w)).join("-|-"));
   for (const d of data) console.log(d.map(cell).join(" | "));
@@ -179,7 +184,7 @@ function markdown() {
     "",
     `- Run: ${started.toISOString()}, ${quick ? "**quick smoke run** (`pnpm bench --quick`: small counts, no scale run)" : "full run (`pnpm bench`)"}`,
     `- Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${process.platform}; ` +
-      `load average ${startLoad.toFixed(2)} at start, ${loadavg()[0].toFixed(2)} at the end (other work shares this machine)`,
+      `load average ${startLoad.toFixed(2)} at start, ${/** @type {number} */ (loadavg()[0]).toFixed(2)} at the end (other work shares this machine)`,
     `- Code: ${gitRevision()}; packages from their built dist/ (\`pnpm build\`)`,
     "- The public Rust AWR's own published figures are not available offline; no Rust numbers are shown or invented here.",
     "",

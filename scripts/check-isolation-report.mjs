@@ -25,7 +25,9 @@ let report;
 try {
   report = JSON.parse(readFileSync(reportPath, "utf8"));
 } catch (error) {
-  console.error(`cannot read the vitest JSON report ${reportPath}: ${error.message}`);
+  console.error(
+    `cannot read the vitest JSON report ${reportPath}: ${/** @type {Error} */ (error).message}`,
+  );
   process.exit(1);
 }
 const ids = JSON.parse(readFileSync(conditionsFile, "utf8")).conditions.map((c) => c.id);

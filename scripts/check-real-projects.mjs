@@ -31,11 +31,12 @@ const LEDGER = join(ROOT, "packages/awr-ledger/dist/index.js");
 const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{4,}/u;
 const WORD = /[\p{L}\p{N}]{6,}/u;
 
-const dir = process.argv[2];
-if (dir === undefined) {
+const dirArgument = process.argv[2];
+if (dirArgument === undefined) {
   console.error("usage: node scripts/check-real-projects.mjs DIR");
   process.exit(2);
 }
+const dir = dirArgument;
 if (!existsSync(dir)) {
   console.log(`skipped: ${dir} does not exist (no real AWR projects to check on this machine)`);
   process.exit(0);
@@ -148,7 +149,7 @@ async function checkProject(source) {
     );
     return true;
   } catch (error) {
-    console.error(`FAIL  ${name}: ${error.message}`);
+    console.error(`FAIL  ${name}: ${/** @type {Error} */ (error).message}`);
     return false;
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -40,11 +40,12 @@ const CLIENT = "01K00000000000000000000002";
 const RULES =
   "# Approved requirements stay {#approved severity=hard}\n\nA change keeps every approved requirement.\n";
 
-const dir = process.argv[2];
-if (dir === undefined) {
+const dirArgument = process.argv[2];
+if (dirArgument === undefined) {
   console.error("usage: node scripts/check-real-workstreams.mjs DIR");
   process.exit(2);
 }
+const dir = dirArgument;
 if (!existsSync(dir)) {
   console.log(
     `skipped: ${dir} does not exist (no workstream fixtures of the original on this machine)`,
@@ -265,7 +266,7 @@ try {
     ]);
     await checkServed(context, id);
   } catch (error) {
-    console.error(`FAIL  context: ${error.message}`);
+    console.error(`FAIL  context: ${/** @type {Error} */ (error).message}`);
     failed++;
   }
   const ledger = assemble({
@@ -278,7 +279,7 @@ try {
   try {
     initAndList("ledger (ledger.yaml)", ledger, ["ledger.yaml"]);
   } catch (error) {
-    console.error(`FAIL  ledger: ${error.message}`);
+    console.error(`FAIL  ledger: ${/** @type {Error} */ (error).message}`);
     failed++;
   }
 } finally {

@@ -65,7 +65,7 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
       const found = entries.filter((e) => test(e.path));
       if (found.length > 0) {
         problems.push(
-          `${found.length} ${reason} file(s), e.g. ${found[0].path.replace(/^package\//, "")}`,
+          `${found.length} ${reason} file(s), e.g. ${found[0]?.path.replace(/^package\//, "")}`,
         );
       }
     }
@@ -104,7 +104,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     try {
       report = inspectPackage(dir);
     } catch (error) {
-      console.error(`check-tarballs: ${error.message}`);
+      console.error(`check-tarballs: ${/** @type {Error} */ (error).message}`);
       failed = true;
       continue;
     }

@@ -41,6 +41,20 @@ const CALL_TIMEOUT_MS = 60_000;
 const PG_URL_ENV = "AWR_SOAK_DATABASE_URL";
 
 /**
+ * One racing agent: its MCP client once connected, and its session once started.
+ * @typedef {object} Claimer
+ * @property {string} name
+ * @property {boolean} journaled
+ * @property {number} [generation] stdio: the process's restarts, in its request ids
+ * @property {number} [service] postgres: the index of the service it talks to
+ * @property {string} [token] postgres: its bearer token
+ * @property {any} [client]
+ * @property {() => number | undefined} [pid] stdio: its awr-mcp process
+ * @property {(name: string, args: Record<string, unknown>) => Promise<any>} [call]
+ * @property {string} [session]
+ */
+
+/**
  * @param {import("./claims-soak.d.mts").ClaimsSoakOptions} options
  * @returns {Promise<import("./claims-soak.d.mts").ClaimsSoakReport>}
  */
@@ -82,6 +96,7 @@ export async function runClaimsSoak(options) {
   });
   const observer = await modules.openLedger({ root, env: { ...process.env, ...env } });
 
+  /** @type {import("./claims-soak.d.mts").ClaimsSoakReport} */
   const report = {
     backend,
     claimers: count,
@@ -397,6 +412,7 @@ async function stdioFleet({ root, awrMcp, count, modules, dir }) {
       claimer.journaled ? { request_id: `${claimer.name}-${claimer.generation}-${n}` } : {},
     );
   };
+  /** @type {Claimer[]} */
   const claimers = Array.from({ length: count }, (_, i) => ({
     name: `claimer-${i}`,
     journaled: i % 2 === 1,
@@ -458,6 +474,9 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
   const serviceEnv = { ...process.env, ...env, ...tokens };
   const services = [await startService(awrMcp, registry, serviceEnv, dir)];
   services.push(await startService(awrMcp, registry, serviceEnv, dir));
+  /** The service claimers of index `i % 2` talk to now (revive replaces it). @param {number} i */
+  const serviceAt = (i) => /** @type {(typeof services)[number]} */ (services[i]);
+  /** @type {(Claimer & { service: number })[]} */
   const claimers = Array.from({ length: count }, (_, i) => ({
     name: `claimer-${i}`,
     service: i % 2,
@@ -468,7 +487,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     const transport = modules.createTransport(
       {
         type: "http",
-        url: services[claimer.service].url,
+        url: serviceAt(claimer.service).url,
         headers: { Authorization: `Bearer ${claimer.token}` },
       },
       // No standing GET stream, and a short close: a killed service answers no DELETE.
@@ -479,7 +498,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     claimer.client = client;
     claimer.call = claimerCalls(client, (_name, n) => ({
       project: "soak",
-      request_id: `${claimer.name}-${services[claimer.service].generation}-${n}`,
+      request_id: `${claimer.name}-${serviceAt(claimer.service).generation}-${n}`,
     }));
   };
   for (const claimer of claimers) await connect(claimer);
@@ -493,7 +512,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     },
     // The service that granted the holder's claim dies; its claimers are gone with it.
     async kill(holder) {
-      const dead = services[holder.service];
+      const dead = serviceAt(holder.service);
       await sigkill(dead.child.pid);
       const lost = claimers.filter((c) => c.service === holder.service);
       await Promise.allSettled(lost.map((c) => c.client.close()));
@@ -501,7 +520,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     },
     // Restarted on a new port; its claimers reconnect and keep their sessions.
     async revive(holder) {
-      const generation = services[holder.service].generation + 1;
+      const generation = serviceAt(holder.service).generation + 1;
       services[holder.service] = await startService(awrMcp, registry, serviceEnv, dir, generation);
       for (const c of claimers) if (c.service === holder.service) await connect(c);
     },

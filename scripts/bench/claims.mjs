@@ -24,6 +24,7 @@ export async function run({ quick }) {
   const cmd = "pnpm bench --only claims";
   const reports = [];
   const notes = [];
+  /** @type {{ backend: "sqlite" | "postgres", label: string, pgUrl?: string | undefined }[]} */
   const backends = [{ backend: "sqlite", label: "SQLite, 16 stdio processes" }];
   const postgres = benchPostgres();
   if (postgres === undefined) {

@@ -63,6 +63,7 @@ async function timeOnce(args, cwd) {
 /** The reads timed: [label, args, cwd]; context compile only when the corpus is present. */
 async function reads() {
   const fixture = await fixtureProject(150);
+  /** @type {[string, string[], string][]} */
   const list = [
     ["`awr --json status`", ["status"], fixture.root],
     ["`awr --json work show W-0001`", ["work", "show", "W-0001"], fixture.root],
@@ -89,24 +90,26 @@ export async function run_({ quick }) {
   const rounds = quick ? 6 : 30;
   const timed = await reads();
   for (const read of timed) await timeOnce(read.args, read.cwd);
-  const samples = timed.map(() => []);
+  const samples = timed.map(() => /** @type {number[]} */ ([]));
   const node = [];
   for (let i = 0; i < rounds; i++) {
     // Rotate the order so no command always runs right after another.
     const order = [-1, ...timed.keys()];
-    for (let k = 0; k < i % order.length; k++) order.push(order.shift());
+    for (let k = 0; k < i % order.length; k++) order.push(/** @type {number} */ (order.shift()));
     for (const j of order) {
-      if (j < 0) node.push(await timeOnce(["-e", "0"], ROOT));
-      else samples[j].push(await timeOnce(timed[j].args, timed[j].cwd));
+      const read = timed[j];
+      if (j < 0 || read === undefined) node.push(await timeOnce(["-e", "0"], ROOT));
+      else samples[j]?.push(await timeOnce(read.args, read.cwd));
     }
   }
   const nodeP95 = percentile(node, 95);
   const baseline = `\`node -e 0\` ${fmtMs(percentile(node, 50))} / ${fmtMs(nodeP95)}`;
   const rows = timed.map((read, j) => {
-    const ratio = percentile(samples[j], 95) / nodeP95;
+    const times = samples[j] ?? [];
+    const ratio = percentile(times, 95) / nodeP95;
     return {
       figure: `${read.label} cold, p50 / p95`,
-      value: `${fmtMs(percentile(samples[j], 50))} / ${fmtMs(percentile(samples[j], 95))}`,
+      value: `${fmtMs(percentile(times, 50))} / ${fmtMs(percentile(times, 95))}`,
       baseline,
       ratio: fmtRatio(ratio),
       goal: `p95 ≤ ${GOAL}x node -e 0`,
@@ -114,7 +117,7 @@ export async function run_({ quick }) {
       command: "pnpm bench --only cli",
     };
   });
-  const missed = timed.filter((_, j) => !rows[j].met);
+  const missed = timed.filter((_, j) => !rows[j]?.met);
   const whereTimeGoes = [];
   if (missed.length > 0) {
     whereTimeGoes.push(

@@ -32,7 +32,8 @@ export async function run() {
           { work: item.work, budget: 5000 },
           { client: "stdio" },
         );
-      } catch (error) {
+      } catch (caught) {
+        const error = /** @type {Error & { code?: string, result?: unknown }} */ (caught);
         failures.push(`${item.work}: ${error.code ?? ""} ${error.message}`);
         // An incomplete packet is ContextIncomplete carrying the whole result: measure it too.
         if (error.code !== "ContextIncomplete" || error.result === undefined) continue;

@@ -69,6 +69,10 @@ export function removeTemps() {
  * A synthetic project (the ledger's fixture generator), initialised; returns its facts too. With
  * `postgres` (from benchPostgres) the ledger lives in a fresh schema of that server.
  */
+/**
+ * @param {number} items
+ * @param {{ seed?: number, dir?: string, postgres?: unknown }} [options]
+ */
 export async function fixtureProject(items, { seed = 1, dir, postgres } = {}) {
   const { generateFixtureProject } = await load(DIST.fixtures);
   const { initProject } = await load(DIST.ledger);
@@ -123,13 +127,18 @@ export function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
+  return /** @type {number} */ (sorted[index]);
 }
 export const median = (values) => percentile(values, 50);
 
 /**
  * Times `n` sequential calls of fn (after `warmup` untimed ones); per-call milliseconds.
  * `before(i)`, when given, runs untimed before each call (e.g. a write that moves the revision).
+ */
+/**
+ * @param {(i: number) => unknown} fn
+ * @param {{ n: number, warmup?: number, before?: ((i: number) => unknown) | undefined }} options
+ * @returns {Promise<number[]>}
  */
 export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before }) {
   for (let i = 0; i < warmup; i++) await fn(i);
@@ -303,10 +312,7 @@ export async function httpTool(url, token, name, args, id = 1) {
   const body =
     text.startsWith("event:") || text.startsWith("data:")
       ? JSON.parse(
-          text
-            .split("\n")
-            .find((l) => l.startsWith("data:"))
-            .slice(5),
+          /** @type {string} */ (text.split("\n").find((l) => l.startsWith("data:"))).slice(5),
         )
       : JSON.parse(text);
   if (body.error) {
@@ -325,6 +331,9 @@ export const BENCH_TOKEN = "bench-token-0123456789abcdefghijklmnopqrstuvwxyz";
  * (autocommit: it changes something outside a transaction, so it is a commit of its own).
  * Returns an undo.
  * better-sqlite3 is synchronous, so `ms` is the time spent inside SQLite for that call.
+ */
+/**
+ * @param {(sql: string, ms: number, info?: { autocommit?: boolean, method?: string, args?: unknown[] }) => void} onStatement
  */
 export function observeStatements(onStatement) {
   const Database = betterSqlite3();

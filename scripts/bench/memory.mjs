@@ -21,7 +21,8 @@ async function callRetryingBusy(stats, ...args) {
     try {
       return await httpTool(...args);
     } catch (error) {
-      if (error?.code !== -32010 || attempt >= 200) throw error;
+      if (/** @type {{ code?: unknown } | undefined} */ (error)?.code !== -32010 || attempt >= 200)
+        throw error;
       stats.busy++;
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
     }

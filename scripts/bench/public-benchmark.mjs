@@ -26,9 +26,9 @@ function expectedFacts(root) {
   const rules = [];
   const rulesText = readFileSync(join(root, "RULES.md"), "utf8");
   for (const section of rulesText.split(/^(?=# )/m).filter((s) => s.startsWith("# "))) {
-    const [heading, ...body] = section.split("\n");
+    const [heading = "", ...body] = section.split("\n");
     const match = /^# (.*?)\s*\{#([^\s}]+)([^}]*)\}\s*$/.exec(heading);
-    if (match === null || !/severity=hard/.test(match[3])) continue;
+    if (match === null || !/severity=hard/.test(match[3] ?? "")) continue;
     rules.push({ key: match[2], text: `${match[1]}\n\n${body.join("\n").trim()}` });
   }
   const closure = (task, seen = new Map()) => {
@@ -100,7 +100,8 @@ export async function run() {
         passed += facts.passed;
         const failed = failedChecks(facts);
         if (failed.length > 0) failures.push(`${key}: ${failed.join(", ")}`);
-      } catch (error) {
+      } catch (caught) {
+        const error = /** @type {Error & { code?: string }} */ (caught);
         failures.push(`${key}: ${error.code ?? ""} ${error.message}`);
       }
     }

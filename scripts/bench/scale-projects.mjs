@@ -77,6 +77,7 @@ async function insertPostgresEvents(root, count, works) {
 /**
  * `{ small, big }` on the given backend (`postgres` from benchPostgres, or undefined for SQLite),
  * each `{ root, works }` (works: the active items), plus the setup times in seconds.
+ * @param {{ items: number, events: number, postgres?: unknown }} options
  */
 export async function scaleProjects({ items, events, postgres }) {
   const t0 = performance.now();

@@ -23,6 +23,13 @@ export const fullOnly = true;
 
 const ITEMS = 10_000;
 const EVENTS = 1_000_000;
+/**
+ * @type {[
+ *   { name: string, write: () => undefined },
+ *   { name: string, write: (ledger: any) => () => Promise<void> },
+ *   { name: string, write: (ledger: any, works: string[]) => () => Promise<void> },
+ * ]}
+ */
 const MODES = [
   { name: "same revision", write: () => undefined },
   { name: "first read after a write", write: (ledger) => revisionBump(ledger) },

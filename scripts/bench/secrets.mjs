@@ -8,6 +8,7 @@ import { DIST, fmtRatio, load, median, tempDir } from "./lib.mjs";
 
 export const title = "Secret detector";
 
+/** @type {[name: string, adapter: string, domain: string][]} */
 const SOURCES = [
   ["GOALS.md", "markdown-heading-v1", "goal"],
   ["PLAN.md", "markdown-heading-v1", "plan"],

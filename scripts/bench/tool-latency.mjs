@@ -28,7 +28,14 @@ const SERVER_WARM_UP_CALLS = 3000;
  * p50/p95 per read through `call(tool, args)`; work items rotate through `works`. With `before`
  * (a revision bump), every timed read is the first at a new revision.
  */
+/**
+ * @param {(tool: string, args: Record<string, unknown>) => unknown} call
+ * @param {string[]} works
+ * @param {number} n
+ * @param {(() => unknown) | undefined} [before]
+ */
 export async function measureReads(call, works, n, before) {
+  /** @type {Record<string, { p50: number, p95: number }>} */
   const out = {};
   for (const read of READS) {
     const samples = await sampleLatency(
@@ -76,7 +83,7 @@ export async function run({ quick }) {
     };
     freshServer = await sampleLatency(() => viaMcp(status.tool, status.args()), { n });
     for (let i = 0; i < (quick ? 100 : SERVER_WARM_UP_CALLS); i++) {
-      const read = READS[i % READS.length];
+      const read = /** @type {import("./reads.mjs").Read} */ (READS[i % READS.length]);
       await viaMcp(read.tool, read.args(works[i % works.length], i));
     }
     mcp = await measureReads(viaMcp, works, n);
@@ -87,6 +94,7 @@ export async function run({ quick }) {
   }
 
   const warmUp = Math.min(50, n);
+  /** @type {{ figure: string, value: string, baseline: string, ratio: string, goal: string, met: boolean | null, command: string }[]} */
   const rows = [
     {
       figure: `${status.name} (stdio MCP, a fresh server's calls ${warmUp + 1}-${warmUp + n}) p50 / p95`,
@@ -98,15 +106,18 @@ export async function run({ quick }) {
       command: "pnpm bench --only latency",
     },
   ];
+  /** @type {[import("./reads.mjs").Read, string, boolean][]} */
   const misses = [];
   for (const read of READS) {
-    for (const [via, figures, command, fresh] of [
+    /** @type {[string, Record<string, { p50: number, p95: number }>, string, boolean][]} */
+    const measured = [
       ["ledger API", api, "pnpm bench --only latency", false],
       ["ledger API, first read after a write", apiFresh, "pnpm bench --only latency", true],
       ["stdio MCP", mcp, "pnpm bench --only latency", false],
       ["stdio MCP, first read after a write", mcpFresh, "pnpm bench --only latency", true],
-    ]) {
-      const { p50, p95 } = figures[read.name];
+    ];
+    for (const [via, figures, command, fresh] of measured) {
+      const { p50, p95 } = /** @type {{ p50: number, p95: number }} */ (figures[read.name]);
       // Warm reads over stdio have the tighter stdio goal; the rest AWR's targets.
       const [target, whose] =
         via === "stdio MCP" ? [read.stdioMs, "stdio goal"] : [read.targetMs, "AWR target"];

@@ -38,7 +38,7 @@ if (process.env.AWR_BENCH_SQL_PROFILE === "1") {
 if (mode === "http-writes") {
   const service = await startHttpService(root, { AWR_BENCH_TOKEN: BENCH_TOKEN });
   try {
-    await httpWriteLoad(service.url, a.split(","), Number(b));
+    await httpWriteLoad(service.url, /** @type {string} */ (a).split(","), Number(b));
   } finally {
     await service.stop(); // SIGTERM: a graceful exit, so its profile is written
   }
@@ -46,7 +46,7 @@ if (mode === "http-writes") {
 }
 if (mode === "mcp-reads") {
   const { MCPClient, createTransport } = await load(DIST.client);
-  const read = READS.find((r) => r.tool === a);
+  const read = /** @type {import("./reads.mjs").Read} */ (READS.find((r) => r.tool === a));
   const client = new MCPClient(
     createTransport(
       // The server inherits the profiler preload: pass the environment on explicitly.
@@ -76,7 +76,7 @@ const ledger = await openLedger({ root });
 const caller = { client: "stdio" };
 try {
   if (mode === "reads") {
-    const read = READS.find((r) => r.tool === a);
+    const read = /** @type {import("./reads.mjs").Read} */ (READS.find((r) => r.tool === a));
     const n = Number(b);
     const bump = revisionBump(ledger);
     for (let i = 0; i < n; i++) {

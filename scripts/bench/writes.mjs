@@ -45,6 +45,7 @@ function rawWritesPerSecond(n) {
 }
 
 /** Process CPU (user + system) per call of each round, ms: what commits cost besides waiting. */
+/** @type {{ raw: number[], ours: number[] }} */
 const cpuMsPerCall = { raw: [], ours: [] };
 function cpuMs(since) {
   const used = process.cpuUsage(since);
@@ -106,7 +107,7 @@ async function walPagesPerWrite(ledger, root, n) {
     }
   };
   let commits = 0;
-  const undo = observeStatements((text, _ms, { autocommit }) => {
+  const undo = observeStatements((text, _ms, { autocommit } = { autocommit: false }) => {
     if (autocommit || /^\s*commit\s*$/i.test(String(text))) commits++;
   });
   let pages = 0;
@@ -143,7 +144,7 @@ const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 let captures = 0;
 async function sqlAloneWritesPerSecond(ledger, root, n) {
   const captured = [];
-  const undo = observeStatements((source, _ms, { method, args }) => {
+  const undo = observeStatements((source, _ms, { method, args } = {}) => {
     if (method !== undefined) captured.push({ source, method, args });
   });
   try {

@@ -64,7 +64,7 @@ function runtimeStoreEntries(root) {
     if (!existsSync(link)) return; // an optional dependency not installed here
     const target = relative(store, realpathSync(link));
     if (target.startsWith("..")) return; // a workspace package: copied whole
-    const entry = target.split(sep)[0];
+    const entry = /** @type {string} */ (target.split(sep)[0]);
     if (!found.has(entry)) {
       found.add(entry);
       pending.push(entry);

@@ -16,6 +16,8 @@ export function kyselyReexport(text, path) {
   if (match === null) {
     throw new Error(`${path} no longer has the kysely export its bundlers expect; update them`);
   }
-  const names = match[1].split(",").map((part) => part.trim().replace(/\s*:\s*/, " as "));
+  const names = /** @type {string} */ (match[1])
+    .split(",")
+    .map((part) => part.trim().replace(/\s*:\s*/, " as "));
   return `export { ${names.join(", ")} } from "kysely";\n`;
 }

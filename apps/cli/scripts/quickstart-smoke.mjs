@@ -42,7 +42,7 @@ function freePort() {
     const server = createServer();
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
+      const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });
@@ -78,13 +78,15 @@ let screen = "";
 const exited = new Promise((resolve) =>
   child.once("exit", (code, signal) => resolve({ code, signal })),
 );
-const summarised = new Promise((resolve) => {
-  child.stdout.on("data", (chunk) => {
-    process.stdout.write(chunk);
-    screen += chunk.toString();
-    if (screen.split("\n").some((line) => SUMMARY_END.test(line))) resolve();
-  });
-});
+const summarised = new Promise(
+  /** @param {(value?: void) => void} resolve */ (resolve) => {
+    child.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      screen += chunk.toString();
+      if (screen.split("\n").some((line) => SUMMARY_END.test(line))) resolve();
+    });
+  },
+);
 
 let status = 0;
 try {
@@ -157,13 +159,18 @@ try {
   const { tools } = await client.listTools();
   check(tools.length === 21, `expected 21 tools, got ${tools.length}`);
   const listed = await client.callTool({ name: "awr_projects_list", arguments: {} });
-  const keys = listed.structuredContent?.projects?.map((p) => p.key);
+  const listedContent = /** @type {{ projects?: { key: string }[] } | undefined} */ (
+    listed.structuredContent
+  );
+  const keys = listedContent?.projects?.map((p) => p.key);
   check(JSON.stringify(keys) === '["bookshop"]', `projects: ${JSON.stringify(listed)}`);
   const result = await client.callTool({
     name: "awr_project_status",
     arguments: { project: "bookshop" },
   });
-  const { project_id, project } = result.structuredContent ?? {};
+  const { project_id, project } = /** @type {{ project_id?: unknown, project?: unknown }} */ (
+    result.structuredContent ?? {}
+  );
   check(
     !result.isError && typeof project_id === "string" && project === "bookshop",
     `awr_project_status: ${JSON.stringify(result)}`,
@@ -171,13 +178,13 @@ try {
   console.log(`quickstart-smoke: SDK client: 21 tools, project bookshop (${project_id})`);
   await client.close();
 } catch (error) {
-  console.error(`quickstart-smoke: FAILED: ${error.message}`);
+  console.error(`quickstart-smoke: FAILED: ${/** @type {Error} */ (error).message}`);
   status = 1;
 }
 
 if (child.exitCode === null && child.signalCode === null) {
   // Ctrl-C on a terminal signals the whole foreground process group.
-  process.kill(-child.pid, "SIGINT");
+  process.kill(-(/** @type {number} */ (child.pid)), "SIGINT");
   const outcome = await Promise.race([
     exited,
     timeout(Math.max(remaining(), 5_000), "exit after SIGINT"),
@@ -196,7 +203,7 @@ if (child.exitCode === null && child.signalCode === null) {
 }
 // Nothing the quick start started may outlive the smoke test.
 try {
-  process.kill(-child.pid, "SIGKILL");
+  process.kill(-(/** @type {number} */ (child.pid)), "SIGKILL");
 } catch {}
 console.log(status === 0 ? "quickstart-smoke: ok" : "quickstart-smoke: failed");
 process.exit(status);
