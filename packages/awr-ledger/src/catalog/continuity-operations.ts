@@ -6,7 +6,7 @@ import type { OperationGetInput } from "../runtime/operation-get.js";
 import type { OperationRecoverInput } from "../runtime/operation-recover.js";
 import type { SessionResumeInput, SessionResumeResult } from "../runtime/session-resume.js";
 import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
-import { about, choice, id, nullable, object, revision, strings, ttlMs } from "./json-schema.js";
+import { about, choice, nullable, object, strings, ttlMs } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { type OperationHost, type OperationOptions, operation } from "./operation.js";
 import { contextCompileOperation } from "./read-operations.js";
