@@ -40,6 +40,9 @@ const ALLOWED_WORKSPACE_DEPS: Record<string, string[]> = {
   "@awr/mcp-client": ["@awr/jsonrpc-core", "@awr/transport-stdio", "@awr/transport-http"],
   "@awr/awr-ledger": [],
   "@awr/awr-server": ["@awr/awr-ledger"],
+  // Private (never published): the tests' and benchmarks' synthetic projects. No library lists
+  // it as a runtime dependency, so nothing published can reach it.
+  "@awr/ledger-fixtures": ["@awr/awr-ledger"],
 };
 
 function runtimeDeps(json: PackageManifest["json"]): string[] {
@@ -141,7 +144,6 @@ const LEDGER_LAYERS = [
   "workstreams/",
   "catalog/",
   "init/",
-  "fixtures/",
   "testing/",
   "ledger.ts",
   "open.ts",
