@@ -2,8 +2,8 @@
 // `pnpm check:packages` (after the per-package publint/attw checks): packs every published
 // workspace package as a user would get it (`pnpm pack`, which applies publishConfig) and checks
 // that it ships only what runs: no source maps or declaration maps, nothing of the ledger's
-// unpublished `testing` subpath, and a packed size within the package's bound. Prints each
-// tarball's packed and unpacked size. Needs `pnpm build` first.
+// unpublished `testing` subpath or of test fixtures, and a packed size within the package's
+// bound. Prints each tarball's packed and unpacked size. Needs `pnpm build` first.
 //
 //   node scripts/check-tarballs.mjs            every package under packages/ and apps/
 //   node scripts/check-tarballs.mjs DIR...     only these package directories
@@ -31,6 +31,10 @@ const FORBIDDEN = [
   {
     test: (path) => /^package\/dist\/testing\//.test(path),
     reason: "the unpublished testing subpath",
+  },
+  {
+    test: (path) => /^package\/dist\/fixtures\//.test(path),
+    reason: "test fixtures (they live in the private @awr/ledger-fixtures)",
   },
 ];
 

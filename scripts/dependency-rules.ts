@@ -42,6 +42,9 @@ const ALLOWED_WORKSPACE_DEPS: Record<string, string[]> = {
   // The server speaks the same JSON-RPC as the client: jsonrpc-core's vocabulary and the stdio
   // transport's line decoder.
   "@awr/awr-server": ["@awr/awr-ledger", "@awr/jsonrpc-core", "@awr/transport-stdio"],
+  // Private (never published): the tests' and benchmarks' synthetic projects. No library lists
+  // it as a runtime dependency, so nothing published can reach it.
+  "@awr/ledger-fixtures": ["@awr/awr-ledger"],
 };
 
 /** awr-server reaches the official MCP SDK through this one adapter folder only. */
@@ -157,7 +160,6 @@ const LEDGER_LAYERS = [
   "workstreams/",
   "catalog/",
   "init/",
-  "fixtures/",
   "testing/",
   "ledger.ts",
   "open.ts",

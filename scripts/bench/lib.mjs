@@ -20,7 +20,7 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DIST = {
   ledger: join(ROOT, "packages/awr-ledger/dist/index.js"),
   ledgerTesting: join(ROOT, "packages/awr-ledger/dist/testing/index.js"),
-  fixtures: join(ROOT, "packages/awr-ledger/dist/fixtures/index.js"),
+  fixtures: join(ROOT, "packages/ledger-fixtures/dist/index.js"),
   server: join(ROOT, "packages/awr-server/dist/index.js"),
   client: join(ROOT, "packages/mcp-client/dist/index.js"),
   service: join(ROOT, "apps/service/dist/main.js"),

@@ -145,7 +145,7 @@ export async function run() {
       "Corpus: the original AWR's public benchmark files (GOALS.md, RULES.md, work-ledger.yaml), copied to a temp dir. " +
         "Full sources = those three files sorted and joined with one LF, o200k_base (the ledger's countTokens). " +
         "For every active task: `contextBootstrap` (L0, budget 1,000) and awr_context_compile with the task's goal (L1, budget 5,000), " +
-        "then the exact-fact oracle (@awr/awr-ledger/fixtures assessFacts), whose expected facts are read from the corpus files themselves.",
+        "then the exact-fact oracle (@awr/ledger-fixtures assessFacts), whose expected facts are read from the corpus files themselves.",
       ...(failures.length ? [`Failed checks: ${failures.slice(0, 5).join("; ")}`] : []),
     ],
     profiles: [],

@@ -13,7 +13,7 @@ export async function withholdCredentials(
   failure: CliError,
   args: readonly string[],
 ): Promise<CliError> {
-  const { findSecretInValue, SECRET_POLICY_VERSION } = await import("@awr/awr-ledger");
+  const { findSecretInValue, SECRET_POLICY_VERSION } = await import("@awr/awr-ledger/secrets");
   if (failure.details?.["policy_version"] !== undefined) return failure;
   const inArgs = findSecretInValue([...args], "argv");
   if (inArgs !== undefined) {

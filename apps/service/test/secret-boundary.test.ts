@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
+import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOALS, makeProject, tempDir, WORK_LEDGER, writeRegistry } from "./support/projects.js";

@@ -1,4 +1,5 @@
-import { type JsonSchema, toolDefinitions } from "@awr/awr-ledger";
+import { toolDefinitions } from "@awr/awr-ledger";
+import type { JsonSchema } from "@awr/awr-ledger/catalog";
 import { describe, expect, it } from "vitest";
 
 // Every tool argument says what it means (an agent has only tools/list to go by), and the whole

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { countTokens } from "@awr/awr-ledger";
-import { assessFacts, failedChecks, generateBenchmarkProject } from "@awr/awr-ledger/fixtures";
+import { assessFacts, failedChecks, generateBenchmarkProject } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, tempRoot } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";

@@ -1,5 +1,5 @@
 import { countTokens, initProject, type LedgerError, openLedger } from "@awr/awr-ledger";
-import { generateFixtureProject } from "@awr/awr-ledger/fixtures";
+import { generateFixtureProject } from "@awr/ledger-fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, tempRoot } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MANIFEST_PATH } from "@awr/awr-ledger";
+import { MANIFEST_PATH } from "@awr/awr-ledger/sources";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { initProject, isLedgerError, openLedger, parseManifest } from "@awr/awr-ledger";
+import { initProject, isLedgerError, openLedger } from "@awr/awr-ledger";
+import { parseManifest } from "@awr/awr-ledger/sources";
 import { describe, expect, it } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 

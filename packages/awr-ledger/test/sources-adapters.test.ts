@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { confineSourcePath, isLedgerError, parseManifest, SOURCE_ADAPTERS } from "@awr/awr-ledger";
+import { isLedgerError } from "@awr/awr-ledger";
+import { confineSourcePath, parseManifest, SOURCE_ADAPTERS } from "@awr/awr-ledger/sources";
 import { describe, expect, it } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 import { FIXTURES } from "./helpers/projects.js";

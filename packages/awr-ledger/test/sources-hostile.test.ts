@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { initProject, isLedgerError, openLedger, SOURCE_ADAPTERS } from "@awr/awr-ledger";
+import { initProject, isLedgerError, openLedger } from "@awr/awr-ledger";
+import { SOURCE_ADAPTERS } from "@awr/awr-ledger/sources";
 import { afterEach, describe, expect, it } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 

@@ -1,4 +1,4 @@
-import { SOURCE_ADAPTERS } from "@awr/awr-ledger";
+import { SOURCE_ADAPTERS } from "@awr/awr-ledger/sources";
 import { describe, expect, it } from "vitest";
 
 const ledger = (text: string, options: Record<string, unknown> = {}) =>

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import {
   derivedWorkstreamId,
   enableWorkstreams,
@@ -7,8 +8,7 @@ import {
   migrateWorkstreams,
   workstreamIdOf,
   workstreamRead,
-} from "@awr/awr-ledger";
-import { ledgerStore } from "@awr/awr-ledger/testing";
+} from "@awr/awr-ledger/workstreams";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";

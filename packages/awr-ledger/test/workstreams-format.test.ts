@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SOURCE_ADAPTERS, workstreamIdOf } from "@awr/awr-ledger";
+import { SOURCE_ADAPTERS } from "@awr/awr-ledger/sources";
+import { workstreamIdOf } from "@awr/awr-ledger/workstreams";
 import { describe, expect, it } from "vitest";
 import { FIXTURES } from "./helpers/projects.js";
 

@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ledgerStore } from "@awr/awr-ledger/testing";
 import {
   assertProjectToolAllowed,
   type WorkstreamAccess,
   type WorkstreamGrant,
   workstreamRead,
-} from "@awr/awr-ledger";
-import { ledgerStore } from "@awr/awr-ledger/testing";
+} from "@awr/awr-ledger/workstreams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject, openWorkstreamProject } from "./helpers/projects.js";

@@ -1,13 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  fingerprintBytes,
-  initProject,
-  isLedgerError,
-  listWorkstreams,
-  writeBackWorkItem,
-} from "@awr/awr-ledger";
+import { initProject, isLedgerError } from "@awr/awr-ledger";
+import { fingerprintBytes, writeBackWorkItem } from "@awr/awr-ledger/sources";
 import { ledgerStore } from "@awr/awr-ledger/testing";
+import { listWorkstreams } from "@awr/awr-ledger/workstreams";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase } from "./helpers/backends.js";
 import { copyFixture, type OpenProject, openWorkstreamProject } from "./helpers/projects.js";

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fingerprintBytes, isLedgerError, writeBackWorkItem } from "@awr/awr-ledger";
+import { isLedgerError } from "@awr/awr-ledger";
+import { fingerprintBytes, writeBackWorkItem } from "@awr/awr-ledger/sources";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 

@@ -1,11 +1,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  fingerprintBytes,
-  isLedgerError,
-  SOURCE_ADAPTERS,
-  writeBackWorkItem,
-} from "@awr/awr-ledger";
+import { isLedgerError } from "@awr/awr-ledger";
+import { fingerprintBytes, SOURCE_ADAPTERS, writeBackWorkItem } from "@awr/awr-ledger/sources";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempRoot } from "./helpers/backends.js";
 import { FIXTURES } from "./helpers/projects.js";

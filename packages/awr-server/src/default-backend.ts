@@ -1,6 +1,7 @@
 import { access, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { assertProjectToolAllowed, openLedger } from "@awr/awr-ledger";
+import { openLedger } from "@awr/awr-ledger";
+import { assertProjectToolAllowed } from "@awr/awr-ledger/workstreams";
 import type { LedgerBackend } from "./ledger-backend.js";
 import type { LedgerPort } from "./ledger-port.js";
 

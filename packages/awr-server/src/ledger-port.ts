@@ -1,4 +1,4 @@
-import type { WorkstreamAccess } from "@awr/awr-ledger";
+import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 
 /** Who is calling: the registry client id over HTTP, `"stdio"` on stdio. */
 export interface LedgerCaller {

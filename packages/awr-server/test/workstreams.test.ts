@@ -1,4 +1,5 @@
-import { LedgerError, type WorkstreamAccess } from "@awr/awr-ledger";
+import { LedgerError } from "@awr/awr-ledger";
+import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
 import { type HttpFixture, startFixture, TOKENS } from "./support/http-fixture.js";

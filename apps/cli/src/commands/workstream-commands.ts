@@ -1,4 +1,5 @@
-import type { Ledger, WorkstreamListing } from "@awr/awr-ledger";
+import type { Ledger } from "@awr/awr-ledger";
+import type { WorkstreamListing } from "@awr/awr-ledger/workstreams";
 import type { Command } from "commander";
 import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
@@ -61,7 +62,7 @@ export function registerWorkstreamCommands(program: Command, context: CommandCon
       "\nRefused, with nothing changed, unless the ledger declares at least one valid workstream and names the workstream of every work item. Once enabled, the shared service answers the project's other tools with Unsupported.",
     )
     .action(async () => {
-      const { enableWorkstreams } = await import("@awr/awr-ledger");
+      const { enableWorkstreams } = await import("@awr/awr-ledger/workstreams");
       const listing = await enableWorkstreams(await ledgerOf(context, "enable"), signalOf(context));
       context.print(listing, () => listingLines(context, listing));
     });
@@ -71,7 +72,7 @@ export function registerWorkstreamCommands(program: Command, context: CommandCon
     .description("the ordinary source reindex, then the workstreams it recorded")
     .action(async () => {
       const ledger = await ledgerOf(context, "reindex");
-      const { listWorkstreams } = await import("@awr/awr-ledger");
+      const { listWorkstreams } = await import("@awr/awr-ledger/workstreams");
       const { reindexed, project_revision } = await ledger.context.reindex(signalOf(context));
       const listing = await listWorkstreams(ledger, signalOf(context));
       context.print({ reindexed, project_revision, ...listing }, () =>
@@ -83,7 +84,7 @@ export function registerWorkstreamCommands(program: Command, context: CommandCon
     .command("list")
     .description("the recorded workstreams, and whether the project serves them")
     .action(async () => {
-      const { listWorkstreams } = await import("@awr/awr-ledger");
+      const { listWorkstreams } = await import("@awr/awr-ledger/workstreams");
       const listing = await listWorkstreams(await ledgerOf(context, "list"), signalOf(context));
       context.print(listing, () => listingLines(context, listing));
     });
@@ -103,7 +104,7 @@ export function registerWorkstreamCommands(program: Command, context: CommandCon
     )
     .action(async (options: { registry?: string }) => {
       const ledger = await ledgerOf(context, "migrate");
-      const { migrateWorkstreams } = await import("@awr/awr-ledger");
+      const { migrateWorkstreams } = await import("@awr/awr-ledger/workstreams");
       const migrated = await migrateWorkstreams(ledger, signalOf(context));
       let grants_renamed: number | undefined;
       if (options.registry !== undefined) {

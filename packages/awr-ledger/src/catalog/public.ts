@@ -1,9 +1,19 @@
 // The `@awr/awr-ledger/catalog` entry point: the operation catalog alone (tool names, schemas,
 // CLI specs, bounds), without the storage and sources behind it, so a program that only needs
-// to know the interface (the CLI building its commands, a client) loads it in a few ms.
+// to know the interface (the CLI building its commands, a client) loads it in a few ms. Also the
+// argument checks a server applies at its gate, and the types an operation module is written
+// against (type-only: they load nothing).
 
 export { DEFAULT_BOOTSTRAP_BUDGET } from "../context/context-defaults.js";
+export type {
+  RuntimeCaller,
+  RuntimeContext,
+  WorkFieldChanges,
+  WorkWriteBack,
+} from "../core/runtime-context.js";
+export { SEARCH_KINDS, type SearchKind } from "../read/search-kinds.js";
 export { checkExpectedRevision } from "../storage/revision.js";
+export { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
 export {
   type CatalogOperation,
   checkedSchemaFor,
@@ -22,5 +32,9 @@ export {
 } from "./catalog.js";
 export type { CliCommand, CliFile, CliInputFile, CliOperand, CliSwitch } from "./cli-spec.js";
 export type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
+export type { LedgerRuntime } from "./ledger-runtime.js";
 export { LIMITS } from "./limits.js";
+export type { Freshness, Operation, OperationOptions } from "./operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
+export { projectKey } from "./shared-fields.js";
+export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./validate-input.js";

@@ -1,4 +1,7 @@
 import type { Kysely } from "kysely";
+// The runtime tables' schema (this plan reads `sessions`), so the file type-checks on its own
+// when an entry reaches it without the runtime, as `@awr/awr-ledger/sources` does.
+import "../core/runtime-tables.js";
 import { type AwrErrorCode, LedgerError } from "../errors.js";
 import type { AdapterResult } from "../sources/adapters/types.js";
 import type { ReadSource } from "../sources/read-sources.js";

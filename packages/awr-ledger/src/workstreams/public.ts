@@ -1,4 +1,4 @@
-// Public API of the workstream domain, re-exported by src/index.ts
+// The `@awr/awr-ledger/workstreams` entry: the public API of the workstream domain
 // (docs/compatibility/workstreams.md).
 
 export type { Workstream } from "../projection/workstream-catalog.js";

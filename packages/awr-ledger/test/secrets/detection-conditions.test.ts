@@ -1,12 +1,12 @@
+import { isLedgerError } from "@awr/awr-ledger";
 import {
   assertNoSecret,
   findSecret,
   findSecretInValue,
   findSecretsInSource,
-  isLedgerError,
   SECRET_POLICY_VERSION,
-} from "@awr/awr-ledger";
-import { SECRET_DETECTION_CONDITIONS } from "@awr/awr-ledger/fixtures";
+} from "@awr/awr-ledger/secrets";
+import { SECRET_DETECTION_CONDITIONS } from "@awr/ledger-fixtures";
 import { describe, expect, it } from "vitest";
 
 const REFUSAL = "the input contains a credential; remove it and pass a reference";

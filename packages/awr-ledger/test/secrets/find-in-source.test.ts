@@ -1,5 +1,5 @@
-import { findSecret, findSecretsInSource } from "@awr/awr-ledger";
-import { SYNTHETIC_VALUE as V } from "@awr/awr-ledger/fixtures";
+import { findSecret, findSecretsInSource } from "@awr/awr-ledger/secrets";
+import { SYNTHETIC_VALUE as V } from "@awr/ledger-fixtures";
 import { describe, expect, it } from "vitest";
 
 const OPENAI_SHAPED = ["sk", "proj", "abcdefghijklmnopqrstuvwxyz0123456789ABCD"].join("-");

@@ -1,5 +1,6 @@
-import { assertNoSecret, findSecretInValue, isLedgerError, LedgerError } from "@awr/awr-ledger";
-import { envReference, SYNTHETIC_VALUE as V } from "@awr/awr-ledger/fixtures";
+import { isLedgerError, LedgerError } from "@awr/awr-ledger";
+import { assertNoSecret, findSecretInValue } from "@awr/awr-ledger/secrets";
+import { envReference, SYNTHETIC_VALUE as V } from "@awr/ledger-fixtures";
 import { describe, expect, it } from "vitest";
 
 const OPENAI_SHAPED = "sk-" + "proj-" + "a".repeat(40);

@@ -1,4 +1,4 @@
-import { findSecret, findSecretInValue, findSecretsInSource } from "@awr/awr-ledger";
+import { findSecret, findSecretInValue, findSecretsInSource } from "@awr/awr-ledger/secrets";
 import { describe, expect, it } from "vitest";
 
 // One mebibyte of text shaped against each rule: long runs a pattern could rescan from every

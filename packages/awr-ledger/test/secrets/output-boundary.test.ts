@@ -1,5 +1,5 @@
 import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
-import { SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
+import { SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";

@@ -3,7 +3,7 @@ import {
   findSecret,
   findSecretInValue,
   findSecretsInSource,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/secrets";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

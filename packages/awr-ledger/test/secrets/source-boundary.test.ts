@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
-import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
+import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";

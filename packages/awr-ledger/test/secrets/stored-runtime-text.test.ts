@@ -1,4 +1,4 @@
-import { SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
+import { SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,

@@ -1,5 +1,5 @@
 import { isLedgerError, type LedgerError, type ToolName } from "@awr/awr-ledger";
-import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/awr-ledger/fixtures";
+import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";

@@ -1,4 +1,4 @@
-import type { WorkstreamAccess } from "@awr/awr-ledger";
+import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { Registry, RegistryClient } from "../registry/registry-types.js";
 import type { ToolHost } from "../server/tool-host.js";

@@ -1,4 +1,4 @@
-import { PROTO_KEY_ALIAS } from "@awr/awr-ledger";
+import { PROTO_KEY_ALIAS } from "@awr/awr-ledger/catalog";
 
 /**
  * Renames every own `__proto__` key of a freshly parsed JSON message to PROTO_KEY_ALIAS, in

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { findSecretsInSource } from "@awr/awr-ledger";
+import { findSecretsInSource } from "@awr/awr-ledger/secrets";
 import { parse, TomlError } from "smol-toml";
 
 import { defaultBackend } from "../default-backend.js";

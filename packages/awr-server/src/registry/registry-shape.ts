@@ -1,4 +1,4 @@
-import { workstreamIdOf } from "@awr/awr-ledger";
+import { workstreamIdOf } from "@awr/awr-ledger/workstreams";
 import { looksLikePastedToken, PASTED_TOKEN_PROBLEM } from "./token-shape.js";
 
 /**

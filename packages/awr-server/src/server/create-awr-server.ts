@@ -1,12 +1,11 @@
+import { isLedgerError, LIMITS } from "@awr/awr-ledger";
 import {
   argumentsProblem,
-  assertNoSecret,
   describeArgumentsProblem,
-  isLedgerError,
-  LIMITS,
   PROTO_KEY_ALIAS,
   validateInput,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/catalog";
+import { assertNoSecret } from "@awr/awr-ledger/secrets";
 import { JsonRpcErrorCode } from "@awr/jsonrpc-core";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../package-version.js";

@@ -1,4 +1,5 @@
-import type { ServerMode, WorkstreamAccess } from "@awr/awr-ledger";
+import type { ServerMode } from "@awr/awr-ledger";
+import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { LedgerCaller, LedgerPort } from "../ledger-port.js";
 

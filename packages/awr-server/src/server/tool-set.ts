@@ -1,13 +1,12 @@
+import { type ServerMode, toolDefinitions } from "@awr/awr-ledger";
 import {
   type CatalogOperation,
   checkedSchemaFor,
   findOperation,
   type ObjectSchema,
   SERVICE_TOOLS,
-  type ServerMode,
   type ServiceTool,
-  toolDefinitions,
-} from "@awr/awr-ledger";
+} from "@awr/awr-ledger/catalog";
 import type { Tool } from "../sdk/mcp-sdk.js";
 
 /** What answers a tool call: a catalog operation of the project, or one the service answers. */
