@@ -1,6 +1,12 @@
 // Public API of @awr/awr-ledger. Named exports only.
 
 export {
+  type AdmitOptions,
+  type AdmittedInput,
+  admitArguments,
+} from "./catalog/admit-arguments.js";
+export {
+  type ArgumentsProblem,
   argumentsProblem,
   describeArgumentsProblem,
 } from "./catalog/argument-limits.js";
@@ -33,7 +39,7 @@ export { LIMITS } from "./catalog/limits.js";
 export type { Freshness, Operation, OperationOptions } from "./catalog/operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./catalog/service-tools.js";
 export { projectKey } from "./catalog/shared-fields.js";
-export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./catalog/validate-input.js";
+export { type InputIssue, PROTO_KEY_ALIAS } from "./catalog/validate-input.js";
 export type { ContextBootstrapInput } from "./context/bootstrap-context.js";
 export type { ContextCompileInput } from "./context/compile-context.js";
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_CONTEXT_BUDGET } from "./context/context-defaults.js";
