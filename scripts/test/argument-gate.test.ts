@@ -29,7 +29,19 @@ describe("a call's arguments pass one gate", () => {
     expect(callers("admitArguments")).toEqual({
       "packages/awr-ledger/src/catalog/dispatch.ts": 1,
       "packages/awr-server/src/server/create-awr-server.ts": 1,
+      // workstreamRead, the library's own entry to awr_workstream.
+      "packages/awr-ledger/src/catalog/workstream-read-entry.ts": 1,
     });
+  });
+
+  it("has no second validator: awr_workstream's args are checked by the catalog's schemas", () => {
+    const sources = readWorkspace(root).sources.filter((f) => f.path.includes("/src/"));
+    expect(sources.map((f) => f.path)).not.toContain(
+      "packages/awr-ledger/src/workstreams/workstream-args.ts",
+    );
+    expect(sources.filter((f) => f.text.includes("workstream-args")).map((f) => f.path)).toEqual(
+      [],
+    );
   });
 
   it("measures a call's depth and size once per entry", () => {

@@ -39,7 +39,13 @@ export { LIMITS } from "./catalog/limits.js";
 export type { Freshness, Operation, OperationOptions } from "./catalog/operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./catalog/service-tools.js";
 export { projectKey } from "./catalog/shared-fields.js";
-export { type InputIssue, PROTO_KEY_ALIAS } from "./catalog/validate-input.js";
+export {
+  type CheckedSchema,
+  type InputIssue,
+  PROTO_KEY_ALIAS,
+  type Variants,
+} from "./catalog/validate-input.js";
+export { workstreamRead } from "./catalog/workstream-read-entry.js";
 export type { ContextBootstrapInput } from "./context/bootstrap-context.js";
 export type { ContextCompileInput } from "./context/compile-context.js";
 export { DEFAULT_BOOTSTRAP_BUDGET, DEFAULT_CONTEXT_BUDGET } from "./context/context-defaults.js";

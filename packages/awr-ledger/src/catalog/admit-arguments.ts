@@ -5,8 +5,7 @@ import {
   argumentsProblem,
   describeArgumentsProblem,
 } from "./argument-limits.js";
-import type { ObjectSchema } from "./json-schema.js";
-import { validateInput } from "./validate-input.js";
+import { type CheckedSchema, validateInput } from "./validate-input.js";
 
 declare const admitted: unique symbol;
 
@@ -42,7 +41,7 @@ export interface AdmitOptions {
  */
 export function admitArguments(
   tool: string,
-  schema: ObjectSchema,
+  schema: CheckedSchema,
   args: unknown,
   options: AdmitOptions = {},
 ): AdmittedInput {

@@ -1,8 +1,8 @@
 import {
   type CatalogOperation,
+  type CheckedSchema,
   checkedSchemaFor,
   findOperation,
-  type ObjectSchema,
   SERVICE_TOOLS,
   type ServerMode,
   type ServiceTool,
@@ -18,7 +18,7 @@ export type ToolTarget =
 export interface ToolSetEntry {
   readonly name: string;
   /** The input schema tools/call checks (the catalog's, for this transport). */
-  readonly input: ObjectSchema;
+  readonly input: CheckedSchema;
   readonly target: ToolTarget;
 }
 
