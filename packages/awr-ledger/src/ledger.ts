@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { AdmittedInput } from "./catalog/admit-arguments.js";
 import type { ToolInput, ToolName, ToolOutput } from "./catalog/catalog.js";
 import { contextScope } from "./catalog/context-result.js";
-import { runOperation } from "./catalog/dispatch.js";
+import { runAdmitted, runOperation } from "./catalog/dispatch.js";
 import type { OperationHost, OperationOptions } from "./catalog/operation.js";
 import type { ContextBootstrapInput } from "./context/bootstrap-context.js";
 import type { ContextBootstrapResult } from "./context/context-types.js";
@@ -114,8 +115,8 @@ export class Ledger {
   }
 
   /**
-   * Runs a tool by name with arguments as they came (the server's and the CLI's path). An
-   * unknown tool is Unsupported; arguments are checked against the tool's schema.
+   * Runs a tool by name with arguments as they came (the CLI's path). An unknown tool is
+   * Unsupported; the arguments pass the gate (admitArguments) against the tool's schema.
    */
   execute(
     tool: string,
@@ -124,6 +125,19 @@ export class Ledger {
     options?: CallOptions,
   ): Promise<Record<string, unknown>> {
     return runOperation(this.#host, tool, input, caller, options);
+  }
+
+  /**
+   * Runs a tool by name on arguments the caller's gate admitted (the MCP server's path: it
+   * admits them against the tool's schema for its transport), without checking them again.
+   */
+  executeAdmitted(
+    tool: string,
+    input: AdmittedInput,
+    caller: Caller = STDIO,
+    options?: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    return runAdmitted(this.#host, tool, input, caller, options);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { workstreamRead } from "@awr/awr-ledger/catalog";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import {
   derivedWorkstreamId,
@@ -7,7 +8,6 @@ import {
   listWorkstreams,
   migrateWorkstreams,
   workstreamIdOf,
-  workstreamRead,
 } from "@awr/awr-ledger/workstreams";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";

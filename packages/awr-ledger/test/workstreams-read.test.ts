@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { workstreamRead } from "@awr/awr-ledger/catalog";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import {
   assertProjectToolAllowed,
   type WorkstreamAccess,
   type WorkstreamGrant,
-  workstreamRead,
 } from "@awr/awr-ledger/workstreams";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";

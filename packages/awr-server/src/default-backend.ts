@@ -30,7 +30,7 @@ export function defaultBackend(options: { env?: NodeJS.ProcessEnv } = {}): Ledge
   const open = async (root: string, callOptions: { signal?: AbortSignal } = {}) => {
     const ledger = await openLedger({ root, env, signal: callOptions.signal });
     const port: LedgerPort = {
-      execute: (tool, input, caller, o) => ledger.execute(tool, input, caller, o),
+      execute: (tool, input, caller, o) => ledger.executeAdmitted(tool, input, caller, o),
       assertProjectToolAllowed: (tool, access, o) =>
         assertProjectToolAllowed(ledger, tool, access, o),
       close: () => ledger.close(),

@@ -1,3 +1,4 @@
+import type { AdmittedInput } from "@awr/awr-ledger/catalog";
 import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 
 /** Who is calling: the registry client id over HTTP, `"stdio"` on stdio. */
@@ -13,14 +14,15 @@ export interface LedgerCallOptions {
 
 /**
  * What awr-server needs from an open AWR ledger: one entry point for every catalog tool (the
- * ledger checks the arguments and dispatches), the shared service's workstream boundary, and
+ * server has admitted the arguments against the tool's schema; the ledger dispatches them
+ * without checking them again), the shared service's workstream boundary, and
  * close(). `@awr/awr-ledger`'s ledger (through the default backend) satisfies it; tests may pass
  * a stand-in.
  */
 export interface LedgerPort {
   execute(
     tool: string,
-    input: Record<string, unknown>,
+    input: AdmittedInput,
     caller: LedgerCaller,
     options?: LedgerCallOptions,
   ): Promise<Record<string, unknown>>;

@@ -40,6 +40,7 @@ import {
   sessionWaitOperation,
 } from "./session-operations.js";
 import { projectKey, requestId } from "./shared-fields.js";
+import type { CheckedSchema } from "./validate-input.js";
 import { workstreamOperation } from "./workstream-operations.js";
 import {
   eventAppendOperation,
@@ -158,17 +159,22 @@ export function inputSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSch
 
 /**
  * The schema a call is checked against: the listed one, but the `lenient` arguments keep only
- * their type, so the implementation answers another value as the original does.
+ * their type, so the implementation answers another value as the original does, and the
+ * entry's `checked` schemas and variants apply.
  */
-export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSchema {
+export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): CheckedSchema {
   const listed = inputSchemaFor(entry, mode);
-  if (entry.lenient === undefined) return listed;
-  const properties: Record<string, JsonSchema> = { ...listed.properties };
-  for (const name of entry.lenient) {
+  if (entry.lenient === undefined && entry.checked === undefined) return listed;
+  const properties: Record<string, JsonSchema> = {
+    ...listed.properties,
+    ...entry.checked?.properties,
+  };
+  for (const name of entry.lenient ?? []) {
     const { const: _const, enum: _enum, ...rest } = properties[name] ?? {};
     properties[name] = rest;
   }
-  return { ...listed, properties };
+  const variants = entry.checked?.variants;
+  return { ...listed, properties, ...(variants === undefined ? {} : { variants }) };
 }
 
 /** A tools/list entry as the original sends it: name, description, input schema, annotations. */

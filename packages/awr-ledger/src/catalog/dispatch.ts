@@ -1,25 +1,16 @@
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { isLedgerError, LedgerError } from "../errors.js";
 import { withoutOtherClientsSessions } from "../runtime/session-id-privacy.js";
-import { assertNoSecret } from "../secrets/assert-no-secret.js";
 import { checkExpectedRevision } from "../storage/revision.js";
-import { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
+import { type AdmittedInput, admitArguments } from "./admit-arguments.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
 import type { Operation, OperationHost, OperationOptions } from "./operation.js";
 import { readPolicy } from "./read-policy.js";
-import { validateInput } from "./validate-input.js";
 
 /**
- * Runs one catalog operation by its tool name, for every caller alike (the MCP server, the CLI,
- * the ledger's own API): arguments too deep, or over 1 MiB unless they came from files bounded
- * on their own (`argumentsFrom`), are InvalidInput; arguments holding a credential are refused
- * (RuleViolation naming the tool and the field path, never the value: before the schema check,
- * whose messages name declared arguments' paths, and before anything is journaled, so a refused
- * write commits nothing and its request_id stays free); then they are checked against the tool's
- * schema (InvalidInput naming every problem, and counting unknown names without repeating them),
- * the sources are checked or refreshed as the entry's freshness says, and the answer gets `ok`
- * and the read policy. An error with a partial result gets the same, with the error under
- * `error`.
+ * Runs one catalog operation by its tool name with arguments as they came (the CLI, the
+ * ledger's own API): an unknown tool is Unsupported, then the arguments pass the gate
+ * (admitArguments, against the tool's stdio schema) and the operation runs (runAdmitted).
  */
 export async function runOperation(
   host: OperationHost,
@@ -28,16 +19,45 @@ export async function runOperation(
   caller: RuntimeCaller,
   options: OperationOptions = {},
 ): Promise<Record<string, unknown>> {
+  const entry = knownOperation(tool);
+  const input = admitArguments(tool, checkedSchemaFor(entry, "stdio"), args, options);
+  return await runEntry(host, entry, tool, input, caller, options);
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
+function knownOperation(tool: string): Operation<any, unknown> {
   const entry = findOperation(tool);
   if (entry === undefined) {
     throw new LedgerError("Unsupported", `unknown tool ${tool}`, { tool });
   }
-  const problem = argumentsProblem(args);
-  if (problem !== undefined && !(problem.kind === "size" && options.argumentsFrom === "files")) {
-    throw new LedgerError("InvalidInput", describeArgumentsProblem(problem), { ...problem });
-  }
-  assertNoSecret(args, `the ${tool} input`);
-  const input = validateInput(tool, checkedSchemaFor(entry, "stdio"), args);
+  return entry;
+}
+
+/**
+ * Runs one catalog operation on arguments the gate admitted (the MCP server admits them against
+ * the tool's schema for its transport), without checking them again: the sources are checked
+ * or refreshed as the entry's freshness says, and the answer gets `ok` and the read policy. An
+ * error with a partial result gets the same, with the error under `error`.
+ */
+export async function runAdmitted(
+  host: OperationHost,
+  tool: string,
+  input: AdmittedInput,
+  caller: RuntimeCaller,
+  options: OperationOptions = {},
+): Promise<Record<string, unknown>> {
+  return await runEntry(host, knownOperation(tool), tool, input, caller, options);
+}
+
+async function runEntry(
+  host: OperationHost,
+  // biome-ignore lint/suspicious/noExplicitAny: any catalog entry.
+  entry: Operation<any, unknown>,
+  tool: string,
+  input: AdmittedInput,
+  caller: RuntimeCaller,
+  options: OperationOptions,
+): Promise<Record<string, unknown>> {
   const policy = readPolicy(entry, host, options);
   try {
     if (entry.kind === "read" && entry.freshness === "sources") {
@@ -102,7 +122,7 @@ function seenBy<T>(
  */
 async function refreshBeforeWrite(
   host: OperationHost,
-  input: Record<string, unknown>,
+  input: AdmittedInput,
   caller: RuntimeCaller,
   options: OperationOptions,
 ): Promise<void> {

@@ -2,7 +2,8 @@ import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime
 import type { LedgerContext } from "../project/ledger-context.js";
 import type { WorkstreamAccess } from "../workstreams/workstream-access.js";
 import type { CliCommand } from "./cli-spec.js";
-import type { ObjectSchema } from "./json-schema.js";
+import type { JsonSchema, ObjectSchema } from "./json-schema.js";
+import type { Variants } from "./validate-input.js";
 
 /**
  * One entry of the operation catalog: everything the MCP server, the CLI and the ledger's own
@@ -44,6 +45,15 @@ export interface Operation<I = never, R = unknown, T extends string = string> {
    * protocol_version or action is Unsupported, as the original answers it, not InvalidInput).
    */
   readonly lenient?: readonly string[];
+  /**
+   * What the gate checks beyond the listed schema, never listed: stricter schemas for some
+   * arguments (replacing the listed ones), and an argument whose schema depends on another's
+   * value (awr_workstream's `args` by action).
+   */
+  readonly checked?: {
+    readonly properties?: Readonly<Record<string, JsonSchema>>;
+    readonly variants?: Variants;
+  };
 }
 
 /**

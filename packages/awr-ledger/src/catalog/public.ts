@@ -13,7 +13,12 @@ export type {
 } from "../core/runtime-context.js";
 export { SEARCH_KINDS, type SearchKind } from "../read/search-kinds.js";
 export { checkExpectedRevision } from "../storage/revision.js";
-export { argumentsProblem, describeArgumentsProblem } from "./argument-limits.js";
+export { type AdmitOptions, type AdmittedInput, admitArguments } from "./admit-arguments.js";
+export {
+  type ArgumentsProblem,
+  argumentsProblem,
+  describeArgumentsProblem,
+} from "./argument-limits.js";
 export {
   type CatalogOperation,
   checkedSchemaFor,
@@ -37,4 +42,10 @@ export { LIMITS } from "./limits.js";
 export type { Freshness, Operation, OperationOptions } from "./operation.js";
 export { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
 export { projectKey } from "./shared-fields.js";
-export { type InputIssue, PROTO_KEY_ALIAS, validateInput } from "./validate-input.js";
+export {
+  type CheckedSchema,
+  type InputIssue,
+  PROTO_KEY_ALIAS,
+  type Variants,
+} from "./validate-input.js";
+export { workstreamRead } from "./workstream-read-entry.js";

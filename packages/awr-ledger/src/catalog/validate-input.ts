@@ -24,6 +24,23 @@ import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
  */
 export const PROTO_KEY_ALIAS = "__proto__:own";
 
+/**
+ * An argument whose schema depends on another argument's value, checked at the gate but never
+ * listed (JSON Schema would need if/then, which hosts render poorly): awr_workstream's `args`
+ * by its `action`. When every `when` argument has its value and `by` names a key of `schemas`,
+ * `field` is checked against that schema (an omitted one as `{}`); otherwise it stays as the
+ * listed schema left it, for the implementation to answer.
+ */
+export interface Variants {
+  readonly by: string;
+  readonly field: string;
+  readonly when?: Readonly<Record<string, unknown>>;
+  readonly schemas: Readonly<Record<string, ObjectSchema>>;
+}
+
+/** A tool's schema as the gate checks it: the listed one, plus its variants. */
+export type CheckedSchema = ObjectSchema & { readonly variants?: Variants };
+
 export interface InputIssue {
   /** Dotted path of the argument, e.g. `completion.acceptance.0.criterion`. */
   path: string;
@@ -32,13 +49,25 @@ export interface InputIssue {
 
 export function validateInput(
   tool: string,
-  schema: ObjectSchema,
+  schema: CheckedSchema,
   input: unknown,
 ): Record<string, unknown> {
   const issues: InputIssue[] = [];
-  const value = check(schema, input ?? {}, "", issues);
+  const value = check(schema, input ?? {}, "", issues) as Record<string, unknown>;
+  const variant = schema.variants;
+  if (variant !== undefined && issues.length === 0) {
+    const when = Object.entries(variant.when ?? {}).every(([name, v]) => value[name] === v);
+    const key = value[variant.by];
+    const chosen =
+      when && typeof key === "string" && Object.hasOwn(variant.schemas, key)
+        ? variant.schemas[key]
+        : undefined;
+    if (chosen !== undefined) {
+      value[variant.field] = check(chosen, value[variant.field] ?? {}, variant.field, issues);
+    }
+  }
   if (issues.length > 0) throw invalidArguments(tool, issues);
-  return value as Record<string, unknown>;
+  return value;
 }
 
 export function invalidArguments(tool: string, issues: readonly InputIssue[]): LedgerError {

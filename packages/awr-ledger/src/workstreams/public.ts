@@ -34,8 +34,8 @@ export {
   migrateWorkstreams,
   type WorkstreamMigration,
 } from "./workstream-migrate.js";
-export {
-  type WorkstreamEnvelope,
-  type WorkstreamLedger,
-  workstreamRead,
+export type {
+  WorkstreamEnvelope,
+  WorkstreamLedger,
+  WorkstreamRequest,
 } from "./workstream-read.js";

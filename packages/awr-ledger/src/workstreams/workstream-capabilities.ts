@@ -13,6 +13,34 @@ export type WorkstreamAction = (typeof WORKSTREAM_ACTIONS)[number];
 
 export const WORKSTREAM_PROTOCOL_VERSION = 1;
 
+/** What `catalog` lists (`source` is named so it is answered Unsupported, not refused). */
+export const CATALOG_KINDS = [
+  "goal",
+  "plan",
+  "rule",
+  "work",
+  "decision",
+  "relation",
+  "artifact",
+  "evidence",
+] as const;
+export const CATALOG_STATES = ["active", "retired", "all"] as const;
+/** What `search` may be narrowed to. */
+export const WORKSTREAM_SEARCH_KINDS = [
+  "work",
+  "goal",
+  "plan",
+  "rule",
+  "decision",
+  "evidence",
+] as const;
+
+/**
+ * An action's `args` as the gate admitted them against the action's schema (the catalog's
+ * workstream arguments): declared names only, each of its type and in its range.
+ */
+export type WorkstreamArgs = Readonly<Record<string, unknown>>;
+
 /**
  * What `capabilities` answers: the protocol, its read actions and their arguments, and what this
  * build does not offer (no writes, no artifact content, no team PostgreSQL service, no file

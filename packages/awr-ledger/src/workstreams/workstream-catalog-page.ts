@@ -3,21 +3,9 @@ import { LedgerError } from "../errors.js";
 import { type EntityView, entitiesOfKind } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { ResolvedScope } from "./workstream-access.js";
-import { choice, type Fields, optChoice, optInt } from "./workstream-args.js";
+import type { WorkstreamArgs } from "./workstream-capabilities.js";
 import { bindCursor, openCursor, staleCursor } from "./workstream-cursor.js";
 import type { Visibility } from "./workstream-visibility.js";
-
-export const CATALOG_KINDS = [
-  "goal",
-  "plan",
-  "rule",
-  "work",
-  "decision",
-  "relation",
-  "artifact",
-  "evidence",
-] as const;
-export const CATALOG_STATES = ["active", "retired", "all"] as const;
 
 interface Row {
   id: string;
@@ -107,7 +95,7 @@ export async function catalogPage(
   revision: number,
   scope: ResolvedScope,
   visible: Visibility,
-  args: Fields,
+  args: WorkstreamArgs,
 ): Promise<Record<string, unknown>> {
   if (args["kind"] === "source") {
     throw new LedgerError(
@@ -115,9 +103,9 @@ export async function catalogPage(
       "A whole-source catalog needs project access, which workstream readers do not have; list a kind such as work, goal or rule.",
     );
   }
-  const kind = choice(args, "kind", CATALOG_KINDS);
-  const state = optChoice(args, "state", CATALOG_STATES) ?? "active";
-  const limit = optInt(args, "limit", { min: 1, max: 100 }) ?? 10;
+  const kind = args["kind"] as string;
+  const state = (args["state"] as string | undefined) ?? "active";
+  const limit = (args["limit"] as number | undefined) ?? 10;
   const cursor = openCursor(args["cursor"], scope.binding);
   if (cursor !== undefined) {
     if (cursor["kind"] !== kind || cursor["scope"] !== state) {

@@ -3,7 +3,7 @@ import { type CompileContextScope, compileContext } from "../context/compile-con
 import { dependenciesOf } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
-import { type Fields, optInt, optText } from "./workstream-args.js";
+import type { WorkstreamArgs } from "./workstream-capabilities.js";
 import type { Visibility } from "./workstream-visibility.js";
 
 /**
@@ -19,10 +19,10 @@ export async function workstreamContext(
   revision: number,
   scope: ResolvedScope,
   visible: Visibility,
-  args: Fields,
+  args: WorkstreamArgs,
   caller: Omit<CompileContextScope, "revision" | "visible">,
 ): Promise<Record<string, unknown>> {
-  const checkpoint = optText(args, "checkpoint", { max: 128 });
+  const checkpoint = args["checkpoint"] as string | undefined;
   if (checkpoint !== undefined) {
     const row = await db
       .selectFrom("checkpoints")
@@ -49,10 +49,10 @@ export async function workstreamContext(
       work: scope.work ?? undefined,
       session: scope.session ?? undefined,
       ordinaryBranch: sessionBranch,
-      budget: optInt(args, "budget", { min: 1, max: 100_000 }),
-      intent: optText(args, "intent", { max: 4096 }),
+      budget: args["budget"] as number | undefined,
+      intent: args["intent"] as string | undefined,
       checkpoint,
-      after_revision: optInt(args, "after_revision", { min: 0 }),
+      after_revision: args["after_revision"] as number | undefined,
       goals: scope.stream.goal_keys,
     },
     { ...caller, revision, visible: visible.entity },

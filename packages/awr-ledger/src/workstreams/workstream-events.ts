@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { ResolvedScope } from "./workstream-access.js";
-import { type Fields, optInt } from "./workstream-args.js";
+import type { WorkstreamArgs } from "./workstream-capabilities.js";
 import { bindCursor, openCursor } from "./workstream-cursor.js";
 import { eventItem } from "./workstream-objects.js";
 import type { Visibility } from "./workstream-visibility.js";
@@ -17,10 +17,10 @@ export async function readEvents(
   db: Kysely<LedgerSchema>,
   scope: ResolvedScope,
   visible: Visibility,
-  args: Fields,
+  args: WorkstreamArgs,
 ): Promise<Record<string, unknown>> {
-  const afterRevision = optInt(args, "after_revision", { min: 0 }) ?? 0;
-  const limit = optInt(args, "limit", { min: 1, max: 100 }) ?? 10;
+  const afterRevision = (args["after_revision"] as number | undefined) ?? 0;
+  const limit = (args["limit"] as number | undefined) ?? 10;
   const cursor = openCursor(args["cursor"], scope.binding);
   const afterSeq = cursor === undefined ? 0 : cursor["after_seq"];
   if (typeof afterSeq !== "number" || !Number.isSafeInteger(afterSeq) || afterSeq < 0) {

@@ -6,7 +6,7 @@ import { eventSeenBy } from "../runtime/conversation-privacy.js";
 import { otherClientError } from "../runtime/runtime-lookup.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
 import { accessDenied, type ResolvedScope } from "./workstream-access.js";
-import { type Fields, text } from "./workstream-args.js";
+import type { WorkstreamArgs } from "./workstream-capabilities.js";
 import type { Visibility } from "./workstream-visibility.js";
 
 export const OBJECT_KINDS = ["work", "session", "checkpoint", "artifact", "evidence", "event"];
@@ -85,10 +85,10 @@ async function latestCheckpoint(db: Kysely<LedgerSchema>, session: string) {
 export async function readObject(
   db: Kysely<LedgerSchema>,
   visible: Visibility,
-  args: Fields,
+  args: WorkstreamArgs,
 ): Promise<Record<string, unknown>> {
-  const kind = text(args, "kind", { max: 64 });
-  const reference = text(args, "reference", { max: 4096 });
+  const kind = args["kind"] as string;
+  const reference = args["reference"] as string;
   switch (kind) {
     case "work": {
       if (!visible.work.has(reference)) throw accessDenied();

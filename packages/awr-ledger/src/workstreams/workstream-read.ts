@@ -11,11 +11,11 @@ import {
   resolveScope,
   type WorkstreamAccess,
 } from "./workstream-access.js";
-import { asFields, type Fields, optObject, optText } from "./workstream-args.js";
 import {
   WORKSTREAM_ACTIONS,
   WORKSTREAM_PROTOCOL_VERSION,
   type WorkstreamAction,
+  type WorkstreamArgs,
   workstreamCapabilities,
 } from "./workstream-capabilities.js";
 import { catalogPage } from "./workstream-catalog-page.js";
@@ -44,23 +44,27 @@ export interface WorkstreamEnvelope {
   result: Record<string, unknown>;
 }
 
-const REQUEST_FIELDS = ["protocol_version", "action", "workstream", "work", "session", "args"];
+/**
+ * awr_workstream's arguments (`{protocol_version, action, workstream?, work?, session?, args?}`,
+ * without `project`) as the gate admitted them against the catalog's schema, `args` against
+ * the action's.
+ */
+export type WorkstreamRequest = Readonly<Record<string, unknown>>;
 
 /**
- * One awr_workstream call (`{protocol_version, action, workstream?, work?, session?, args?}`,
- * the tool's arguments without `project`) for a caller whose grants on this project are
- * `access` (undefined: none). Read-only; the sources must be fresh (else SourceStale).
- * capabilities answers the protocol, list `{ok, read_only, workstreams}` (every granted
- * workstream, each grant checked), every other action a WorkstreamEnvelope.
+ * One admitted awr_workstream call for a caller whose grants on this project are `access`
+ * (undefined: none). Read-only; the sources must be fresh (else SourceStale). capabilities
+ * answers the protocol, list `{ok, read_only, workstreams}` (every granted workstream, each
+ * grant checked), every other action a WorkstreamEnvelope. Another protocol_version or action
+ * is Unsupported, as the original answers it.
  */
-export async function workstreamRead(
+export async function readWorkstream(
   ledger: WorkstreamLedger,
-  input: unknown,
+  fields: WorkstreamRequest,
   access: WorkstreamAccess | undefined,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Record<string, unknown>> {
   throwIfAborted(options.signal);
-  const fields = asFields(input, REQUEST_FIELDS, "");
   const action = fields["action"];
   if (
     fields["protocol_version"] !== WORKSTREAM_PROTOCOL_VERSION ||
@@ -71,11 +75,11 @@ export async function workstreamRead(
       `awr_workstream speaks protocol_version ${WORKSTREAM_PROTOCOL_VERSION} with the actions ${WORKSTREAM_ACTIONS.join(", ")}; got protocol_version ${JSON.stringify(fields["protocol_version"] ?? null)}, action ${JSON.stringify(action ?? null)}. Nothing was done.`,
     );
   }
-  const args = optObject(fields, "args") ?? {};
+  const args = (fields["args"] as WorkstreamArgs | undefined) ?? {};
   const selection = {
     workstream: selector(fields, "workstream"),
-    work: optText(fields, "work", { max: 4096 }),
-    session: optText(fields, "session", { max: 128 }),
+    work: fields["work"] as string | undefined,
+    session: fields["session"] as string | undefined,
   };
   if (action === "capabilities" || action === "list") {
     if (Object.values(selection).some((v) => v !== undefined) || Object.keys(args).length > 0) {
@@ -115,53 +119,28 @@ export async function workstreamRead(
       let result: Record<string, unknown>;
       switch (name) {
         case "context":
-          result = await workstreamContext(
-            db,
-            revision,
-            scope,
-            visible,
-            asFields(args, ["budget", "intent", "checkpoint", "after_revision"]),
-            {
-              client: access.client,
-              projectId: ledger.projectId,
-              projectKey:
-                ledger.context.manifest().manifest.project.external_key ??
-                ledger.context.projectName,
-              projectName: ledger.context.projectName,
-              contextProfile: ledger.context.manifest().manifest.project.context_profile,
-            },
-          );
+          result = await workstreamContext(db, revision, scope, visible, args, {
+            client: access.client,
+            projectId: ledger.projectId,
+            projectKey:
+              ledger.context.manifest().manifest.project.external_key ?? ledger.context.projectName,
+            projectName: ledger.context.projectName,
+            contextProfile: ledger.context.manifest().manifest.project.context_profile,
+          });
           break;
         case "catalog":
-          result = await catalogPage(
-            db,
-            revision,
-            scope,
-            visible,
-            asFields(args, ["kind", "state", "cursor", "limit"]),
-          );
+          result = await catalogPage(db, revision, scope, visible, args);
           break;
         case "search":
-          result = await searchScope(
-            db,
-            revision,
-            visible,
-            asFields(args, ["text", "kind", "status", "work", "limit"]),
-          );
+          result = await searchScope(db, revision, visible, args);
           break;
         case "object":
-          result = await readObject(db, visible, asFields(args, ["kind", "reference"]));
+          result = await readObject(db, visible, args);
           break;
         case "events":
-          result = await readEvents(
-            db,
-            scope,
-            visible,
-            asFields(args, ["after_revision", "cursor", "limit"]),
-          );
+          result = await readEvents(db, scope, visible, args);
           break;
         case "recovery":
-          asFields(args, []);
           result = await readRecovery(db, scope, visible);
           break;
       }
@@ -182,7 +161,7 @@ export async function workstreamRead(
   );
 }
 
-function selector(fields: Fields, name: string): string | undefined {
+function selector(fields: WorkstreamRequest, name: string): string | undefined {
   const value = fields[name];
   if (value === undefined || value === null) return undefined;
   const id = workstreamIdOf(value);

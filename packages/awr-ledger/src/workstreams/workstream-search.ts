@@ -2,10 +2,9 @@ import type { Kysely } from "kysely";
 import { entitiesOfKind, stringOf } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied } from "./workstream-access.js";
-import { type Fields, optChoice, optInt, optText } from "./workstream-args.js";
+import type { WorkstreamArgs } from "./workstream-capabilities.js";
 import type { Visibility } from "./workstream-visibility.js";
 
-const SEARCH_KINDS = ["work", "goal", "plan", "rule", "decision", "evidence"] as const;
 /** The entity kinds behind each searchable kind, in the order hits are listed. */
 const ENTITY_KINDS: [string, string][] = [
   ["work", "work"],
@@ -27,13 +26,13 @@ export async function searchScope(
   db: Kysely<LedgerSchema>,
   revision: number,
   visible: Visibility,
-  args: Fields,
+  args: WorkstreamArgs,
 ): Promise<Record<string, unknown>> {
-  const needle = fold(optText(args, "text", { max: 4096 }));
-  const kind = optChoice(args, "kind", SEARCH_KINDS);
-  const status = optText(args, "status", { max: 128 });
-  const work = optText(args, "work", { max: 4096 });
-  const limit = optInt(args, "limit", { min: 1, max: 100 }) ?? 10;
+  const needle = fold(args["text"] as string | undefined);
+  const kind = args["kind"] as string | undefined;
+  const status = args["status"] as string | undefined;
+  const work = args["work"] as string | undefined;
+  const limit = (args["limit"] as number | undefined) ?? 10;
   if (work !== undefined && !visible.work.has(work)) throw accessDenied();
   const hits: Record<string, unknown>[] = [];
   for (const [name, entityKind] of ENTITY_KINDS) {

@@ -1,11 +1,12 @@
 import { isLedgerError, LIMITS } from "@awr/awr-ledger";
 import {
+  type AdmittedInput,
+  type ArgumentsProblem,
+  admitArguments,
   argumentsProblem,
   describeArgumentsProblem,
   PROTO_KEY_ALIAS,
-  validateInput,
 } from "@awr/awr-ledger/catalog";
-import { assertNoSecret } from "@awr/awr-ledger/secrets";
 import { JsonRpcErrorCode } from "@awr/jsonrpc-core";
 import { z } from "zod";
 import { PACKAGE_VERSION } from "../package-version.js";
@@ -71,7 +72,7 @@ export function createAwrServer(host: ToolHost): Server {
 
   async function runProjectTool(
     entry: ToolSetEntry & { target: { kind: "project" } },
-    args: Record<string, unknown>,
+    args: AdmittedInput,
     signal: AbortSignal,
   ): Promise<unknown> {
     const { project, ...rest } = args;
@@ -92,7 +93,7 @@ export function createAwrServer(host: ToolHost): Server {
     }
   }
 
-  function run(entry: ToolSetEntry, args: Record<string, unknown>, signal: AbortSignal) {
+  function run(entry: ToolSetEntry, args: AdmittedInput, signal: AbortSignal) {
     const { target } = entry;
     if (target.kind === "project") {
       return runProjectTool(entry as ToolSetEntry & { target: typeof target }, args, signal);
@@ -116,7 +117,14 @@ export function createAwrServer(host: ToolHost): Server {
   // not a string, arguments that are not an object) with -32602 before this handler runs.
   server.setRequestHandler(ToolsCall, async (request, extra) => {
     const { name, arguments: given } = (request as CallToolRequest).params;
-    const args = given ?? {};
+    let args = given ?? {};
+    // A top-level `__proto__` key that reached here as a prototype (an in-process transport) is
+    // refused by name like any unknown argument.
+    if (Object.getPrototypeOf(args) !== Object.prototype) {
+      args = Object.assign({ [PROTO_KEY_ALIAS]: true }, args);
+    }
+    // Measured once: too deep is a protocol error, before the tool is looked up; too large is
+    // the gate's InvalidInput result.
     const problem = argumentsProblem(args);
     if (problem?.kind === "depth") {
       throw new McpError(JsonRpcErrorCode.InvalidParams, describeArgumentsProblem(problem));
@@ -136,7 +144,7 @@ export function createAwrServer(host: ToolHost): Server {
       );
     }
     try {
-      return await callTool(entry, args, extra.signal);
+      return await callTool(entry, args, problem, extra.signal);
     } finally {
       host.limiter.release();
     }
@@ -144,29 +152,14 @@ export function createAwrServer(host: ToolHost): Server {
 
   async function callTool(
     entry: ToolSetEntry,
-    given: Record<string, unknown>,
+    args: Record<string, unknown>,
+    problem: ArgumentsProblem | undefined,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    let args = given;
-    // A top-level `__proto__` key that reached here as a prototype (an in-process transport) is
-    // refused by name like any unknown argument.
-    if (Object.getPrototypeOf(args) !== Object.prototype) {
-      args = Object.assign({ [PROTO_KEY_ALIAS]: true }, args);
-    }
-    const problem = argumentsProblem(args);
-    if (problem !== undefined) {
-      return toolFailure({
-        code: "InvalidInput",
-        message: describeArgumentsProblem(problem),
-        details: { ...problem },
-      });
-    }
-    let input: Record<string, unknown>;
     try {
-      // A credential is refused before the schema check, whose messages name argument paths
-      // (the ledger checks again; docs/design/secret-boundaries.md).
-      assertNoSecret(args, `the ${entry.name} input`);
-      input = validateInput(entry.name, entry.input, args);
+      // The call's one check against the catalog's schema for this transport; the ledger runs
+      // the admitted arguments without checking them again.
+      const input = admitArguments(entry.name, entry.input, args, { measured: { problem } });
       return toolSuccess(await run(entry, input, signal));
     } catch (error) {
       if (isLedgerError(error) && error.result !== undefined) {

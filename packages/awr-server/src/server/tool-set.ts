@@ -1,9 +1,9 @@
 import { type ServerMode, toolDefinitions } from "@awr/awr-ledger";
 import {
   type CatalogOperation,
+  type CheckedSchema,
   checkedSchemaFor,
   findOperation,
-  type ObjectSchema,
   SERVICE_TOOLS,
   type ServiceTool,
 } from "@awr/awr-ledger/catalog";
@@ -17,7 +17,7 @@ export type ToolTarget =
 export interface ToolSetEntry {
   readonly name: string;
   /** The input schema tools/call checks (the catalog's, for this transport). */
-  readonly input: ObjectSchema;
+  readonly input: CheckedSchema;
   readonly target: ToolTarget;
 }
 
