@@ -2,7 +2,7 @@ import type { ContextDeltaInput } from "../context/context-delta.js";
 import { LedgerError } from "../errors.js";
 import { loadInOrder } from "../internal/ordered-import.js";
 import { readAt } from "./history-operations.js";
-import { choice, id, limit, nullable, object } from "./json-schema.js";
+import { about, choice, id, limit, nullable, object } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 import { operation } from "./operation.js";
 import { workGetOperation } from "./read-operations.js";
@@ -25,9 +25,14 @@ export const objectShowOperation = operation({
     "One object by kind and key or id: a work item as its source states it (acceptance as written), or a checkpoint with what it saved (full: its session delta).",
   input: object(
     {
-      kind: choice(["work", "work_item", "work-item", "checkpoint"]),
-      reference: id(),
-      full: { type: "boolean", default: false },
+      kind: about("What to show: work (a work item) or checkpoint.", {
+        ...choice(["work", "work_item", "work-item", "checkpoint"]),
+      }),
+      reference: about("The work item's key or id, or the checkpoint's id.", id()),
+      full: about("All of it: every field of the work item; a checkpoint's saved delta too.", {
+        type: "boolean",
+        default: false,
+      }),
     },
     ["kind", "reference"],
   ),
@@ -116,7 +121,16 @@ export const eventShowOperation = operation({
   freshness: "runtime",
   description:
     "One event by id: its brief, and with full its payload too (what packets and histories leave out).",
-  input: object({ event: id(), full: { type: "boolean", default: false } }, ["event"]),
+  input: object(
+    {
+      event: about("The event's id.", id()),
+      full: about("The whole event: its payload and references too.", {
+        type: "boolean",
+        default: false,
+      }),
+    },
+    ["event"],
+  ),
   run: async (host, input: EventShowInput, caller, options) => {
     const [{ eventSeenBy }, { eventBrief }] = await Promise.all([
       import("../runtime/conversation-privacy.js"),
@@ -164,11 +178,17 @@ export const contextDeltaOperation = operation({
   description:
     "What changed since a baseline (a checkpoint, a revision, else the session's recovery point): the work item's and the session's events and the source changes, as summaries and references.",
   input: object({
-    session: nullable(id()),
-    work: nullable(id()),
-    checkpoint: nullable(id()),
-    after_revision: nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
-    event_limit: limit(),
+    session: about(
+      "Your session: the delta since its last checkpoint or its start.",
+      nullable(id()),
+    ),
+    work: about("Only changes that touch this work item.", nullable(id())),
+    checkpoint: about("Since this checkpoint.", nullable(id())),
+    after_revision: about(
+      "Since this project revision.",
+      nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+    ),
+    event_limit: about("At most this many events.", limit()),
   }),
   run: async (host, input: ContextDeltaInput, caller, options) => {
     const { contextDelta } = await loadInOrder(() => import("../context/context-delta.js"));
