@@ -48,8 +48,8 @@ function placeholder(flag: CommandFlag): string {
   return `<${flag.flag.slice(2)}>`;
 }
 
-function optionFor(flag: CommandFlag): Option {
-  const help = fieldHelp(flag.field, flag.choices);
+function optionFor(flag: CommandFlag, tool: string): Option {
+  const help = fieldHelp(flag.field, flag.choices, tool);
   const option =
     flag.kind === "switch"
       ? new Option(flag.flag, help)
@@ -73,12 +73,15 @@ function addCommand(
   const command = parent.command(spec.path.at(-1) as string).description(spec.summary);
   for (const operand of spec.operands ?? []) {
     // Every operand is optional to commander: missing ones are reported together below.
-    command.argument(`[${operand.name.toLowerCase()}]`, fieldHelp(operand.field));
+    command.argument(
+      `[${operand.name.toLowerCase()}]`,
+      fieldHelp(operand.field, undefined, operation.tool),
+    );
   }
   const flags = commandFlags(operation, spec);
   const options = new Map<string, Option>();
   for (const flag of flags) {
-    const option = optionFor(flag);
+    const option = optionFor(flag, operation.tool);
     options.set(flag.flag, option);
     command.addOption(option);
   }

@@ -43,6 +43,10 @@ const HELP: Readonly<Record<string, string>> = {
   verified_at: "when it was verified, in milliseconds since the epoch",
   text: "words to look for",
   kind: "only hits of this kind",
+  reference: "a work item's key or id, or a checkpoint's id",
+  event: "the event's id",
+  full: "all of it, not the brief view",
+  event_limit: "at most this many events",
   status: "only work in this status",
   before_revision: "page: sessions started before this revision",
   context_hash: "the context_hash of the packet the session last worked from",
@@ -61,7 +65,15 @@ const HELP: Readonly<Record<string, string>> = {
   id: "the claim, session, save attempt or branch the repair acts on",
 };
 
-export function fieldHelp(field: string, choices?: readonly string[]): string {
-  const help = HELP[field] ?? field.replace(/_/g, " ");
+/** Where one tool's argument means something else than the same name elsewhere. */
+const TOOL_HELP: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  awr_object_show: { kind: "what to show" },
+};
+
+export function fieldHelp(field: string, choices?: readonly string[], tool?: string): string {
+  const help =
+    (tool === undefined ? undefined : TOOL_HELP[tool]?.[field]) ??
+    HELP[field] ??
+    field.replace(/_/g, " ");
   return choices === undefined || choices.length === 0 ? help : `${help} (${choices.join("|")})`;
 }
