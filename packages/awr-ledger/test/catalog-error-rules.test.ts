@@ -80,31 +80,35 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
     );
     const theirs = await start(B, "INV-1", "b-1");
     const before = await revision();
+    // Run one after another: a call started early would reject before anything awaits it.
     const attempts = [
-      p.ledger.call("awr_session_get", { session: mine.session.id }, B),
-      p.ledger.call(
-        "awr_session_end",
-        { session: mine.session.id, outcome: "ended", expected_revision: before },
-        B,
-      ),
-      p.ledger.call(
-        "awr_session_reply",
-        { wait: waited.wait.id, reply: "mine now", expected_revision: before },
-        B,
-      ),
-      p.ledger.call(
-        "awr_session_claim",
-        {
-          session: theirs.session.id,
-          action: "release",
-          claim: mine.claim?.id,
-          expected_revision: before,
-        },
-        B,
-      ),
+      () => p.ledger.call("awr_session_get", { session: mine.session.id }, B),
+      () =>
+        p.ledger.call(
+          "awr_session_end",
+          { session: mine.session.id, outcome: "ended", expected_revision: before },
+          B,
+        ),
+      () =>
+        p.ledger.call(
+          "awr_session_reply",
+          { wait: waited.wait.id, reply: "mine now", expected_revision: before },
+          B,
+        ),
+      () =>
+        p.ledger.call(
+          "awr_session_claim",
+          {
+            session: theirs.session.id,
+            action: "release",
+            claim: mine.claim?.id,
+            expected_revision: before,
+          },
+          B,
+        ),
     ];
     for (const attempt of attempts) {
-      expect((await ledgerFailure(attempt)).code).toBe("RuleViolation");
+      expect((await ledgerFailure(attempt())).code).toBe("RuleViolation");
     }
     expect(await revision()).toBe(before);
   });
