@@ -43,7 +43,7 @@ const HELP: Readonly<Record<string, string>> = {
   verified_at: "when it was verified, in milliseconds since the epoch",
   text: "words to look for",
   kind: "only hits of this kind",
-  reference: "a work item's key or id, or a checkpoint's id",
+  reference: "a goal's, plan's, rule's or work item's key or id, or a checkpoint's id",
   event: "the event's id",
   full: "all of it, not the brief view",
   event_limit: "at most this many events",

@@ -10,8 +10,13 @@ import { workGetOperation } from "./read-operations.js";
 // The explicit reads behind a packet (`object show`, `event show`, `context delta`): CLI-only
 // operations, as in the original, which has no tools for them (docs/design/operation-catalog.md).
 
+/** The source-projected kinds `object show` reads besides work items (the original's set). */
+const ENTITY_OBJECT_KINDS = ["goal", "plan", "rule"] as const;
+type EntityObjectKind = (typeof ENTITY_OBJECT_KINDS)[number];
+const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", "checkpoint"];
+
 export interface ObjectShowInput {
-  kind: "work" | "work_item" | "work-item" | "checkpoint";
+  kind: EntityObjectKind | "work" | "work_item" | "work-item" | "checkpoint";
   reference: string;
   full?: boolean | undefined;
 }
@@ -22,14 +27,17 @@ export const objectShowOperation = operation({
   surface: "cli",
   freshness: "sources",
   description:
-    "One object by kind and key or id: a work item as its source states it (acceptance as written), or a checkpoint with what it saved (full: its session delta).",
+    "One object by kind and key or id: a goal, plan, rule or work item as its source states it (a work item's acceptance as written), or a checkpoint with what it saved (full: its session delta).",
   input: object(
     {
-      kind: about("What to show: work (a work item) or checkpoint.", {
-        ...choice(["work", "work_item", "work-item", "checkpoint"]),
+      kind: about("What to show: goal, plan, rule, work (a work item) or checkpoint.", {
+        ...choice(OBJECT_KINDS),
       }),
-      reference: about("The work item's key or id, or the checkpoint's id.", id()),
-      full: about("All of it: every field of the work item; a checkpoint's saved delta too.", {
+      reference: about(
+        "The goal's, plan's, rule's or work item's key or id, or the checkpoint's id.",
+        id(),
+      ),
+      full: about("All of it: every field of the object; a checkpoint's saved delta too.", {
         type: "boolean",
         default: false,
       }),
@@ -38,6 +46,18 @@ export const objectShowOperation = operation({
   ),
   run: async (host, input: ObjectShowInput, caller, options) => {
     const full = input.full === true;
+    if ((ENTITY_OBJECT_KINDS as readonly string[]).includes(input.kind)) {
+      const { entityObject } = await import("../read/entity-object.js");
+      return readAt(host, options, async (db, rev) => {
+        const object = await entityObject(db, rev, input.kind, input.reference);
+        return {
+          project_revision: rev,
+          object: full ? object.full : object.brief,
+          source: object.source,
+          content_included: full,
+        };
+      });
+    }
     if (input.kind !== "checkpoint") {
       const got = (await workGetOperation.run(
         host,
@@ -99,7 +119,8 @@ export const objectShowOperation = operation({
   cli: [
     {
       path: ["object", "show"],
-      summary: "one work item or checkpoint (--full: all of it, a checkpoint's saved delta too)",
+      summary:
+        "one goal, plan, rule, work item or checkpoint (--full: all of it, a checkpoint's saved delta too)",
       operands: [
         { field: "kind", name: "KIND" },
         { field: "reference", name: "REF" },

@@ -1,0 +1,113 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { awr, removeTemps, tempDir } from "./support/cli-harness.js";
+
+// The options of the CLI-only drill reads (`object show`, `event show`, `context delta`) the
+// original defines, each run as a separate `awr --json` call on a small project.
+
+const MANIFEST = `[project]
+name = "Drill options"
+external_key = "drill-options"
+
+[[sources]]
+domain = "goal"
+role = "primary"
+path = "GOALS.md"
+adapter = "markdown-heading-v1"
+
+[[sources]]
+domain = "plan"
+role = "primary"
+path = "PLAN.md"
+adapter = "markdown-heading-v1"
+
+[[sources]]
+domain = "ledger"
+role = "primary"
+path = "ledger.yaml"
+adapter = "yaml-ledger-v1"
+
+[[sources]]
+domain = "rules"
+role = "primary"
+path = "RULES.md"
+adapter = "markdown-rules-v1"
+`;
+const LEDGER = `work_items:
+  - id: WALL
+    title: Build the wall
+    status: in_progress
+    acceptance:
+      - The wall stands two metres high.
+`;
+const GOALS = `# A garden wall {#wall status=active}
+
+A wall around the garden, built to last.
+`;
+const PLAN = `# Build in spring {#spring status=active}
+
+Foundations in March, courses in April.
+`;
+const RULES = `# Safety {#safety severity=hard scope=project value=*}
+
+Wear gloves on site.
+`;
+
+// biome-ignore lint/suspicious/noExplicitAny: the answers are JSON, read field by field.
+type Json = Record<string, any>;
+
+let root: string;
+const run = async (args: (string | number)[], code = 0): Promise<Json> => {
+  const result = await awr(["--project", root, "--json", ...args.map(String)]);
+  expect({ args, code: result.code, stderr: result.stderr }).toEqual({
+    args,
+    code,
+    stderr: code === 0 ? "" : result.stderr,
+  });
+  return (code === 0 ? result.json() : result.error()) as Json;
+};
+
+beforeAll(async () => {
+  root = await tempDir("awr-drill-");
+  await writeFile(join(root, "manifest.toml"), MANIFEST);
+  await writeFile(join(root, "ledger.yaml"), LEDGER);
+  await writeFile(join(root, "GOALS.md"), GOALS);
+  await writeFile(join(root, "PLAN.md"), PLAN);
+  await writeFile(join(root, "RULES.md"), RULES);
+  expect((await run(["init", "--manifest", "manifest.toml", "--accept"]))["index"]).toMatchObject({
+    ok: true,
+  });
+});
+afterAll(removeTemps);
+
+describe("awr object show", () => {
+  it("shows a goal, a plan and a rule by key, briefly and in full", async () => {
+    const goal = await run(["object", "show", "goal", "goal#wall"]);
+    expect(goal).toMatchObject({
+      ok: true,
+      content_included: false,
+      object: {
+        external_key: "goal#wall",
+        title: "A garden wall",
+        status: "active",
+        severity: null,
+      },
+      source: { path: "GOALS.md" },
+    });
+    expect(goal["object"]["revision"]).toBeGreaterThan(0);
+    const plan = await run(["object", "show", "plan", "plan#spring", "--full"]);
+    expect(plan).toMatchObject({ content_included: true, object: { external_key: "plan#spring" } });
+    expect(plan["object"]["body"]).toContain("Foundations in March");
+    const rule = await run(["object", "show", "rule", "rule#safety"]);
+    expect(rule["object"]).toMatchObject({ external_key: "rule#safety", severity: "hard" });
+    const byId = await run(["object", "show", "rule", rule["object"]["id"]]);
+    expect(byId["object"]).toEqual(rule["object"]);
+  });
+
+  it("refuses a key of another kind, naming the kind", async () => {
+    const error = await run(["object", "show", "goal", "rule#safety"], 1);
+    expect(error).toMatchObject({ code: "NotFound" });
+    expect(error["message"]).toContain("goal");
+  });
+});
