@@ -111,3 +111,50 @@ describe("awr object show", () => {
     expect(error["message"]).toContain("goal");
   });
 });
+
+describe("--max-bytes", () => {
+  it("caps object show --full and event show --full, and refuses a cap out of range", async () => {
+    const full = await run(["object", "show", "plan", "plan#spring", "--full"]);
+    const size = Buffer.byteLength(JSON.stringify(full["object"]));
+    const exact = ["object", "show", "plan", "plan#spring", "--full", "--max-bytes", size];
+    expect((await run(exact))["object"]).toEqual(full["object"]);
+    const over = await run(
+      ["object", "show", "plan", "plan#spring", "--full", "--max-bytes", size - 1],
+      1,
+    );
+    expect(over).toMatchObject({ code: "InvalidInput" });
+    expect(over["message"]).toContain(`has ${size} bytes; read limit is ${size - 1}`);
+    // The brief is not capped: the cap is on the full read.
+    await run(["object", "show", "plan", "plan#spring", "--max-bytes", 1]);
+    const work = await run(["object", "show", "work", "WALL", "--full", "--max-bytes", 10], 1);
+    expect(work).toMatchObject({ code: "InvalidInput" });
+
+    const payload = JSON.stringify({ body: "x".repeat(200) });
+    await writeFile(join(root, "big.json"), payload);
+    const status = await run(["status"]);
+    const appended = await run([
+      "event",
+      "append",
+      "--work",
+      "WALL",
+      "--type",
+      "work.progress",
+      "--summary",
+      "A long note.",
+      "--payload",
+      "big.json",
+      "--expected-revision",
+      status["project_revision"],
+    ]);
+    const id = appended["event"]["id"] as string;
+    const shown = await run(["event", "show", id, "--full"]);
+    expect(shown["event"]["payload"]).toEqual(JSON.parse(payload));
+    const refused = await run(["event", "show", id, "--full", "--max-bytes", 100], 1);
+    expect(refused).toMatchObject({ code: "InvalidInput" });
+    expect(refused["message"]).toContain("read limit is 100");
+    for (const bad of [0, 16_777_217]) {
+      const error = await run(["event", "show", id, "--full", "--max-bytes", bad], 1);
+      expect(error).toMatchObject({ code: "InvalidInput" });
+    }
+  });
+});

@@ -15,10 +15,44 @@ const ENTITY_OBJECT_KINDS = ["goal", "plan", "rule"] as const;
 type EntityObjectKind = (typeof ENTITY_OBJECT_KINDS)[number];
 const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", "checkpoint"];
 
+/** `max_bytes`: the cap on what a full read returns, in bytes. */
+const maxBytes = () =>
+  about("With full, refuse a read larger than this many bytes (1..16777216, default 65536).", {
+    type: "integer",
+    minimum: LIMITS.readBytes.min,
+    maximum: LIMITS.readBytes.max,
+    default: LIMITS.readBytes.default,
+  });
+
+/**
+ * Refuses a full read larger than `limit` bytes (default 64 KiB), as the original does, before
+ * any of it is returned: the brief says how large it is, and a larger --max-bytes reads it.
+ */
+function checkReadLimit(what: string, bytes: number, limit: number | undefined): void {
+  const cap = limit ?? LIMITS.readBytes.default;
+  if (!Number.isInteger(cap) || cap < LIMITS.readBytes.min || cap > LIMITS.readBytes.max) {
+    throw new LedgerError(
+      "InvalidInput",
+      `read limit must be 1..${LIMITS.readBytes.max} bytes; got ${String(limit)}`,
+      { field: "max_bytes" },
+    );
+  }
+  if (bytes > cap) {
+    throw new LedgerError(
+      "InvalidInput",
+      `${what} has ${bytes} bytes; read limit is ${cap}: pass a larger --max-bytes (at most ${LIMITS.readBytes.max}) or drop --full for the brief`,
+      { field: "max_bytes", bytes, max_bytes: cap },
+    );
+  }
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null), "utf8");
+
 export interface ObjectShowInput {
   kind: EntityObjectKind | "work" | "work_item" | "work-item" | "checkpoint";
   reference: string;
   full?: boolean | undefined;
+  max_bytes?: number | undefined;
 }
 
 export const objectShowOperation = operation({
@@ -41,6 +75,7 @@ export const objectShowOperation = operation({
         type: "boolean",
         default: false,
       }),
+      max_bytes: maxBytes(),
     },
     ["kind", "reference"],
   ),
@@ -50,6 +85,12 @@ export const objectShowOperation = operation({
       const { entityObject } = await import("../read/entity-object.js");
       return readAt(host, options, async (db, rev) => {
         const object = await entityObject(db, rev, input.kind, input.reference);
+        if (full)
+          checkReadLimit(
+            `${input.kind} ${input.reference}`,
+            jsonBytes(object.full),
+            input.max_bytes,
+          );
         return {
           project_revision: rev,
           object: full ? object.full : object.brief,
@@ -83,6 +124,7 @@ export const objectShowOperation = operation({
         external_key: got.work.work,
         acceptance: got.acceptance.map((a) => a.text),
       };
+      if (full) checkReadLimit(`work item ${item.external_key}`, jsonBytes(item), input.max_bytes);
       const brief = {
         id: item.id,
         external_key: item.external_key,
@@ -106,9 +148,14 @@ export const objectShowOperation = operation({
     return readAt(host, options, async (db, rev) => {
       const row = await ownCheckpoint(db, caller, input.reference);
       const saved = await checkpointSave(db, row.id);
+      const object = checkpointView(row);
+      if (full) {
+        const bytes = jsonBytes(object) + jsonBytes(saved?.delta);
+        checkReadLimit(`checkpoint ${row.id} with its saved delta`, bytes, input.max_bytes);
+      }
       return {
         project_revision: rev,
-        object: checkpointView(row),
+        object,
         source: null,
         content_included: full,
         checkpoint_save: saved?.save ?? null,
@@ -133,6 +180,7 @@ export const objectShowOperation = operation({
 export interface EventShowInput {
   event: string;
   full?: boolean | undefined;
+  max_bytes?: number | undefined;
 }
 
 export const eventShowOperation = operation({
@@ -149,6 +197,7 @@ export const eventShowOperation = operation({
         type: "boolean",
         default: false,
       }),
+      max_bytes: maxBytes(),
     },
     ["event"],
   ),
@@ -172,6 +221,10 @@ export const eventShowOperation = operation({
       }
       const seen = eventSeenBy(row, caller.client);
       const full = input.full === true;
+      if (full) {
+        const bytes = Buffer.byteLength(seen.payload, "utf8");
+        checkReadLimit(`event ${seen.id}'s payload`, bytes, input.max_bytes);
+      }
       return {
         project_revision: rev,
         event: full
