@@ -158,3 +158,43 @@ describe("--max-bytes", () => {
     }
   });
 });
+
+describe("awr context delta", () => {
+  it("selects the agent's active session with --agent and caps entities with --entity-limit", async () => {
+    const agent = ["--agent", "mason-a", "--provider", "p", "--model", "m"];
+    const status = await run(["status"]);
+    const started = await run([
+      "session",
+      "start",
+      "--work",
+      "WALL",
+      ...agent,
+      "--expected-revision",
+      status["project_revision"],
+    ]);
+    const sid = started["session"]["id"] as string;
+    await writeFile(
+      join(root, "GOALS.md"),
+      `${GOALS}\n# A gate {#gate status=active}\n\nA gate in the wall.\n\n# A path {#path status=active}\n\nA path to the gate.\n`,
+    );
+    const delta = await run(["context", "delta", "--agent", "mason-a"]);
+    expect(delta).toMatchObject({ session_id: sid, work_item_key: "WALL" });
+    const [change] = delta["delta"]["events"]["source_changes"] as Json[];
+    expect(change).toMatchObject({ changed_entity_count: 2, omitted_entities: 0 });
+    expect(change?.["changed_entities"]).toHaveLength(2);
+    const capped = await run(["context", "delta", "--agent", "mason-a", "--entity-limit", 1]);
+    const [cut] = capped["delta"]["events"]["source_changes"] as Json[];
+    expect(cut).toMatchObject({ changed_entity_count: 2, omitted_entities: 1 });
+    expect(cut?.["changed_entities"]).toEqual(change?.["changed_entities"].slice(0, 1));
+
+    const other = await run(["context", "delta", "--session", sid, "--agent", "mason-b"], 1);
+    expect(other).toMatchObject({ code: "InvalidInput" });
+    expect(other["message"]).toContain("mason-a");
+    const nobody = await run(["context", "delta", "--agent", "nobody"], 1);
+    expect(nobody).toMatchObject({ code: "InvalidInput" });
+    for (const bad of [0, 201]) {
+      const error = await run(["context", "delta", "--work", "WALL", "--entity-limit", bad], 1);
+      expect(error).toMatchObject({ code: "InvalidInput" });
+    }
+  });
+});

@@ -47,6 +47,7 @@ const HELP: Readonly<Record<string, string>> = {
   event: "the event's id",
   full: "all of it, not the brief view",
   event_limit: "at most this many events",
+  entity_limit: "at most this many changed entities per source change, 1..200 (default 24)",
   status: "only work in this status",
   before_revision: "page: sessions started before this revision",
   context_hash: "the context_hash of the packet the session last worked from",

@@ -1,3 +1,4 @@
+import { ENTITY_LIMIT } from "../context/context-defaults.js";
 import type { ContextDeltaInput } from "../context/context-delta.js";
 import { LedgerError } from "../errors.js";
 import { loadInOrder } from "../internal/ordered-import.js";
@@ -262,7 +263,17 @@ export const contextDeltaOperation = operation({
       "Since this project revision.",
       nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
     ),
+    agent: about(
+      "Without a session: this agent's one active session of yours (of the work, when given).",
+      nullable(id()),
+    ),
     event_limit: about("At most this many events.", limit()),
+    entity_limit: about("At most this many changed entities per source change.", {
+      type: "integer",
+      minimum: ENTITY_LIMIT.min,
+      maximum: ENTITY_LIMIT.max,
+      default: ENTITY_LIMIT.default,
+    }),
   }),
   run: async (host, input: ContextDeltaInput, caller, options) => {
     const { contextDelta } = await loadInOrder(() => import("../context/context-delta.js"));
