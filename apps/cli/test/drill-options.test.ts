@@ -198,3 +198,37 @@ describe("awr context delta", () => {
     }
   });
 });
+
+describe("awr object show --entity-revision and --cached", () => {
+  it("refuses an object at another revision, and reads the recorded projection with --cached", async () => {
+    const rule = await run(["object", "show", "rule", "rule#safety"]);
+    const at = rule["object"]["revision"] as number;
+    const same = await run(["object", "show", "rule", "rule#safety", "--entity-revision", at]);
+    expect(same["object"]).toEqual(rule["object"]);
+    const work = await run(["object", "show", "work", "WALL"]);
+    expect(work["object"]["revision"]).toBeGreaterThan(0);
+    await run(["object", "show", "work", "WALL", "--entity-revision", work["object"]["revision"]]);
+    const stale = await run(
+      ["object", "show", "rule", "rule#safety", "--entity-revision", at + 1],
+      1,
+    );
+    expect(stale).toMatchObject({
+      code: "RevisionConflict",
+      details: { expected: at + 1, actual: at },
+    });
+
+    // A changed source: --cached answers from the recorded projection and says so; a plain
+    // read reindexes first.
+    await writeFile(join(root, "RULES.md"), RULES.replace("Wear gloves", "Wear gloves and boots"));
+    const cached = await run(["object", "show", "rule", "rule#safety", "--cached", "--full"]);
+    expect(cached).toMatchObject({
+      freshness_basis: "runtime_database",
+      source_refresh_performed: false,
+    });
+    expect(cached["object"]["body"]).not.toContain("boots");
+    const fresh = await run(["object", "show", "rule", "rule#safety", "--full"]);
+    expect(fresh).toMatchObject({ source_refresh_performed: true });
+    expect(fresh["object"]["body"]).toContain("boots");
+    expect(fresh["object"]["revision"]).toBeGreaterThan(at);
+  });
+});

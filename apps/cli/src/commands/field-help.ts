@@ -46,6 +46,8 @@ const HELP: Readonly<Record<string, string>> = {
   reference: "a goal/plan/rule/work key or id, or a checkpoint id",
   event: "the event's id",
   full: "all of it, not the brief view",
+  cached: "read the last recorded projection; no source check or refresh",
+  entity_revision: "refuse (RevisionConflict) unless the object is at this revision",
   event_limit: "at most this many events",
   entity_limit: "at most this many changed entities per source change, 1..200 (default 24)",
   status: "only work in this status",

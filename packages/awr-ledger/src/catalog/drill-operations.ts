@@ -53,7 +53,19 @@ export interface ObjectShowInput {
   kind: EntityObjectKind | "work" | "work_item" | "work-item" | "checkpoint";
   reference: string;
   full?: boolean | undefined;
+  cached?: boolean | undefined;
+  entity_revision?: number | undefined;
   max_bytes?: number | undefined;
+}
+
+/** RevisionConflict `{expected, actual}` when the object is not at the revision the caller saw. */
+function checkEntityRevision(expected: number | undefined, actual: number | null): void {
+  if (expected === undefined || expected === actual) return;
+  throw new LedgerError(
+    "RevisionConflict",
+    `entity_revision ${expected} does not match the object's revision ${String(actual)}; read it again without --entity-revision and use the revision it shows.`,
+    { expected, actual },
+  );
 }
 
 export const objectShowOperation = operation({
@@ -61,6 +73,7 @@ export const objectShowOperation = operation({
   kind: "read",
   surface: "cli",
   freshness: "sources",
+  cachedBy: "cached",
   description:
     "One object by kind and key or id: a goal, plan, rule or work item as its source states it (a work item's acceptance as written), or a checkpoint with what it saved (full: its session delta).",
   input: object(
@@ -76,6 +89,14 @@ export const objectShowOperation = operation({
         type: "boolean",
         default: false,
       }),
+      cached: about(
+        "Read the last recorded projection, without checking or refreshing the sources.",
+        { type: "boolean", default: false },
+      ),
+      entity_revision: about(
+        "Refuse with RevisionConflict unless the object is at this revision.",
+        nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+      ),
       max_bytes: maxBytes(),
     },
     ["kind", "reference"],
@@ -86,6 +107,7 @@ export const objectShowOperation = operation({
       const { entityObject } = await import("../read/entity-object.js");
       return readAt(host, options, async (db, rev) => {
         const object = await entityObject(db, rev, input.kind, input.reference);
+        checkEntityRevision(input.entity_revision, object.brief.revision);
         if (full)
           checkReadLimit(
             `${input.kind} ${input.reference}`,
@@ -120,9 +142,16 @@ export const objectShowOperation = operation({
         acceptance: { text: string }[];
       };
       const { active_claims: _claims, expired_claims: _expired, ...work } = got.work;
+      const { entityRevisions } = await import("../read/entity-view.js");
+      const revisions = await readAt(host, options, (db) =>
+        entityRevisions(db, got.project_revision),
+      );
+      const revision = revisions.get(got.work.work) ?? null;
+      checkEntityRevision(input.entity_revision, revision);
       const item = {
         ...work,
         external_key: got.work.work,
+        revision,
         acceptance: got.acceptance.map((a) => a.text),
       };
       if (full) checkReadLimit(`work item ${item.external_key}`, jsonBytes(item), input.max_bytes);
@@ -130,6 +159,7 @@ export const objectShowOperation = operation({
         id: item.id,
         external_key: item.external_key,
         title: item.title,
+        revision,
         status: item.status,
         raw_status: item.raw_status,
         summary: item.summary,
@@ -150,6 +180,7 @@ export const objectShowOperation = operation({
       const row = await ownCheckpoint(db, caller, input.reference);
       const saved = await checkpointSave(db, row.id);
       const object = checkpointView(row);
+      checkEntityRevision(input.entity_revision, object.revision);
       if (full) {
         const bytes = jsonBytes(object) + jsonBytes(saved?.delta);
         checkReadLimit(`checkpoint ${row.id} with its saved delta`, bytes, input.max_bytes);
