@@ -43,10 +43,13 @@ const HELP: Readonly<Record<string, string>> = {
   verified_at: "when it was verified, in milliseconds since the epoch",
   text: "words to look for",
   kind: "only hits of this kind",
-  reference: "a work item's key or id, or a checkpoint's id",
+  reference: "a goal/plan/rule/work key or id, or a checkpoint id",
   event: "the event's id",
   full: "all of it, not the brief view",
+  cached: "read the last recorded projection; no source check or refresh",
+  entity_revision: "refuse (RevisionConflict) unless the object is at this revision",
   event_limit: "at most this many events",
+  entity_limit: "at most this many changed entities per source change, 1..200 (default 24)",
   status: "only work in this status",
   before_revision: "page: sessions started before this revision",
   context_hash: "the context_hash of the packet the session last worked from",
@@ -67,7 +70,14 @@ const HELP: Readonly<Record<string, string>> = {
 
 /** Where one tool's argument means something else than the same name elsewhere. */
 const TOOL_HELP: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  awr_object_show: { kind: "what to show" },
+  awr_object_show: {
+    kind: "what to show",
+    max_bytes: "with --full, refuse more than this many bytes, 1..16777216 (default 65536)",
+  },
+  awr_event_show: {
+    max_bytes:
+      "with --full, refuse a payload of more than this many bytes, 1..16777216 (default 65536)",
+  },
 };
 
 export function fieldHelp(field: string, choices?: readonly string[], tool?: string): string {

@@ -58,9 +58,11 @@ async function runEntry(
   caller: RuntimeCaller,
   options: OperationOptions,
 ): Promise<Record<string, unknown>> {
-  const policy = readPolicy(entry, host, options);
+  const cached =
+    entry.cachedBy !== undefined && (input as Record<string, unknown>)[entry.cachedBy] === true;
+  const policy = readPolicy(cached ? { ...entry, freshness: "runtime" } : entry, host, options);
   try {
-    if (entry.kind === "read" && entry.freshness === "sources") {
+    if (entry.kind === "read" && entry.freshness === "sources" && !cached) {
       await host.project?.ensureFresh({
         refresh: options.refresh === true,
         client: caller.client,

@@ -1,3 +1,4 @@
+import { ENTITY_LIMIT } from "../context/context-defaults.js";
 import type { ContextDeltaInput } from "../context/context-delta.js";
 import { LedgerError } from "../errors.js";
 import { loadInOrder } from "../internal/ordered-import.js";
@@ -10,10 +11,61 @@ import { workGetOperation } from "./read-operations.js";
 // The explicit reads behind a packet (`object show`, `event show`, `context delta`): CLI-only
 // operations, as in the original, which has no tools for them (docs/design/operation-catalog.md).
 
+/** The source-projected kinds `object show` reads besides work items (the original's set). */
+const ENTITY_OBJECT_KINDS = ["goal", "plan", "rule"] as const;
+type EntityObjectKind = (typeof ENTITY_OBJECT_KINDS)[number];
+const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", "checkpoint"];
+
+/** `max_bytes`: the cap on what a full read returns, in bytes. */
+const maxBytes = () =>
+  about("With full, refuse a read larger than this many bytes (1..16777216, default 65536).", {
+    type: "integer",
+    minimum: LIMITS.readBytes.min,
+    maximum: LIMITS.readBytes.max,
+    default: LIMITS.readBytes.default,
+  });
+
+/**
+ * Refuses a full read larger than `limit` bytes (default 64 KiB), as the original does, before
+ * any of it is returned: the brief says how large it is, and a larger --max-bytes reads it.
+ */
+function checkReadLimit(what: string, bytes: number, limit: number | undefined): void {
+  const cap = limit ?? LIMITS.readBytes.default;
+  if (!Number.isInteger(cap) || cap < LIMITS.readBytes.min || cap > LIMITS.readBytes.max) {
+    throw new LedgerError(
+      "InvalidInput",
+      `read limit must be 1..${LIMITS.readBytes.max} bytes; got ${String(limit)}`,
+      { field: "max_bytes" },
+    );
+  }
+  if (bytes > cap) {
+    throw new LedgerError(
+      "InvalidInput",
+      `${what} has ${bytes} bytes; read limit is ${cap}: pass a larger --max-bytes (at most ${LIMITS.readBytes.max}) or drop --full for the brief`,
+      { field: "max_bytes", bytes, max_bytes: cap },
+    );
+  }
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null), "utf8");
+
 export interface ObjectShowInput {
-  kind: "work" | "work_item" | "work-item" | "checkpoint";
+  kind: EntityObjectKind | "work" | "work_item" | "work-item" | "checkpoint";
   reference: string;
   full?: boolean | undefined;
+  cached?: boolean | undefined;
+  entity_revision?: number | undefined;
+  max_bytes?: number | undefined;
+}
+
+/** RevisionConflict `{expected, actual}` when the object is not at the revision the caller saw. */
+function checkEntityRevision(expected: number | undefined, actual: number | null): void {
+  if (expected === undefined || expected === actual) return;
+  throw new LedgerError(
+    "RevisionConflict",
+    `entity_revision ${expected} does not match the object's revision ${String(actual)}; read it again without --entity-revision and use the revision it shows.`,
+    { expected, actual },
+  );
 }
 
 export const objectShowOperation = operation({
@@ -21,23 +73,55 @@ export const objectShowOperation = operation({
   kind: "read",
   surface: "cli",
   freshness: "sources",
+  cachedBy: "cached",
   description:
-    "One object by kind and key or id: a work item as its source states it (acceptance as written), or a checkpoint with what it saved (full: its session delta).",
+    "One object by kind and key or id: a goal, plan, rule or work item as its source states it (a work item's acceptance as written), or a checkpoint with what it saved (full: its session delta).",
   input: object(
     {
-      kind: about("What to show: work (a work item) or checkpoint.", {
-        ...choice(["work", "work_item", "work-item", "checkpoint"]),
+      kind: about("What to show: goal, plan, rule, work (a work item) or checkpoint.", {
+        ...choice(OBJECT_KINDS),
       }),
-      reference: about("The work item's key or id, or the checkpoint's id.", id()),
-      full: about("All of it: every field of the work item; a checkpoint's saved delta too.", {
+      reference: about(
+        "The goal's, plan's, rule's or work item's key or id, or the checkpoint's id.",
+        id(),
+      ),
+      full: about("All of it: every field of the object; a checkpoint's saved delta too.", {
         type: "boolean",
         default: false,
       }),
+      cached: about(
+        "Read the last recorded projection, without checking or refreshing the sources.",
+        { type: "boolean", default: false },
+      ),
+      entity_revision: about(
+        "Refuse with RevisionConflict unless the object is at this revision.",
+        nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
+      ),
+      max_bytes: maxBytes(),
     },
     ["kind", "reference"],
   ),
   run: async (host, input: ObjectShowInput, caller, options) => {
     const full = input.full === true;
+    if ((ENTITY_OBJECT_KINDS as readonly string[]).includes(input.kind)) {
+      const { entityObject } = await import("../read/entity-object.js");
+      return readAt(host, options, async (db, rev) => {
+        const object = await entityObject(db, rev, input.kind, input.reference);
+        checkEntityRevision(input.entity_revision, object.brief.revision);
+        if (full)
+          checkReadLimit(
+            `${input.kind} ${input.reference}`,
+            jsonBytes(object.full),
+            input.max_bytes,
+          );
+        return {
+          project_revision: rev,
+          object: full ? object.full : object.brief,
+          source: object.source,
+          content_included: full,
+        };
+      });
+    }
     if (input.kind !== "checkpoint") {
       const got = (await workGetOperation.run(
         host,
@@ -58,15 +142,24 @@ export const objectShowOperation = operation({
         acceptance: { text: string }[];
       };
       const { active_claims: _claims, expired_claims: _expired, ...work } = got.work;
+      const { entityRevisions } = await import("../read/entity-view.js");
+      const revisions = await readAt(host, options, (db) =>
+        entityRevisions(db, got.project_revision),
+      );
+      const revision = revisions.get(got.work.work) ?? null;
+      checkEntityRevision(input.entity_revision, revision);
       const item = {
         ...work,
         external_key: got.work.work,
+        revision,
         acceptance: got.acceptance.map((a) => a.text),
       };
+      if (full) checkReadLimit(`work item ${item.external_key}`, jsonBytes(item), input.max_bytes);
       const brief = {
         id: item.id,
         external_key: item.external_key,
         title: item.title,
+        revision,
         status: item.status,
         raw_status: item.raw_status,
         summary: item.summary,
@@ -86,9 +179,15 @@ export const objectShowOperation = operation({
     return readAt(host, options, async (db, rev) => {
       const row = await ownCheckpoint(db, caller, input.reference);
       const saved = await checkpointSave(db, row.id);
+      const object = checkpointView(row);
+      checkEntityRevision(input.entity_revision, object.revision);
+      if (full) {
+        const bytes = jsonBytes(object) + jsonBytes(saved?.delta);
+        checkReadLimit(`checkpoint ${row.id} with its saved delta`, bytes, input.max_bytes);
+      }
       return {
         project_revision: rev,
-        object: checkpointView(row),
+        object,
         source: null,
         content_included: full,
         checkpoint_save: saved?.save ?? null,
@@ -99,7 +198,8 @@ export const objectShowOperation = operation({
   cli: [
     {
       path: ["object", "show"],
-      summary: "one work item or checkpoint (--full: all of it, a checkpoint's saved delta too)",
+      summary:
+        "one goal, plan, rule, work item or checkpoint (--full: all of it, a checkpoint's saved delta too)",
       operands: [
         { field: "kind", name: "KIND" },
         { field: "reference", name: "REF" },
@@ -112,6 +212,7 @@ export const objectShowOperation = operation({
 export interface EventShowInput {
   event: string;
   full?: boolean | undefined;
+  max_bytes?: number | undefined;
 }
 
 export const eventShowOperation = operation({
@@ -128,6 +229,7 @@ export const eventShowOperation = operation({
         type: "boolean",
         default: false,
       }),
+      max_bytes: maxBytes(),
     },
     ["event"],
   ),
@@ -151,6 +253,10 @@ export const eventShowOperation = operation({
       }
       const seen = eventSeenBy(row, caller.client);
       const full = input.full === true;
+      if (full) {
+        const bytes = Buffer.byteLength(seen.payload, "utf8");
+        checkReadLimit(`event ${seen.id}'s payload`, bytes, input.max_bytes);
+      }
       return {
         project_revision: rev,
         event: full
@@ -188,7 +294,17 @@ export const contextDeltaOperation = operation({
       "Since this project revision.",
       nullable({ type: "integer", minimum: 0, maximum: LIMITS.revisionMax }),
     ),
+    agent: about(
+      "Without a session: this agent's one active session of yours (of the work, when given).",
+      nullable(id()),
+    ),
     event_limit: about("At most this many events.", limit()),
+    entity_limit: about("At most this many changed entities per source change.", {
+      type: "integer",
+      minimum: ENTITY_LIMIT.min,
+      maximum: ENTITY_LIMIT.max,
+      default: ENTITY_LIMIT.default,
+    }),
   }),
   run: async (host, input: ContextDeltaInput, caller, options) => {
     const { contextDelta } = await loadInOrder(() => import("../context/context-delta.js"));

@@ -21,6 +21,8 @@ export const LIMITS = {
   budget: { min: 1, max: 100_000, default: 5_000 },
   /** Claim lifetime: the original's minimum 1 ms; at most 30 days. */
   ttlMs: { min: 1, max: 30 * 24 * 60 * 60 * 1000 },
+  /** `max_bytes` of the explicit full reads (the original's 1..16 MiB, default 64 KiB). */
+  readBytes: { min: 1, max: 16_777_216, default: 65_536 },
   /** Revisions are stored as 32-bit integers (PostgreSQL INTEGER): 2 147 483 647 writes. */
   revisionMax: 2_147_483_647,
   /** request_id (the original's 1..256). */

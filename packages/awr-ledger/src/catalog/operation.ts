@@ -13,6 +13,11 @@ export interface Operation<I = never, R = unknown, T extends string = string> {
   readonly tool: T;
   readonly kind: "read" | "write";
   readonly freshness: Freshness;
+  /**
+   * A `sources` read's boolean argument that, when true, reads the last recorded projection
+   * instead: no source check or refresh, answered as a runtime read (`object show --cached`).
+   */
+  readonly cachedBy?: string;
   /** Only a work transition may discard state (cancel, reopen). */
   readonly destructive?: true;
   /** What tools/list says; short (the whole list stays under 24 KiB). */

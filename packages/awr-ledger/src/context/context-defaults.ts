@@ -1,3 +1,6 @@
 /** Default token budgets: L1 (`context compile`) and L0 (`context bootstrap`). */
 export const DEFAULT_CONTEXT_BUDGET = 5000;
 export const DEFAULT_BOOTSTRAP_BUDGET = 1000;
+
+/** The original's bounds on changed entities `context delta` lists per source change. */
+export const ENTITY_LIMIT = { min: 1, max: 200, default: 24 } as const;

@@ -9,14 +9,20 @@ import { eventSeenBy, ownCheckpoint } from "../runtime/conversation-privacy.js";
 import { recoveryCheckpointId, recoveryRevision } from "../runtime/recovery-checkpoint.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
+import { ENTITY_LIMIT } from "./context-defaults.js";
+import { activeSession } from "./context-selection.js";
 
 export interface ContextDeltaInput {
   session?: string | undefined;
   work?: string | undefined;
   checkpoint?: string | undefined;
   after_revision?: number | undefined;
+  /** Whose delta: without a session, that agent's one active session (the original's --agent). */
+  agent?: string | undefined;
   /** Events listed per kind (default 12). */
   event_limit?: number | undefined;
+  /** Changed entities listed per source change (the original's 1..200, default 24). */
+  entity_limit?: number | undefined;
 }
 
 /** Where a delta starts, and why there. */
@@ -32,7 +38,10 @@ export interface SourceChange {
   event_id: string;
   project_revision: number;
   source: string;
+  /** The first entity_limit of them; the count and the omitted rest are said. */
   changed_entities: EntityChange[];
+  changed_entity_count: number;
+  omitted_entities: number;
 }
 
 export interface ContextDelta {
@@ -95,6 +104,38 @@ async function baselineOf(
 }
 
 /**
+ * The delta's session: the one given (of `agent`, when both are given), else with `agent` that
+ * agent's one active session of the caller (of the work, when given), else none.
+ */
+async function sessionOf(
+  db: Kysely<LedgerSchema>,
+  input: ContextDeltaInput,
+  caller: RuntimeCaller,
+): Promise<SessionTable | null> {
+  if (input.session !== undefined) {
+    const session = await resolveSession(db, caller, { session: input.session });
+    if (input.agent !== undefined && input.agent !== session.agent) {
+      throw new LedgerError(
+        "InvalidInput",
+        `session ${session.id} belongs to agent ${session.agent}, not ${input.agent}: give the matching agent or drop it.`,
+        { session: session.id, agent: input.agent },
+      );
+    }
+    return session;
+  }
+  if (input.agent === undefined) return null;
+  const active = await activeSession(db, caller.client, { work: input.work, agent: input.agent });
+  if (active === null && input.work === undefined) {
+    throw new LedgerError(
+      "InvalidInput",
+      `agent ${input.agent} has no active session of yours; give --work or --session.`,
+      { agent: input.agent },
+    );
+  }
+  return active;
+}
+
+/**
  * `awr context delta`: what changed after a baseline, as references and summaries (payloads
  * stay behind `awr event show ID --full`). The baseline is an explicit checkpoint or revision,
  * else the session's own checkpoint, the checkpoint it inherited, or the revision it recovers
@@ -113,10 +154,12 @@ export async function contextDelta(
       "Pass --checkpoint or --after-revision, not both: each names the baseline of a delta.",
     );
   }
-  const session =
-    input.session === undefined
-      ? null
-      : await resolveSession(db, caller, { session: input.session });
+  if (input.agent !== undefined && input.agent.trim() === "") {
+    throw new LedgerError("InvalidInput", "agent must not be blank: give the agent's name.", {
+      field: "agent",
+    });
+  }
+  const session = await sessionOf(db, input, caller);
   const work = input.work ?? session?.work ?? null;
   if (work === null) {
     throw new LedgerError(
@@ -126,6 +169,7 @@ export async function contextDelta(
   }
   const { after, origin, checkpoint } = await baselineOf(db, input, caller, session);
   const limit = input.event_limit ?? DEFAULT_EVENT_LIMIT;
+  const entityLimit = input.entity_limit ?? ENTITY_LIMIT.default;
   const listed = (rows: readonly EventTable[]) =>
     rows.slice(0, limit).map((row) => eventBrief(eventSeenBy(row, caller.client)));
   const windowEvents = () =>
@@ -169,7 +213,9 @@ export async function contextDelta(
             event_id: row.id,
             project_revision: Number(row.revision),
             source: payload.source,
-            changed_entities: payload.changes,
+            changed_entities: payload.changes.slice(0, entityLimit),
+            changed_entity_count: payload.changes.length,
+            omitted_entities: Math.max(0, payload.changes.length - entityLimit),
           };
         }),
       },

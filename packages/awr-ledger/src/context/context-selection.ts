@@ -118,19 +118,24 @@ export async function selectContext(
     : { work: only, work_key: only.key, session: null, basis: "source_current" };
 }
 
-/** The caller's one active session matching work, agent and branch; null when there is none. */
-async function activeSession(
+/**
+ * The caller's one active session matching work, agent and branch (`branch` undefined: on any
+ * branch); null when there is none.
+ */
+export async function activeSession(
   db: Kysely<LedgerSchema>,
   client: string,
-  of: { branch: string | null; work: string | undefined; agent: string | undefined },
+  of: { branch?: string | null; work: string | undefined; agent: string | undefined },
 ): Promise<SessionTable | null> {
   if (!(await tableExists(db, "sessions"))) return null;
   let query = db
     .selectFrom("sessions")
     .selectAll()
     .where("client", "=", client)
-    .where("status", "=", "active")
-    .where("branch", of.branch === null ? "is" : "=", of.branch);
+    .where("status", "=", "active");
+  if (of.branch !== undefined) {
+    query = query.where("branch", of.branch === null ? "is" : "=", of.branch);
+  }
   if (of.work !== undefined) query = query.where("work", "=", of.work);
   if (of.agent !== undefined) query = query.where("agent", "=", of.agent);
   const rows = await query.orderBy("id").limit(2).execute();
