@@ -55,6 +55,10 @@ const RULES = `# Safety {#safety severity=hard scope=project value=*}
 
 Wear gloves on site.
 
+# Starter {#starter severity=hard scope=agent value=mason-a}
+
+Photograph the footing before the first course.
+
 # Mason {#mason severity=hard scope=agent value=mason-b}
 
 Check the level after every course.
@@ -249,6 +253,18 @@ async function walk(withCheckpoint: boolean) {
     external_key: "WALL",
     next_action: NEW_NEXT,
   });
+  // The receiver's hard rules: the project rule as it reads now and the receiver's own, each
+  // stored as the rules adapter stores it (heading title, a blank line, the body), and in the
+  // work context; the predecessor's agent rule is in neither.
+  const ruleTexts = (bootstrap["context"]["critical_rules"] as Json[]).map((r) => r["text"]);
+  expect(new Set(ruleTexts)).toEqual(
+    new Set([
+      "Safety\n\nWear gloves and boots on site.",
+      "Mason\n\nCheck the level after every course.",
+    ]),
+  );
+  for (const rule of ruleTexts) expect(text).toContain(rule);
+  expect(text).not.toContain("Photograph the footing");
   const delta = await run(["context", "delta", "--session", nid]);
   const changedKeys = (changes: Json[]) =>
     new Set(
