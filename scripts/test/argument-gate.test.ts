@@ -30,7 +30,7 @@ describe("a call's arguments pass one gate", () => {
       "packages/awr-ledger/src/catalog/dispatch.ts": 1,
       "packages/awr-server/src/server/create-awr-server.ts": 1,
       // workstreamRead, the library's own entry to awr_workstream.
-      "packages/awr-ledger/src/catalog/workstream-read-entry.ts": 1,
+      "packages/awr-ledger/src/catalog/entries/workstream-read-entry.ts": 1,
     });
   });
 

@@ -134,7 +134,7 @@ describe("the check catches each kind of violation", () => {
         text: "const engine = dialect.choose({ sqlite: A, postgres: B });",
       },
       {
-        path: "packages/awr-ledger/src/runtime/doctor-report.ts",
+        path: "packages/awr-ledger/src/doctor/doctor-report.ts",
         text: 'if (ctx.store.dialect.name !== "sqlite") throw new Error("no");',
       },
       {
@@ -157,7 +157,7 @@ describe("the check catches each kind of violation", () => {
     ]);
     expect(problems).toEqual([
       expect.stringContaining("src/read/search.ts calls choose( outside storage/"),
-      expect.stringContaining("src/runtime/doctor-report.ts tests dialect.name outside storage/"),
+      expect.stringContaining("src/doctor/doctor-report.ts tests dialect.name outside storage/"),
       expect.stringContaining(
         "src/runtime/doctor-schema.ts imports the backend ../storage/sqlite/open-sqlite.js",
       ),
@@ -169,9 +169,9 @@ describe("the check catches each kind of violation", () => {
 
   it("a ledger folder that is not placed among the layers", () => {
     const problems = checkDependencyRules(base(), [
-      { path: "packages/awr-ledger/src/branches/branch.ts", text: 'import "../errors.js";' },
+      { path: "packages/awr-ledger/src/changes/change.ts", text: 'import "../errors.js";' },
     ]);
-    expect(problems).toEqual([expect.stringContaining("branches/ is not in LEDGER_LAYERS")]);
+    expect(problems).toEqual([expect.stringContaining("changes/ is not in LEDGER_LAYERS")]);
   });
 
   it("a folder cycle in any package, through a file directly in src/", () => {

@@ -10,6 +10,7 @@ import type { ContextBootstrapResult } from "./context/context-types.js";
 import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
 import { isLedgerError, LedgerError } from "./errors.js";
 import { throwIfAborted, untilClosed } from "./internal/abort.js";
+import type { OperationListInput, OperationListResult } from "./journal/operation-get.js";
 import type { LedgerContext } from "./project/ledger-context.js";
 import {
   type DatabaseInput,
@@ -19,13 +20,12 @@ import {
 import { indexSources, refreshSources } from "./projection/index-sources.js";
 import { type SourceScan, StaleChecker } from "./projection/stale-check.js";
 import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
-import type { OperationListInput, OperationListResult } from "./runtime/operation-get.js";
-import { createYamlWriteBack } from "./runtime/yaml-work-write-back.js";
 import type { AdapterName, Manifest, ManifestSource, SourceDomain } from "./sources/manifest.js";
 import { loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
 import { LedgerStore } from "./storage/ledger-store.js";
 import { rememberLedgerStore } from "./storage/ledger-store-of.js";
 import { migrateToLatest } from "./storage/migrator.js";
+import { createYamlWriteBack } from "./work/yaml-work-write-back.js";
 
 /** Who is calling: `"stdio"` for the stdio server and the local CLI. */
 export type Caller = RuntimeCaller;
@@ -169,7 +169,7 @@ export class Ledger {
     caller: Caller = STDIO,
     options?: CallOptions,
   ): Promise<OperationListResult> {
-    const { operationList } = await import("./runtime/operation-get.js");
+    const { operationList } = await import("./journal/operation-get.js");
     return operationList(this.#host.runtime, input, caller, options);
   }
 

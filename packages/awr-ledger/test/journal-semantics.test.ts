@@ -1,7 +1,7 @@
 import { isLedgerError, LedgerError } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { operationList } from "../src/journal/operation-get.js";
 import { runJournaledWrite } from "../src/journal/run-write.js";
-import { operationList } from "../src/runtime/operation-get.js";
 import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 import { replayOf, replayOfRecovered } from "./helpers/replay.js";

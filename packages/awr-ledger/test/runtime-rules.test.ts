@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { DOMAIN_EVENT_TYPES, isReservedEventType } from "../src/core/event-types.js";
 import { canonicalJson, requestFingerprint } from "../src/journal/fingerprint.js";
-import { meetsEvidenceLevel } from "../src/runtime/evidence-levels.js";
+import { meetsEvidenceLevel } from "../src/work/evidence-levels.js";
 import {
   plannedFieldChanges,
   transitionRefusal,
   WORK_ACTION_RULES,
-} from "../src/runtime/work-actions.js";
+} from "../src/work/work-actions.js";
 
 describe("the work-action state machine", () => {
   it.each([

@@ -4,7 +4,7 @@ import { CliError } from "../cli-error.js";
 import type { CommandContext } from "../context.js";
 
 /**
- * What `awr doctor` needs beyond its catalog commands (catalog/doctor-operations.ts): its
+ * What `awr doctor` needs beyond its catalog commands (catalog/entries/doctor-operations.ts): its
  * `--database PATH` is a path on the command line, so it is taken from the working directory
  * (as the original takes it), and its inspection flags cannot accompany a repair, which acts on
  * the project's own ledger (`--database-only cannot be combined with a repair`, the original's

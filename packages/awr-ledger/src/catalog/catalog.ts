@@ -4,31 +4,28 @@ import {
   branchListOperation,
   branchShowOperation,
   branchSwitchOperation,
-} from "./branch-operations.js";
+} from "./entries/branch-operations.js";
 import {
   operationGetOperation,
   operationRecoverOperation,
   sessionResumeOperation,
   sourceReindexOperation,
-} from "./continuity-operations.js";
-import { doctorOperation, doctorRepairOperation } from "./doctor-operations.js";
+} from "./entries/continuity-operations.js";
+import { doctorOperation, doctorRepairOperation } from "./entries/doctor-operations.js";
 import {
   contextDeltaOperation,
   eventShowOperation,
   objectShowOperation,
-} from "./drill-operations.js";
-import { workHandoffOperation } from "./handoff-operations.js";
-import { eventHistoryOperation, workHistoryOperation } from "./history-operations.js";
-import type { JsonSchema, ObjectSchema } from "./json-schema.js";
-import type { Operation } from "./operation.js";
+} from "./entries/drill-operations.js";
+import { workHandoffOperation } from "./entries/handoff-operations.js";
+import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
 import {
   contextCompileOperation,
   projectStatusOperation,
   searchOperation,
   workGetOperation,
   workReadyOperation,
-} from "./read-operations.js";
-import { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
+} from "./entries/read-operations.js";
 import {
   sessionCheckpointOperation,
   sessionClaimOperation,
@@ -38,15 +35,18 @@ import {
   sessionReplyOperation,
   sessionStartOperation,
   sessionWaitOperation,
-} from "./session-operations.js";
-import { projectKey, requestId } from "./shared-fields.js";
-import type { CheckedSchema } from "./validate-input.js";
-import { workstreamOperation } from "./workstream-operations.js";
+} from "./entries/session-operations.js";
+import { workstreamOperation } from "./entries/workstream-operations.js";
 import {
   eventAppendOperation,
   evidenceRecordOperation,
   workTransitionOperation,
-} from "./write-operations.js";
+} from "./entries/write-operations.js";
+import type { JsonSchema, ObjectSchema } from "./json-schema.js";
+import type { Operation } from "./operation.js";
+import { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
+import { projectKey, requestId } from "./shared-fields.js";
+import type { CheckedSchema } from "./validate-input.js";
 
 /**
  * The operation catalog: every AWR operation, in the order tools/list presents them (the

@@ -36,6 +36,7 @@ export {
   toolDefinitions,
 } from "./catalog.js";
 export type { CliCommand, CliFile, CliInputFile, CliOperand, CliSwitch } from "./cli-spec.js";
+export { workstreamRead } from "./entries/workstream-read-entry.js";
 export type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
 export type { LedgerRuntime } from "./ledger-runtime.js";
 export { LIMITS } from "./limits.js";
@@ -48,4 +49,3 @@ export {
   PROTO_KEY_ALIAS,
   type Variants,
 } from "./validate-input.js";
-export { workstreamRead } from "./workstream-read-entry.js";

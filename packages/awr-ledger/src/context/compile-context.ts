@@ -10,8 +10,6 @@ import {
   contextBranch,
   forkBaseline,
 } from "./branch-baseline.js";
-import { budgetChunks } from "./budget-chunks.js";
-import { required } from "./chunk-text.js";
 import {
   assessCompleteness,
   type CompletenessBase,
@@ -30,7 +28,9 @@ import {
   loadSources,
   sourceVersion,
 } from "./gather-records.js";
-import { packetChunks } from "./packet-chunks.js";
+import { budgetChunks } from "./packing/budget-chunks.js";
+import { required } from "./packing/chunk-text.js";
+import { packetChunks } from "./packing/packet-chunks.js";
 import { withoutSecretChunks } from "./secret-guard.js";
 import { countTokens } from "./tokens.js";
 import { workContext } from "./work-context.js";

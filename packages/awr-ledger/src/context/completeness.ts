@@ -1,5 +1,5 @@
-import { meetsEvidenceLevel } from "../runtime/evidence-levels.js";
 import { EVIDENCE_LEVELS } from "../sources/adapters/yaml-work-item.js";
+import { meetsEvidenceLevel } from "../work/evidence-levels.js";
 import type {
   CompletenessIssue,
   ContextCompleteness,

@@ -1,4 +1,3 @@
-import type { BudgetedChunks } from "./budget-chunks.js";
 import { contextHash } from "./context-hash.js";
 import { type ContextChunk, inRenderOrder, type SelectedEntity } from "./context-records.js";
 import {
@@ -8,6 +7,7 @@ import {
   TOKENIZER,
   type WorkContext,
 } from "./context-types.js";
+import type { BudgetedChunks } from "./packing/budget-chunks.js";
 
 const entityKey = (e: SelectedEntity) => `${e.kind}\u0000${e.id}\u0000${e.revision}`;
 
