@@ -199,6 +199,31 @@ describe("awr context delta", () => {
   });
 });
 
+describe("awr context delta --event-limit", () => {
+  it("lists 12 events of a kind by default, as the original does, and the given number with the flag", async () => {
+    for (let i = 0; i < 13; i++) {
+      const { project_revision } = await run(["status"]);
+      await run([
+        "event",
+        "append",
+        "--work",
+        "WALL",
+        "--type",
+        "note.progress",
+        "--summary",
+        `course ${i}`,
+        "--expected-revision",
+        project_revision,
+      ]);
+    }
+    const delta = await run(["context", "delta", "--work", "WALL"]);
+    expect(delta["delta"]["events"]["work_events"]).toHaveLength(12);
+    expect(delta["delta"]["truncated"]).toBe(true);
+    const three = await run(["context", "delta", "--work", "WALL", "--event-limit", 3]);
+    expect(three["delta"]["events"]["work_events"]).toHaveLength(3);
+  });
+});
+
 describe("awr object show --entity-revision and --cached", () => {
   it("refuses an object at another revision, and reads the recorded projection with --cached", async () => {
     const rule = await run(["object", "show", "rule", "rule#safety"]);

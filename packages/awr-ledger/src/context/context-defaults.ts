@@ -4,3 +4,6 @@ export const DEFAULT_BOOTSTRAP_BUDGET = 1000;
 
 /** The original's bounds on changed entities `context delta` lists per source change. */
 export const ENTITY_LIMIT = { min: 1, max: 200, default: 24 } as const;
+
+/** Events `context delta` lists of each kind: the original's default 12, within the list bounds. */
+export const DELTA_EVENT_LIMIT = { min: 1, max: 100, default: 12 } as const;

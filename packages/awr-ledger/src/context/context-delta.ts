@@ -9,7 +9,7 @@ import { eventSeenBy, ownCheckpoint } from "../runtime/conversation-privacy.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
 import { recoveryCheckpointId, recoveryRevision } from "../sessions/recovery-checkpoint.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
-import { ENTITY_LIMIT } from "./context-defaults.js";
+import { DELTA_EVENT_LIMIT, ENTITY_LIMIT } from "./context-defaults.js";
 import { activeSession } from "./context-selection.js";
 
 export interface ContextDeltaInput {
@@ -64,8 +64,6 @@ export interface ContextDelta {
     truncated: boolean;
   };
 }
-
-const DEFAULT_EVENT_LIMIT = 12;
 
 async function baselineOf(
   db: Kysely<LedgerSchema>,
@@ -168,7 +166,7 @@ export async function contextDelta(
     );
   }
   const { after, origin, checkpoint } = await baselineOf(db, input, caller, session);
-  const limit = input.event_limit ?? DEFAULT_EVENT_LIMIT;
+  const limit = input.event_limit ?? DELTA_EVENT_LIMIT.default;
   const entityLimit = input.entity_limit ?? ENTITY_LIMIT.default;
   const listed = (rows: readonly EventTable[]) =>
     rows.slice(0, limit).map((row) => eventBrief(eventSeenBy(row, caller.client)));

@@ -1,4 +1,4 @@
-import { ENTITY_LIMIT } from "../../context/context-defaults.js";
+import { DELTA_EVENT_LIMIT, ENTITY_LIMIT } from "../../context/context-defaults.js";
 import type { ContextDeltaInput } from "../../context/context-delta.js";
 import { LedgerError } from "../../errors.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
@@ -298,7 +298,12 @@ export const contextDeltaOperation = operation({
       "Without a session: this agent's one active session of yours (of the work, when given).",
       nullable(id()),
     ),
-    event_limit: about("At most this many events.", limit()),
+    event_limit: about("At most this many events of each kind.", {
+      type: "integer",
+      minimum: DELTA_EVENT_LIMIT.min,
+      maximum: DELTA_EVENT_LIMIT.max,
+      default: DELTA_EVENT_LIMIT.default,
+    }),
     entity_limit: about("At most this many changed entities per source change.", {
       type: "integer",
       minimum: ENTITY_LIMIT.min,
