@@ -30,11 +30,11 @@ function findUnknown(program: Command, args: readonly string[]): UnknownWord | u
 
 /**
  * The answer to a command word `awr` does not have. A near miss of a command (`awr stauts`,
- * `awr work shwo`) is a usage error (InvalidInput, exit 2) that names the command meant, also
- * as `details.suggestions` (whole command lines, e.g. `awr status`). Any other top-level word
- * is Unsupported (exit 1), as the original answers a command it does not implement, listing
- * the commands; any other word under a command group is a usage error listing the group's.
- * Undefined when the command line holds no unknown command word.
+ * `awr work shwo`) is a usage error (InvalidInput, exit 2) that names the command meant, also as
+ * `details.suggestions` (whole command lines, e.g. `awr status`). Any other top-level word is
+ * Unsupported (exit 1), listing the commands (docs/compatibility/commands.md); any other word
+ * under a command group is a usage error listing the group's. Undefined when the command line
+ * holds no unknown command word.
  */
 export function unknownCommandError(
   program: Command,

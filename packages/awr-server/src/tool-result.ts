@@ -40,7 +40,10 @@ export function toolErrorPayload(error: unknown): ToolErrorPayload | undefined {
   return payload;
 }
 
-/** A successful result; `isError: false` is explicit, as hosts written for the original expect. */
+/**
+ * A successful result; `isError: false` is explicit, since hosts read it
+ * (docs/compatibility/mcp-protocol.md).
+ */
 export function toolSuccess(value: unknown): CallToolResult {
   const structured = (value ?? {}) as Record<string, unknown>;
   return {

@@ -64,10 +64,10 @@ export function doctorLines(result: Result, colors: Colors): string[] {
 }
 
 /**
- * The original's exit: a report that is not ok fails with Storage after it is printed (the
- * report on stdout, the error on stderr). When every error it found is a source's (a file that
- * cannot be indexed as it is, or is gone), the fix is the file and a reindex, not the database:
- * the next step says so instead of Storage's (a repair, or a backup).
+ * The exit (docs/compatibility/storage.md): a report that is not ok fails with Storage after it is
+ * printed (the report on stdout, the error on stderr). When every error it found is a source's (a
+ * file that cannot be indexed as it is, or is gone), the fix is the file and a reindex, not the
+ * database: the next step says so instead of Storage's (a repair, or a backup).
  */
 export function doctorFailure(result: Result): CliError | undefined {
   if (result["ok"] !== false) return undefined;

@@ -62,7 +62,8 @@ export async function bootstrapContext(
   const work: WorkFact | null =
     selection.work === null ? null : workFact(selection.work, revisionOf(selection.work.key));
   const sources = await loadSources(db);
-  // As the original's L0: a minimal context needs neither a declared phase nor a rules source.
+  // A minimal context needs neither a declared phase nor a rules source
+  // (docs/compatibility/context.md).
   const minimal = minimalContext(sources, scope.contextProfile ?? "standard");
 
   if (work === null) {

@@ -67,7 +67,7 @@ export async function contextBranch(
 }
 
 /**
- * `context compile --branch` takes a branch id (or "main"), as the original's does; a name is
+ * `context compile --branch` takes a branch id (or "main"); a name is
  * refused with the command that takes names.
  */
 async function requireBranchId(db: Kysely<LedgerSchema>, selector: string): Promise<void> {
@@ -126,7 +126,7 @@ export function checkOrdinaryBaseline(
   }
 }
 
-/** `completeness.branch_context` (the original's fields), for an explicit branch. */
+/** `completeness.branch_context` for an explicit branch (docs/compatibility/context.md). */
 export async function branchContextFacts(
   db: Kysely<LedgerSchema>,
   branch: ContextBranch,

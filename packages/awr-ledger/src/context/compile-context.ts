@@ -142,8 +142,8 @@ export async function compileContext(
   const selection = await selectContext(db, scope.revision, input, scope.client, {
     branch: branch.id,
   });
-  // A session runs on the branch it started on; compiling it on another is refused, as the
-  // original's select_work does (docs/design/work-branches.md R8).
+  // A session runs on the branch it started on; compiling it on another is refused
+  // (docs/design/work-branches.md R8).
   if (selection.session !== null && selection.session.branch !== branch.id) {
     throw new LedgerError(
       "InvalidInput",
@@ -215,8 +215,8 @@ export async function compileContext(
   }
   // Without a session (detached, or no active session matched) or an explicit checkpoint, the
   // packet names the caller's latest checkpoint of the work on the packet's branch left by a
-  // session that is no longer active (R7), and the delta starts there, as the original's
-  // context_checkpoint does ("previous_closed_session").
+  // session that is no longer active (R7), and the delta starts there
+  // ("previous_closed_session").
   const checkpoint =
     selection.session === null && input.checkpoint === undefined
       ? await latestWorkCheckpoint(db, {

@@ -2,7 +2,10 @@
 export const DEFAULT_CONTEXT_BUDGET = 5000;
 export const DEFAULT_BOOTSTRAP_BUDGET = 1000;
 
-/** The original's bounds on changed entities `context delta` lists per source change. */
+/**
+ * Bounds on the changed entities `context delta` lists per source change
+ * (docs/compatibility/context.md).
+ */
 export const ENTITY_LIMIT = { min: 1, max: 200, default: 24 } as const;
 
 /** Events `context delta` lists of each kind: the original's default 12, within the list bounds. */

@@ -17,11 +17,11 @@ export interface ContextDeltaInput {
   work?: string | undefined;
   checkpoint?: string | undefined;
   after_revision?: number | undefined;
-  /** Whose delta: without a session, that agent's one active session (the original's --agent). */
+  /** Whose delta: without a session, that agent's one active session. */
   agent?: string | undefined;
   /** Events listed per kind (default 12). */
   event_limit?: number | undefined;
-  /** Changed entities listed per source change (the original's 1..200, default 24). */
+  /** Changed entities listed per source change (1..200, default 24). */
   entity_limit?: number | undefined;
 }
 

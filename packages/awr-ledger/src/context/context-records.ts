@@ -4,8 +4,8 @@
  */
 
 /**
- * Sections in rendering order. The first ten are the original AWR's; `plan` and `related`
- * (plan sections and neighbouring work that bear on the item) are this implementation's.
+ * Sections in rendering order: `plan` and `related` hold the plan sections and neighbouring
+ * work that bear on the item (docs/compatibility/context.md).
  */
 export const CONTEXT_SECTIONS = [
   "goal",

@@ -38,8 +38,8 @@ function findWork(projection: Projection, key: string): EntityView | null {
  * read from the projection as of `revision` (read/projection-cache.ts).
  *
  * With `active` (L1), a request that names no session and is not detached uses the caller's one
- * active session on that branch of the given work (any work when none is given) and agent, as
- * the original's `select_work` does with `select_active_session`; several are InvalidInput.
+ * active session on that branch of the given work (any work when none is given) and agent;
+ * several are InvalidInput (docs/compatibility/context.md).
  */
 export async function selectContext(
   db: Kysely<LedgerSchema>,

@@ -1,5 +1,5 @@
 /**
- * The result shapes of context compilation, with the original AWR's field names: L1
+ * The result shapes of context compilation (docs/compatibility/context-answer.md): L1
  * (`awr_context_compile`, `awr context compile`) and L0 (`awr context bootstrap`). Field meanings
  * are in docs/design/context-compiler.md.
  */

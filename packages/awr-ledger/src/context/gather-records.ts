@@ -106,8 +106,8 @@ export async function gatherFacts(
     ruleEntities.map((r): RuleFact => ruleFact(r, revisionOf)),
     context,
   );
-  // As the original: goals come from the primary sources of the goal domain and of the ledger
-  // domain (a YAML ledger's `goals:`); supporting sources are never read for them.
+  // Goals come from the primary sources of the goal domain and of the ledger domain (a YAML
+  // ledger's `goals:`); supporting sources are never read for them.
   const primaryGoalSources = new Set(
     sources.filter((s) => isGoalSource(s) && s.role === "primary").map((s) => s.path),
   );
@@ -226,8 +226,8 @@ export async function gatherFacts(
 }
 
 /**
- * Whether a source holds rules: this ledger's domain name (`rule`) or the original AWR's
- * manifest name (`rules`), so the verdict does not change with the manifest's dialect.
+ * Whether a source holds rules: the earlier domain name (`rule`) or the manifest's (`rules`),
+ * so the verdict does not change with the name a manifest uses.
  */
 export const isRuleSource = (s: SourceTable) => s.domain === "rule" || s.domain === "rules";
 
@@ -248,7 +248,7 @@ function goalBody(goal: EntityView, ledgerSources: ReadonlySet<string>): string 
 export type ContextProfile = "standard" | "minimal";
 
 /**
- * The original's minimal context: there are sources, and they were indexed under
+ * A minimal context: there are sources, and they were indexed under
  * `context_profile = "minimal"` (one manifest indexes them all). Only then may the project go
  * without a rules source.
  */

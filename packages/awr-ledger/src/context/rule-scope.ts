@@ -9,7 +9,7 @@
  * - `work_item`: the value must equal the work item key;
  * - `agent`: the value must equal the agent (the caller's, else the session's).
  *
- * A rule writes its scope as `scope=KIND value=V` (one entry, the original AWR's form) or as a
+ * A rule writes its scope as `scope=KIND value=V` (one entry) or as a
  * space-separated list of `KIND:VALUE` entries; the short forms `global` / `*` (project `*`),
  * `tag:NAME` and a bare path glob are accepted in the list. A list reaches an item when any of
  * its entries does. Evaluation is three-valued: when the context an entry needs is unknown (no

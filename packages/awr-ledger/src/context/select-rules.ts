@@ -14,9 +14,9 @@ export type Severity = "hard" | "soft" | "info";
 const SEVERITIES: readonly string[] = ["hard", "soft", "info"];
 
 /**
- * A rule as context results carry it (`critical_rules`, chunks): the original AWR's Rule fields
- * (`external_key`, `text` = title, a blank line, body; `severity` or null when unreadable;
- * `scope` as one `{type, value}` or null) plus `scopes`, every entry of a list scope.
+ * A rule as context results carry it (`critical_rules`, chunks): `external_key`, `text` (title,
+ * a blank line, body), `severity` (null when unreadable), `scope` (one `{type, value}`, null
+ * when unreadable) and `scopes`, every entry of a list scope (docs/compatibility/context.md).
  */
 export interface RuleFact {
   id: string;

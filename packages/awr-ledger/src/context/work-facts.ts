@@ -1,7 +1,7 @@
 import { acceptanceOf, type EntityView, stringOf, stringsOf } from "../read/entity-view.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
 
-/** Where a fact comes from, in the shape of the original AWR's `source_ref`. */
+/** Where a fact comes from: the source, its revision, and the place in it (`source_ref`). */
 export interface SourceRefView {
   source_id: string;
   locator: string;

@@ -53,7 +53,8 @@ export const JOURNAL_RECEIPT_TYPES: readonly DomainEventType[] = [
 /**
  * Event types only domain operations may write, so a free-form event can never pass for one (a
  * recovery, a context packet or a person reading the history trusts them): everything under the
- * original's domain prefixes, the lifecycle types, and the ledger's own journal and wait types.
+ * domain prefixes, the lifecycle types, and the ledger's own journal and wait types
+ * (docs/compatibility/storage.md).
  * Other names under `work.` or `session.` are free (`work.observed` is an ordinary event).
  */
 export const RESERVED_EVENT_PREFIXES = [

@@ -53,7 +53,7 @@ export function discoverManifest(root: string, createStarter: boolean): Discover
     domains.add(candidate.domain);
     sources.push({
       ...candidate,
-      // As the original's intake: every discovered source is authoritative but decisions.
+      // Every discovered source is authoritative but decisions (docs/compatibility/commands.md).
       role: candidate.domain === "decisions" ? "supporting" : "primary",
       options: {},
     });

@@ -75,7 +75,7 @@ export interface InitResult {
   created: string[];
   /**
    * With accept: what the indexing of the sources did, as `awr source reindex` reports it, and
-   * `ok` (the original's `index.ok`): false when a source was held back (it holds a credential)
+   * `ok`: false when a source was held back (it holds a credential)
    * or reported an error. Absent from a preview, which indexes nothing.
    */
   index?: InitIndexReport;

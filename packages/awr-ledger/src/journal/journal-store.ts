@@ -84,7 +84,7 @@ export interface RecordedError {
 }
 
 /**
- * How a journaled write's answer names its journal entry (the original's `operation`); a
+ * How a journaled write's answer names its journal entry (`operation`); a
  * replay says `replayed: true`.
  */
 export interface OperationRef {

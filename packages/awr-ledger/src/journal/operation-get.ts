@@ -16,7 +16,7 @@ export interface OperationGetInput {
   request_id: string;
 }
 
-/** The journal entry as the original nests it in awr_operation_get. */
+/** The journal entry as awr_operation_get nests it (docs/compatibility/mcp-protocol.md). */
 export interface OperationEntry {
   id: string;
   request_id: string;

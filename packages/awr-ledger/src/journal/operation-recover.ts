@@ -23,9 +23,9 @@ export interface OperationRecoverResult {
   recovered: boolean;
   /** True when the request was already settled and this call only returns the record. */
   replayed?: boolean;
-  /** The recorded (or rebuilt) result of the original request. */
+  /** The recorded (or rebuilt) result of the request being recovered. */
   result?: Record<string, unknown>;
-  /** The recorded error of the original request. */
+  /** The recorded error of the request being recovered. */
   error?: RecordedError;
   project_revision: number;
 }
@@ -42,7 +42,7 @@ function notCommittedError(requestId: string): RecordedError {
 }
 
 /**
- * awr_operation_recover. It never runs the original tool: a finished
+ * awr_operation_recover. It never runs the recovered request's tool again: a finished
  * request is returned as recorded; an unfinished one is settled from its terminal events, one
  * durable commit spending one revision, with `mcp.operation_recovered`. Recovery itself is not
  * journaled (its `request_id` names the request being recovered) and is idempotent: recovering

@@ -3,7 +3,7 @@ import type { EventTable } from "../storage/schema.js";
 import { UNKNOWN_OUTCOME_NEXT_ACTION } from "./journal-store.js";
 import { isTerminalEvent, TERMINAL_PAYLOAD_KEY } from "./operation-scope.js";
 
-/** An event as tools return it (the original's names): payload parsed, ledger markers removed. */
+/** An event as tools return it: payload parsed, ledger markers removed. */
 export interface EventRecord {
   id: string;
   project_revision: number;

@@ -103,7 +103,7 @@ function exactlyOneTerminal(tool: string, scope: OperationScope): void {
  * LedgerError from (b) is recorded as the request's outcome (`not_committed`) and thrown; any
  * other failure after (a) is answered as an unknown outcome (MutationConflict, `write_outcome:
  * "unknown"`), for operation get/recover to settle. Without a `request_id` (stdio, the local CLI)
- * it is a direct write, as in the original: the revision check and the one domain commit (one
+ * it is a direct write: the revision check and the one domain commit (one
  * revision), nothing journaled, nothing to replay. The signal is honoured until the write begins.
  */
 export async function runJournaledWrite<R extends object>(

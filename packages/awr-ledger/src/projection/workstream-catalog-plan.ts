@@ -40,8 +40,8 @@ function refuse(
 }
 
 /**
- * The workstream rules of one reindex, as the original applies them; checked before anything is
- * written, so a refusal changes nothing:
+ * The workstream rules of one reindex (docs/compatibility/workstreams.md); checked before anything
+ * is written, so a refusal changes nothing:
  * - at most one ledger declares workstreams, and once a project serves them that ledger keeps
  *   declaring them (it cannot be removed from the manifest or lose its `workstreams:` block);
  * - the declaring ledger holds every work item of the project (no work in another source);

@@ -40,7 +40,7 @@ declare module "../storage/schema.js" {
   }
 }
 
-/** A workstream as `awr_workstream` returns it (the original's fields, in its order). */
+/** A workstream as `awr_workstream` returns it, its fields in this order. */
 export interface Workstream {
   id: string;
   project_id: string;

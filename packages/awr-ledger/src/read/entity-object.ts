@@ -5,7 +5,7 @@ import { projectionAt } from "./projection-cache.js";
 import { shortText } from "./work-brief.js";
 
 /**
- * A goal, plan or rule by key or id as of `revision`: its brief (the original's fields; severity
+ * A goal, plan or rule by key or id as of `revision`: its brief (severity
  * and scope are a rule's, null otherwise), every field with `full`, and where its source says it.
  */
 export async function entityObject(

@@ -56,7 +56,7 @@ export const stringsOf = (work: EntityView, name: string): string[] =>
 export const stringOf = (work: EntityView, name: string): string | null =>
   (work.attributes[name] as string | null | undefined) ?? null;
 
-/** A claim as reads show it (the original's fields, plus the claimed work item's key). */
+/** A claim as reads show it, with the claimed work item's key. */
 export interface ActiveClaim {
   id: string;
   /** The claiming session's agent. */

@@ -9,7 +9,7 @@ import type { EventTable, LedgerSchema } from "../storage/schema.js";
 // events in the order they were written (seq), a page at a time, each on the branch it was
 // written on; never relabelled.
 
-/** An event as the histories and `event show` list it (the original's brief; no payload). */
+/** An event as the histories and `event show` list it: a brief, without payload. */
 export interface EventBrief {
   id: string;
   type: string;

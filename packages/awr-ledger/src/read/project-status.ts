@@ -18,7 +18,7 @@ import { analyseReady } from "./work-ready.js";
 
 export type { OrganisationGap } from "./status-summary.js";
 
-/** awr_project_status's answer, in the original's field names plus the organisation gaps. */
+/** awr_project_status's answer, organisation gaps included (docs/compatibility/mcp-protocol.md). */
 export interface ProjectStatusResult {
   project_id: string;
   /** The project's name. */
@@ -53,7 +53,7 @@ export interface ProjectStatusResult {
   source_warnings: number;
   /**
    * What ledger sources say about themselves that AWR does not compute or check, such as the
-   * original AWR ledger's `current:` block (its milestone, work item, next action, open loops),
+   * YAML ledger's `current:` block (its milestone, work item, next action, open loops),
    * shown as written and labelled as the ledger's own note. Empty when no source has one.
    */
   ledger_notes: LedgerNote[];

@@ -15,7 +15,7 @@ export interface DependentEdge {
 
 /**
  * What a source says about itself that the projection does not model (migration 006's
- * `sources.note`: an original AWR ledger's `current:` block), parsed. Changed only by a reindex.
+ * `sources.note`: a YAML ledger's `current:` block), parsed. Changed only by a reindex.
  */
 export interface SourceNote {
   source: string;

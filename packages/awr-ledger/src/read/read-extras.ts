@@ -5,7 +5,7 @@ import type { ProjectStatusResult } from "./project-status.js";
 import type { WorkGetResult } from "./work-get.js";
 import type { WorkReadyResult } from "./work-ready.js";
 
-// What the tools add to the read models: claims in the original's shape (expired ones shown as
+// What the tools add to the read models: claims (expired ones shown as
 // expired), evidence currency against a source_sha, and the status views and filters.
 
 /** How many lapsed claims a work item shows. */

@@ -5,7 +5,7 @@ import { containsPattern } from "../storage/search-terms.js";
 import type { Projection } from "./projection.js";
 import type { SearchHit } from "./search-hit.js";
 
-/** The search kind of a doc kind: the original's names (a milestone is a plan). */
+/** The search kind of a doc kind: `work` is `work_item`, a milestone is a plan. */
 const HIT_KIND: Record<string, string> = { work: "work_item", milestone: "plan" };
 
 /** Scores that put key matches before every text match: exact, then a key segment. */

@@ -1,4 +1,4 @@
-/** The `kind` filter values of search, as the original AWR names them (`work` is `work_item`). */
+/** The `kind` filter values of search (`work` is `work_item`). */
 export const SEARCH_KINDS = [
   "goal",
   "plan",

@@ -75,7 +75,7 @@ function optionalString(input: SearchInput, name: "status" | "work"): string | n
 }
 
 /**
- * Search as the original AWR's awr_search: full text over work items, goals, plans (and
+ * awr_search (docs/compatibility/sources.md): full text over work items, goals, plans (and
  * milestones), rules, decisions, evidence and event types/summaries (never event payloads), in
  * any language, with optional `kind`, `status` and `work` filters; without `text`, the records
  * matching the filters in kind and key order. A query that is a record's key (`CSV-2`,
@@ -139,7 +139,7 @@ export async function search(
     if (raw === undefined || terms === undefined) {
       const candidates = await structuredCandidates(db, filter);
       const hits = await searchDetails(db, projection, candidates, status);
-      // Without text every hit ranks 0: in kind, then key order, as the original lists them.
+      // Without text every hit ranks 0: in kind, then key order.
       hits.sort((a, b) =>
         a.kind === b.kind ? (a.external_key < b.external_key ? -1 : 1) : a.kind < b.kind ? -1 : 1,
       );

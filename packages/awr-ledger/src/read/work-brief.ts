@@ -4,10 +4,10 @@ import { type ActiveClaim, type EntityView, entityRevisions, stringOf } from "./
 import { memoAt } from "./read-cache.js";
 
 /**
- * The compact view of a work item that status and ready answers list, in the original AWR's
- * field names: `external_key` is the item's key, `revision` the project revision that last
- * indexed it, `source_revision` the one that last indexed its source file. Reads answer only
- * from fresh sources (stale ones are SourceStale), so `freshness` is always `fresh`.
+ * The compact view of a work item that status and ready answers list: `external_key` is the item's
+ * key, `revision` the project revision that last indexed it, `source_revision` the one that last
+ * indexed its source file. Reads answer only from fresh sources (stale ones are SourceStale), so
+ * `freshness` is always `fresh`.
  */
 export interface WorkBrief {
   id: string;

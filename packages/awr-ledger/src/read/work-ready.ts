@@ -14,8 +14,8 @@ export interface WorkReadyInput {
 }
 
 /**
- * awr_work_ready's answer in the original's shape: the ready items (at most `limit`), how many
- * there are, and a sample of the open work that is not selectable with counts of why.
+ * awr_work_ready's answer (docs/compatibility/mcp-protocol.md): the ready items (at most `limit`),
+ * how many there are, and a sample of the open work that is not selectable with counts of why.
  */
 export interface WorkReadyResult {
   project_revision: number;

@@ -9,11 +9,11 @@
  *   so `"pa\u0073sword"` and a JSON document quoted inside another string are seen as written.
  *
  * Findings must point into the caller's text, so a changed text carries, for each of its UTF-16
- * units, the index of the unit of the original it came from.
+ * units, the index of the caller's unit it came from.
  */
 export interface DetectionText {
   readonly text: string;
-  /** origin[i] is the index in the original of text[i]; absent when text is the original. */
+  /** origin[i] is the index in the caller's text of text[i]; absent when text is unchanged. */
   readonly origin?: Uint32Array;
 }
 
@@ -105,7 +105,7 @@ export function detectionText(original: string): DetectionText {
   return { text, origin: Uint32Array.from(origin) };
 }
 
-/** The index in the original text of the detection text's unit at `index`. */
+/** The index in the caller's text of the detection text's unit at `index`. */
 export function originalIndex(detection: DetectionText, index: number): number {
   if (detection.origin === undefined) return index;
   return detection.origin[index] ?? detection.origin[detection.origin.length - 1] ?? 0;

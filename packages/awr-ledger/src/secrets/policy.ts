@@ -8,8 +8,7 @@
 
 /**
  * Bumped whenever what the detector recognises changes, so that anything derived under an older
- * policy (a search index, a cached summary) can be rebuilt. 3 follows the numbering of the
- * original AWR's secret policy whose recognition rules this one implements.
+ * policy (a search index, a cached summary) can be rebuilt (docs/compatibility/storage.md).
  */
 export const SECRET_POLICY_VERSION = 3;
 

@@ -36,7 +36,7 @@ function realpathOr(path: string): string {
 
 /**
  * The manifest's `[project] authorized_roots` as real directory paths: each is absolute or
- * relative to the project root and must be an existing directory (as in the original AWR).
+ * relative to the project root and must be an existing directory.
  */
 export function resolveAuthorizedRoots(root: string, roots: readonly string[] = []): string[] {
   return roots.map((entry) => {

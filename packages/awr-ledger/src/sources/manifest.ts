@@ -7,9 +7,9 @@ import { storageDialect } from "../storage/dialects.js";
 import { checkSourceOptions } from "./source-options.js";
 
 /**
- * Source domains as the original AWR manifest names them. `work`, `rule` and `decision` are the
- * names earlier builds of this implementation wrote; they are still accepted and read as
- * `ledger`, `rules` and `decisions` (see docs/compatibility/sources.md).
+ * The manifest's source domains. `work`, `rule` and `decision` are the names earlier builds of
+ * this implementation wrote; they are still accepted and read as `ledger`, `rules` and
+ * `decisions` (docs/compatibility/sources.md).
  */
 export const SOURCE_DOMAINS = ["ledger", "goal", "plan", "rules", "decisions"] as const;
 export type SourceDomain = (typeof SOURCE_DOMAINS)[number];
@@ -66,8 +66,9 @@ const DOMAIN_ADAPTERS: Record<SourceDomain, readonly AdapterName[]> = {
 };
 
 /**
- * Fields and values the original AWR accepts that this build cannot honour: refused with what
- * they mean there, so the user knows what is missing rather than reading "unknown field".
+ * Adapters a manifest may name that this build cannot honour: refused as Unsupported with what
+ * they mean, so the user knows what is missing rather than only that the name is not one of
+ * this build's (docs/compatibility/sources.md).
  */
 const NOT_HONOURED_ADAPTERS: Record<string, string> = {
   "markdown-ledger-v1":
@@ -191,7 +192,7 @@ function parseStorage(storage: Table): ManifestStorage {
 }
 
 /**
- * A source location: `path`, or the original's `locator` (exactly one of them). A `file://`
+ * A source location: `path` or `locator` (exactly one of them). A `file://`
  * locator is a local absolute path; a `git://<ref>:<path>` locator (a file read from a Git
  * commit) is refused as Unsupported.
  */

@@ -10,7 +10,7 @@ import { sourceCaps } from "./source-options.js";
 
 export const AWR_DIR = ".awr";
 export const MANIFEST_PATH = ".awr/project.toml";
-/** The largest manifest read (the original's cap). */
+/** The largest manifest read (docs/compatibility/sources.md). */
 const MANIFEST_MAX_BYTES = 64 * 1024;
 
 export interface LoadedManifest {

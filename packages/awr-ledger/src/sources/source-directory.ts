@@ -19,11 +19,10 @@ export interface DirectoryListing {
 const MARKDOWN = /\.(?:md|markdown)$/i;
 
 /**
- * The Markdown files of a markdown-directory-v1 source, sorted, as the original AWR discovers
- * them: `.md`/`.markdown` regular files, recursively unless `recursive = false`; hidden entries
- * (a name starting with `.`), other files and symlinked children are left out. Undefined when
- * the directory does not exist; InvalidInput when the path is not a directory or holds more
- * than `maxFiles` files.
+ * The Markdown files of a markdown-directory-v1 source, sorted: `.md`/`.markdown` regular files,
+ * recursively unless `recursive = false`; hidden entries (a name starting with `.`), other files
+ * and symlinked children are left out. Undefined when the directory does not exist; InvalidInput
+ * when the path is not a directory or holds more than `maxFiles` files.
  */
 export function listDecisionDirectory(
   absolute: string,

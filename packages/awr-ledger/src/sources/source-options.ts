@@ -1,12 +1,14 @@
 /**
- * `[sources.options]` per adapter. The original AWR's options are accepted with its meaning;
- * `title_heading`, `max_bytes` and `max_entities` are this build's (docs/compatibility/sources.md).
- * An option an adapter does not know is refused by name, as the original does.
+ * `[sources.options]` per adapter: each adapter's options, checked by type, and
+ * `title_heading`, `max_bytes` and `max_entities`. An option an adapter does not know is refused
+ * by name, never ignored (docs/compatibility/sources.md).
  */
 
 const MIB = 1024 * 1024;
 
-/** Byte caps per source file as the original sets them: 2 MiB of Markdown, 4 MiB of YAML. */
+/**
+ * Byte caps per source file unless `max_bytes` says otherwise: 2 MiB of Markdown, 4 MiB of YAML.
+ */
 export const DEFAULT_MAX_BYTES: Record<string, number> = {
   "yaml-ledger-v1": 4 * MIB,
   "yaml-workstream-ledger-v1": 4 * MIB,
@@ -40,7 +42,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 const STRING_OPTIONS = new Set(["key_prefix", "status", "priority", "severity", "scope", "value"]);
 const BOOLEAN_OPTIONS = new Set(["title_heading", "recursive"]);
 
-/** Work fields a `field_map` may rename (the original's list). */
+/** Work fields a `field_map` may rename (docs/compatibility/sources.md). */
 export const MAPPABLE_WORK_FIELDS = [
   "id",
   "title",

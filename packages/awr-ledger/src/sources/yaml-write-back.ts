@@ -31,7 +31,7 @@ export interface WriteBackResult {
 const FIELDS = ["status", "next_action", "blocker"] as const;
 const PLAIN_SAFE = /^[\p{L}\p{N}_][\p{L}\p{N} _.,/()@+-]*$/u;
 const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
-/** The largest ledger written back (the original's snapshot cap). */
+/** The largest ledger file the write-back reads; a larger one is refused before any write. */
 const MAX_BYTES = 16 * 1024 * 1024;
 
 function render(value: string | null, original: Scalar | undefined): string {
@@ -97,7 +97,7 @@ function sourceSetup(
     (s) => s.path === sourcePath || s.path.replace(/^\.\//, "") === sourcePath,
   );
   if (source?.adapter === "yaml-workstream-ledger-v1") {
-    // The original keeps workstream ledgers read-only: their work changes only by editing them.
+    // A workstream ledger is read-only for AWR: its work changes only by editing the file.
     throw new LedgerError(
       "Unsupported",
       `${sourcePath} is a yaml-workstream-ledger-v1 ledger, which AWR never writes; edit the work item there and reindex.`,

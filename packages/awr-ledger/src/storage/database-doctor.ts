@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import type { LedgerSchema } from "./schema.js";
 
 /**
- * The database part of `awr doctor` (docs/design/work-branches.md, "awr doctor"): the original's
- * report fields, read without creating, migrating or repairing anything. PostgreSQL has no page
- * check and no connection pragmas: those fields are null there, `integrity` says whether every
- * owned table could be read, and the report's `limitations` say so.
+ * The database part of `awr doctor` (docs/design/work-branches.md, "awr doctor";
+ * docs/compatibility/storage.md), read without creating, migrating or repairing anything.
+ * PostgreSQL has no page check and no connection pragmas: those fields are null there, `integrity`
+ * says whether every owned table could be read, and the report's `limitations` say so.
  */
 export interface DatabaseReport {
   ok: boolean;
@@ -15,7 +15,7 @@ export interface DatabaseReport {
   journal_mode: string | null;
   foreign_keys: boolean;
   busy_timeout_ms: number | null;
-  /** `applied_at` in milliseconds since the epoch, as the original reports it. */
+  /** `applied_at` in milliseconds since the epoch. */
   migrations: { version: number; name: string; applied_at: number }[];
   integrity: string[];
   foreign_key_violations: number;

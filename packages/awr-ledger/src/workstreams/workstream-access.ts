@@ -105,8 +105,8 @@ async function ownerOf(db: Kysely<LedgerSchema>, work: string): Promise<string> 
 }
 
 /**
- * Resolves the workstream of a call as the original does: a session selects its work's
- * workstream, a work item its owner; an explicit `workstream` must agree with them; without
+ * Resolves the workstream of a call (docs/compatibility/workstreams.md): a session selects its
+ * work's workstream, a work item its owner; an explicit `workstream` must agree with them; without
  * any selector the one workstream the caller is granted is chosen (several need a selector:
  * WorkstreamScopeRequired). The result is authorised; it grants nothing beyond this call.
  */

@@ -1,4 +1,4 @@
-/** The actions of awr_workstream protocol version 1, in the original's order. */
+/** The actions of awr_workstream protocol version 1, in the order `capabilities` lists them. */
 export const WORKSTREAM_ACTIONS = [
   "capabilities",
   "list",
@@ -44,7 +44,7 @@ export type WorkstreamArgs = Readonly<Record<string, unknown>>;
 /**
  * What `capabilities` answers: the protocol, its read actions and their arguments, and what this
  * build does not offer (no writes, no artifact content, no team PostgreSQL service, no file
- * sandbox, no deliveries across workstreams). Field names are the original's.
+ * sandbox, no deliveries across workstreams).
  */
 export function workstreamCapabilities(): Record<string, unknown> {
   return {

@@ -31,8 +31,8 @@ export async function workstreamContext(
       .executeTakeFirst();
     if (row === undefined || !(await visible.sessions()).has(row.session)) throw accessDenied();
   }
-  // A bound session is compiled on its own branch (main when it has none), as the original's
-  // workstream read does; the project's selected default does not apply to it.
+  // A bound session is compiled on its own branch (main when it has none); the project's
+  // selected default does not apply to it.
   const sessionBranch =
     scope.session === null
       ? undefined

@@ -3,7 +3,7 @@ import { accessDenied } from "./workstream-access.js";
 
 /**
  * A page cursor bound to one reader's scope (`scope_binding`: project, client, workstream and
- * authority_version), as the original shapes it. A cursor copied to another client or scope is
+ * authority_version). A cursor copied to another client or scope is
  * refused as WorkstreamAccessDenied; it never confers access by itself (every page is filtered
  * by the current visibility anyway).
  */

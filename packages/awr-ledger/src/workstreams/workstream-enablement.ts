@@ -119,7 +119,7 @@ export async function listWorkstreams(
 }
 
 /**
- * `awr workstream enable`, as the original enables workstreams: the primary ledger that
+ * `awr workstream enable` (docs/compatibility/workstreams.md): the primary ledger that
  * declares `workstreams:` gets adapter yaml-workstream-ledger-v1 in the manifest, then the
  * ordinary source reindex records the declaration. The whole reindex is planned first with the
  * new manifest, so a ledger without a valid declaration (at least one definition, every work

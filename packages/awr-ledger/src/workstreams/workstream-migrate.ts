@@ -42,13 +42,13 @@ export interface WorkstreamMigration extends WorkstreamListing {
     external_key: string;
     authority_version: number;
   }[];
-  /** Earlier objects and events, which the original's format has no place for: left in their files. */
+  /** Earlier objects and events, which the ledger format has no place for: left in their files. */
   not_converted: { file: string; objects: number; events: number }[];
 }
 
 /**
  * `awr workstream migrate`: converts the earlier per-file format (`workstreams/*.yaml`) into the
- * original's (a `workstreams:` block in the primary ledger, `workstream:` on every work item),
+ * ledger format (a `workstreams:` block in the primary ledger, `workstream:` on every work item),
  * then enables it as `awr workstream enable` does. Each earlier workstream keeps its name as
  * external_key and its authority_version; its id becomes derivedWorkstreamId(project, name)
  * (`renamed` lists the grants to update, see the CLI's --registry). Work items already in the

@@ -32,7 +32,7 @@ export interface WorkstreamLedger {
   readonly store?: LedgerStore | undefined;
 }
 
-/** The result of every scoped action: the original's envelope around the action's result. */
+/** The result of every scoped action: the envelope around the action's result. */
 export interface WorkstreamEnvelope {
   /** False only for a context packet that is incomplete (served as an error result). */
   ok: boolean;
@@ -56,7 +56,7 @@ export type WorkstreamRequest = Readonly<Record<string, unknown>>;
  * (undefined: none). Read-only; the sources must be fresh (else SourceStale). capabilities
  * answers the protocol, list `{ok, read_only, workstreams}` (every granted workstream, each
  * grant checked), every other action a WorkstreamEnvelope. Another protocol_version or action
- * is Unsupported, as the original answers it.
+ * is Unsupported.
  */
 export async function readWorkstream(
   ledger: WorkstreamLedger,

@@ -6,7 +6,7 @@ import { AwrToolError } from "../tool-result.js";
 import type { ProjectDirectory } from "./project-directory.js";
 import { sharedSourceStale } from "./source-stale-hint.js";
 
-/** How a client picks a project, as the original's awr_projects_list says it. */
+/** How a client picks a project, as awr_projects_list says it. */
 const PROJECT_SELECTION = "pass project on every project-scoped call; no shared current project";
 
 const denied = () => new AwrToolError("RuleViolation", "project access denied");
@@ -69,8 +69,8 @@ export function httpToolHost(input: {
           if (grants !== undefined) entry["workstreams"] = grants;
           return entry;
         });
-      // The original's envelope: `ok`, `read_only` (the call changed nothing) and `selection`,
-      // the rule for using the keys; `client` and `projects` as well.
+      // The envelope (docs/compatibility/mcp-protocol.md): `ok`, `read_only` (the call changed
+      // nothing) and `selection`, the rule for using the keys; `client` and `projects` as well.
       return {
         ok: true,
         read_only: true,

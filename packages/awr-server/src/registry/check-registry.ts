@@ -69,7 +69,7 @@ function quotedList(values: readonly string[]): string {
  * What makes two registry projects one: the same key, the same root, or the same project_id on
  * different roots. The last is a copied project directory (its `.awr/` came along, identity
  * included): the project_id is how the service and the ledger tell projects apart, so serving
- * both would give one identity two diverging ledgers. The original refuses all three at load.
+ * both would give one identity two diverging ledgers. All three are refused at load.
  * One line per duplicate, naming the keys, the shared value and the fix.
  */
 export function duplicateProjectProblems(projects: readonly RegistryProject[]): string[] {
@@ -237,7 +237,7 @@ export async function checkRegistry(
       if (grant.project !== "" && !keys.has(grant.project)) {
         problems.push(`${gat}.project: unknown project "${grant.project}"`);
       } else if (grant.project !== "" && !readable.has(grant.project)) {
-        // As in the original: a workstream grant refines project access, it never replaces it.
+        // A workstream grant refines project access, it never replaces it.
         problems.push(
           `${gat}.project: workstream grants on "${grant.project}" need read or write access to it; add it to read`,
         );

@@ -27,7 +27,10 @@ export const MAX_ARGUMENT_BYTES = LIMITS.argumentsBytes;
 /** JSON-RPC error code of a call refused because too many are in flight. */
 export const BUSY_ERROR_CODE = -32010;
 
-/** The name the server reports in `initialize`: the original's, which hosts may show or match. */
+/**
+ * The name the server reports in `initialize`, which hosts may show or match
+ * (docs/compatibility/mcp-protocol.md).
+ */
 export const SERVER_NAME = "awr-mcp";
 /** The version the server reports in `initialize` (this package's, from its package.json). */
 export const SERVER_VERSION = PACKAGE_VERSION;

@@ -24,7 +24,7 @@ export interface ToolSetEntry {
 /**
  * The tools one server instance offers, built from the operation catalog for the transport and
  * whether the registry grants workstreams. Built once per process and shared by every request;
- * the tools/list answer is the catalog's definitions as they are (the original's shape: name,
+ * the tools/list answer is the catalog's definitions as they are (name,
  * description, input schema, annotations), frozen.
  */
 export interface ToolSet {

@@ -1,7 +1,7 @@
 export const DECISION_STATUSES = ["proposed", "accepted", "superseded", "rejected"] as const;
 export type DecisionStatus = (typeof DECISION_STATUSES)[number] | "unknown";
 
-/** Status spellings the original AWR reads for each decision status (English and Chinese). */
+/** The status spellings read as each decision status (English and Chinese). */
 const SPELLINGS: Record<(typeof DECISION_STATUSES)[number], readonly string[]> = {
   proposed: ["proposed", "提议", "拟议", "提議", "擬議", "草案"],
   accepted: ["accepted", "已接受", "已采纳", "已採納", "已通过", "已通過"],

@@ -1,9 +1,9 @@
 import type { EntityKind } from "../../storage/schema.js";
 
 /**
- * The entity kind a source domain projects to. Manifest domains are the original's (`ledger`,
- * `goal`, `plan`, `rules`, `decisions`); the kinds are singular (`work`, `rule`, `decision`),
- * and the earlier domain names (`work`, `rule`, `decision`) are accepted as they are.
+ * The entity kind a source domain projects to. The manifest's domains are `ledger`, `goal`,
+ * `plan`, `rules` and `decisions`; the kinds are singular (`work`, `rule`, `decision`), and the
+ * earlier domain names (`work`, `rule`, `decision`) are accepted as they are.
  */
 export function entityKindOf(domain: string): EntityKind {
   switch (domain) {

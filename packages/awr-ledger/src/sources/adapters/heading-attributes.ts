@@ -47,7 +47,7 @@ const INLINE_MARKUP = /[*_`[\]<>\\!&]/;
 
 /**
  * Heading text as a reader sees it: inline markup (emphasis, code spans, links, escapes) reduced
- * to its text, as the original AWR takes a heading's title. Plain text is returned as it is.
+ * to its text: that is a heading's title. Plain text is returned as it is.
  */
 export function plainHeadingText(raw: string): string {
   if (!INLINE_MARKUP.test(raw)) return raw;
@@ -70,7 +70,7 @@ function markdownInline(raw: string): string | undefined {
 let plain: import("markdown-it").MarkdownIt | undefined;
 
 /**
- * The key part of a heading without `{#key}`, by the original AWR's rule: the text in lower
+ * The key part of a heading without `{#key}` (docs/compatibility/sources.md): the text in lower
  * case, keeping letters and digits of every script, `_` and `-`; each run of white space
  * becomes one `-`; everything else is dropped; leading and trailing `-` are trimmed; an empty
  * result is `section`. So an all-Chinese heading keeps its characters (`交付范围`). Repeats

@@ -1,7 +1,7 @@
 import { WORK_STATUSES } from "./work-status.js";
 
 /**
- * yaml-ledger-v1's `[sources.options]` vocabulary, as in the original AWR: `field_map` names
+ * yaml-ledger-v1's `[sources.options]` vocabulary: `field_map` names
  * the source key of a work field (`next_action = "next"` reads and writes `next:`), and
  * `status_map` maps a source's own status spelling to a work status (`done = "completed"`).
  * A canonical status cannot be redefined and a target must be a work status.

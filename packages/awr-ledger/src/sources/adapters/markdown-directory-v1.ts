@@ -9,7 +9,7 @@ import {
 } from "./markdown-sections.js";
 import type { AdapterContext, AdapterResult, SourceIssue } from "./types.js";
 
-/** Metadata names (front matter keys and header fields) as the original AWR reads them. */
+/** Metadata names (front matter keys and header fields), English and Chinese, and their field. */
 const METADATA_NAMES: Record<string, string> = {
   status: "status",
   状态: "status",
@@ -160,14 +160,14 @@ function readMetadata(source: string): Record<string, unknown> {
 }
 
 /**
- * markdown-directory-v1: one decision per Markdown file (ADR/RFC), as the original AWR reads
- * them. Metadata comes from YAML front matter (never a heading) and from `Field: value` lines
- * right after the first heading, in English or Chinese (`Status`/`状态`, `Date`/`日期`, ...);
- * two different values for one field are an error. Key: the metadata `id`, else the file's
- * path. Title: the metadata `title`, else the first heading, else the path. Status: normalised
- * (proposed | accepted | superseded | rejected, Chinese spellings included), `unknown` with a
- * warning otherwise. The body is the decision statement (a Decision/决策/决定 section, or the
- * text after the header fields) followed by its rationale (Rationale/Context/理由/背景/...).
+ * markdown-directory-v1: one decision per Markdown file (ADR/RFC; docs/compatibility/sources.md).
+ * Metadata comes from YAML front matter (never a heading) and from `Field: value` lines right after
+ * the first heading, in English or Chinese (`Status`/`状态`, `Date`/`日期`, ...); two different values
+ * for one field are an error. Key: the metadata `id`, else the file's path. Title: the metadata
+ * `title`, else the first heading, else the path. Status: normalised (proposed | accepted |
+ * superseded | rejected, Chinese spellings included), `unknown` with a warning otherwise. The body
+ * is the decision statement (a Decision/决策/决定 section, or the text after the header fields)
+ * followed by its rationale (Rationale/Context/理由/背景/...).
  */
 export function markdownDirectoryV1(source: string, context: AdapterContext): AdapterResult {
   const issues: SourceIssue[] = [];

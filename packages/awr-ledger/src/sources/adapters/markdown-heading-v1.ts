@@ -26,13 +26,13 @@ function option(context: AdapterContext, name: string): string | undefined {
 
 /**
  * markdown-heading-v1 (goals, plan, decisions) and markdown-rules-v1 (rules): one entity per
- * heading, a lone first `#` heading included, as in the original AWR (option `title_heading =
- * true` makes a lone first `#` heading without an explicit `{#key}` the document's title instead
- * of an entity). Key: `<key_prefix>#<anchor>`;
- * `key_prefix` defaults to the entity kind; the anchor is `{#key}` or, as in the original AWR,
+ * heading, a lone first `#` heading included (option `title_heading = true` makes a lone first
+ * `#` heading without an explicit `{#key}` the document's title instead of an entity). Key:
+ * `<key_prefix>#<anchor>`; `key_prefix` defaults to the entity kind; the anchor is `{#key}` or
  * a Unicode slug of the heading text, with `-2`, `-3`, ... for a repeat within the file. A
  * repeated explicit key is an error naming both lines. `{name=value}` attributes override the
- * source options `status`, `priority`, `severity`, `scope` and `value`.
+ * source options `status`, `priority`, `severity`, `scope` and `value`
+ * (docs/compatibility/sources.md).
  */
 export function parseMarkdownHeadings(
   text: string,

@@ -1,7 +1,7 @@
 import type { SourceIssue } from "./source-issue.js";
 
 /**
- * The `workstreams:` block of a yaml-workstream-ledger-v1 ledger, as the original AWR defines it
+ * The `workstreams:` block of a yaml-workstream-ledger-v1 ledger
  * (docs/compatibility/workstreams.md):
  *
  *   workstreams:
@@ -63,7 +63,7 @@ const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const NIL_ULID = "0".repeat(26);
 const EXTERNAL_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** A workstream id as the original accepts it: a ULID (any case), never all zeros. */
+/** A workstream id: a ULID (any case, returned upper case), never all zeros. */
 export function workstreamIdOf(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   const id = value.toUpperCase();

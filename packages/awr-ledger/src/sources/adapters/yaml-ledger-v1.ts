@@ -43,12 +43,12 @@ export interface YamlLedgerRead {
 }
 
 /**
- * yaml-ledger-v1 as the original AWR reads it: a YAML mapping with `work_items`, `milestones`
+ * yaml-ledger-v1 (docs/compatibility/sources.md): a YAML mapping with `work_items`, `milestones`
  * and `goals`, each a list of records keyed by `id` (or `external_key`), or a map keyed by the
  * external key. Every other top-level key (`schema_version`, `contract_id`, `project`,
  * `scenarios`, ...) is accepted quietly, except `workstreams:`, which only
  * yaml-workstream-ledger-v1 reads (here it is refused as Unsupported, never dropped); the
- * `current:` block, which the original also does not project, is kept as the ledger's own note
+ * `current:` block, which is not projected, is kept as the ledger's own note
  * (`note.current`) for `status` to show as such.
  */
 export function yamlLedgerV1(text: string, context: AdapterContext): AdapterResult {
@@ -321,7 +321,7 @@ function goalEntity(record: LedgerRecord): ParsedEntity {
   };
 }
 
-/** A milestone: the original projects it as a plan entry with `kind: milestone`. */
+/** A milestone: a plan entry with `kind: milestone`. */
 function milestoneEntity(record: LedgerRecord): ParsedEntity {
   const v = record.value;
   const summary = str(v["summary"]);

@@ -163,7 +163,7 @@ function evidenceOf(key: string, value: unknown, report: Report): SourceEvidence
 }
 
 /**
- * One work item of a yaml-ledger-v1 source, as the original reads it: its status (through the
+ * One work item of a yaml-ledger-v1 source: its status (through the
  * source's `status_map`; an unknown or missing one is `unknown`, with the raw text kept),
  * acceptance, dependencies (`depends_on` or `dependencies`), `required` or `required_for_v1`,
  * `paths` or `deliverables`, `goal` or `goals`, and evidence references. Every other field is

@@ -1,6 +1,6 @@
 import type { Migration } from "../migration.js";
 
-// Workstreams as the original AWR records them (docs/compatibility/workstreams.md): the one
+// Workstreams as a reindex records them (docs/compatibility/workstreams.md): the one
 // ledger that declares them (a row in workstream_catalog means the project serves workstreams;
 // it never goes away), every definition ever declared (ids and keys are immutable and a
 // definition is archived, never removed, so a row is never deleted by a reindex), and the owner

@@ -1,8 +1,9 @@
 import type { Migration } from "../migration.js";
 
-// The original's event and evidence fields the tools take: an event's `importance`
-// (low|normal|high|critical; every existing event was `normal`) and the `source_sha` an evidence
-// record was verified against (unknown for existing records). Same statements on both backends.
+// The event and evidence fields the tools take (docs/compatibility/storage.md): an event's
+// `importance` (low|normal|high|critical; every existing event was `normal`) and the `source_sha`
+// an evidence record was verified against (unknown for existing records). Same statements on both
+// backends.
 const statements = [
   "ALTER TABLE events ADD COLUMN importance TEXT NOT NULL DEFAULT 'normal'",
   "ALTER TABLE evidence ADD COLUMN source_sha TEXT",

@@ -18,7 +18,8 @@ export async function sqliteTransaction<DB, T>(
     try {
       await runPlainStatement(conn, "ROLLBACK");
     } catch {
-      // SQLite may already have rolled back (e.g. on SQLITE_FULL); the original error matters.
+      // SQLite may already have rolled back (e.g. on SQLITE_FULL); the error that failed the
+      // transaction is the one to throw.
     }
     throw error;
   }
