@@ -1,4 +1,3 @@
-import type { LocalBackend } from "./backend/local-backend.js";
 import { CliError } from "./cli-error.js";
 import type { CommandContext } from "./context.js";
 import { didYouMean, nearest } from "./suggest.js";
@@ -23,8 +22,8 @@ export async function withWorkSuggestions(
   try {
     const backend = await opened;
     if (backend.kind !== "local") return error;
-    const { items } = await (backend as LocalBackend).ledger.workList();
-    keys = items.map((item) => item.work).filter((key) => key !== work);
+    const { items } = await backend.call("awr_work_list", {});
+    keys = (items as { work: string }[]).map((item) => item.work).filter((key) => key !== work);
   } catch {
     return error; // The list is a courtesy: the error itself is what the run reports.
   }

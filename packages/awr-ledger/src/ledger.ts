@@ -2,15 +2,11 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { AdmittedInput } from "./catalog/admit-arguments.js";
 import type { ToolInput, ToolName, ToolOutput } from "./catalog/catalog.js";
-import { contextScope } from "./catalog/context-result.js";
 import { runAdmitted, runOperation } from "./catalog/dispatch.js";
 import type { OperationHost, OperationOptions } from "./catalog/operation.js";
-import type { ContextBootstrapInput } from "./context/bootstrap-context.js";
-import type { ContextBootstrapResult } from "./context/context-types.js";
 import type { RuntimeCaller, RuntimeContext } from "./core/runtime-context.js";
 import { isLedgerError, LedgerError } from "./errors.js";
 import { throwIfAborted, untilClosed } from "./internal/abort.js";
-import type { OperationListInput, OperationListResult } from "./journal/operation-get.js";
 import type { LedgerContext } from "./project/ledger-context.js";
 import {
   type DatabaseInput,
@@ -18,9 +14,8 @@ import {
   projectDatabaseFile,
 } from "./project/project-storage.js";
 import { indexSources, refreshSources } from "./projection/index-sources.js";
-import { type SourceScan, StaleChecker } from "./projection/stale-check.js";
-import type { WorkListFilters, WorkListItem } from "./read/work-list.js";
-import type { AdapterName, Manifest, ManifestSource, SourceDomain } from "./sources/manifest.js";
+import { StaleChecker } from "./projection/stale-check.js";
+import type { Manifest } from "./sources/manifest.js";
 import { loadManifest, MANIFEST_PATH } from "./sources/read-sources.js";
 import { LedgerStore } from "./storage/ledger-store.js";
 import { rememberLedgerStore } from "./storage/ledger-store-of.js";
@@ -54,24 +49,16 @@ export interface OpenLedgerOptions {
   lockLeaseMs?: number | undefined;
 }
 
-/** One manifest source as the ledger last indexed it (Ledger.sources). */
-export interface LedgerSource {
-  path: string;
-  domain: SourceDomain;
-  role: ManifestSource["role"];
-  adapter: AdapterName;
-  /** The indexed content's fingerprint; empty when the source was never indexed. */
-  fingerprint: string;
-  entity_count: number;
-  indexed_revision: number;
-}
+export type { LedgerSource } from "./read/source-list.js";
 
 export const LOCK_LEASE_MS_RANGE = { min: 100, max: 86_400_000 } as const;
 
 /**
  * An open project: every catalog operation by its tool name (`call` typed, `execute` for
- * callers that hold a name and arguments from the wire), plus the journal listing operators use.
- * Implementations load on first use, so a process that answers one read loads only what it needs.
+ * callers that hold a name and arguments from the wire), the CLI-only ones included (context
+ * bootstrap, work list, the journal listing, source list and scan), plus two helpers
+ * (changedPaths, revision). Implementations load on first use, so a process that answers one
+ * read loads only what it needs.
  */
 export class Ledger {
   readonly context: LedgerContext;
@@ -140,93 +127,17 @@ export class Ledger {
     return runAdmitted(this.#host, tool, input, caller, options);
   }
 
-  /**
-   * L0 context (`awr context bootstrap`, no tool): the work item's identity, state, next action
-   * and every applicable hard rule, the session and its checkpoint; budget 1000 by default.
-   * Reindexes changed sources first when `refresh` (the CLI), else answers SourceStale.
-   */
-  async contextBootstrap(
-    input: ContextBootstrapInput = {},
-    caller: Caller = STDIO,
-    options: CallOptions = {},
-  ): Promise<ContextBootstrapResult> {
-    throwIfAborted(options.signal);
-    await this.context.ensureFresh({
-      refresh: options.refresh === true,
-      client: caller.client,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    const { bootstrapContext } = await import("./context/bootstrap-context.js");
-    return this.#store.read(async (db) => {
-      const revision = await this.#store.currentRevision(db);
-      return bootstrapContext(db, input, contextScope(this.context, caller, revision));
-    }, options);
-  }
-
-  /** This client's journal by outcome (no tool; the CLI and operators use it). */
-  async operationList(
-    input: OperationListInput = {},
-    caller: Caller = STDIO,
-    options?: CallOptions,
-  ): Promise<OperationListResult> {
-    const { operationList } = await import("./journal/operation-get.js");
-    return operationList(this.#host.runtime, input, caller, options);
-  }
-
-  /**
-   * Every work item, narrowed by status, milestone and goal (no tool; `awr work list`). Like
-   * the CLI's other reads it reindexes changed sources first.
-   */
-  async workList(
-    filters: WorkListFilters = {},
-    caller: Caller = STDIO,
-    options?: CallOptions,
-  ): Promise<{ project_revision: number; items: WorkListItem[] }> {
-    await this.context.ensureFresh({ refresh: true, client: caller.client });
-    const { workList } = await import("./read/work-list.js");
-    return this.#store.read(async (db) => {
-      const revision = await this.#store.currentRevision(db);
-      return { project_revision: revision, items: await workList(db, filters, revision) };
-    }, options);
-  }
-
-  /**
-   * The manifest's sources in manifest order, with what the last index recorded of each:
-   * fingerprint (empty when never indexed), entity count and the revision that indexed it.
-   */
-  async sources(options?: CallOptions): Promise<LedgerSource[]> {
-    const rows = await this.#store.read(
-      (db) => db.selectFrom("sources").selectAll().execute(),
-      options,
-    );
-    const byPath = new Map(rows.map((row) => [row.path, row]));
-    return this.manifest.sources.map((source) => {
-      const row = byPath.get(source.path);
-      return {
-        path: source.path,
-        domain: source.domain,
-        role: source.role,
-        adapter: source.adapter,
-        fingerprint: row?.fingerprint ?? "",
-        entity_count: Number(row?.entity_count ?? 0),
-        indexed_revision: Number(row?.indexed_revision ?? 0),
-      };
-    });
-  }
+  // revision and changedPaths stay helpers, not catalog operations: neither is something a
+  // person asks for, and each answers one bare value with no source check, no refresh and no
+  // envelope, which is what their callers need. The CLI checks a write's --expected-revision
+  // against revision() before anything else is read (a reindex first would spend the very
+  // revision being checked); changedPaths is the cheap stat-first question a refresh asks. What a
+  // person asks for is in the catalog: awr_project_status answers the revision after the source
+  // check, awr_source_scan the changed paths with the reindex's refusals.
 
   /** Paths changed since the last index (the manifest included); reads files, writes nothing. */
   changedPaths(): Promise<string[]> {
     return new StaleChecker().changedPaths(this.#store, this.root, this.manifest);
-  }
-
-  /**
-   * `awr source scan`: the paths changed since the last index, and those of them a reindex
-   * would refuse, each with the reindex's own code and message (a path leaving the project, a
-   * FIFO or directory, a file over its cap, a credential, a source that cannot be parsed).
-   * Writes nothing, and never opens a file the reindex would refuse to read.
-   */
-  sourceScan(): Promise<SourceScan> {
-    return new StaleChecker().scan(this.#store, this.root, this.manifest, { explain: true });
   }
 
   /** The project revision as stored now (no refresh). */

@@ -38,7 +38,7 @@ describe.each(BACKENDS)("benchmark-shaped project on %s", (backend) => {
     const failures: string[] = [];
     for (const expected of project.expected) {
       const key = expected.work.id;
-      const bootstrap = await p.ledger.contextBootstrap({ work: key, budget: 1000 });
+      const bootstrap = await p.ledger.call("awr_context_bootstrap", { work: key, budget: 1000 });
       const compiled = await compileL1(p.ledger, {
         work: key,
         goals: [expected.work.goal],
@@ -74,7 +74,7 @@ describe.each(BACKENDS)("benchmark-shaped project on %s", (backend) => {
   it("fails the oracle when a required fact is missing from a packet", async () => {
     const expected = project.expected.find((e) => e.unresolved_dependencies.length > 0);
     if (expected === undefined) throw new Error("no task with a dependency");
-    const bootstrap = await p.ledger.contextBootstrap({ work: expected.work.id });
+    const bootstrap = await p.ledger.call("awr_context_bootstrap", { work: expected.work.id });
     const compiled = await compileL1(p.ledger, {
       work: expected.work.id,
       goals: [expected.work.goal],

@@ -230,7 +230,7 @@ describe.each(BACKENDS)("context bootstrap (L0) on %s", (backend) => {
 
   it("orients on the item: identity, state, next action and every applicable hard rule, within 1000", async () => {
     p = await openFixtureProject("basic", backend);
-    const l0 = await p.ledger.contextBootstrap({ work: "PAY-2" }, caller);
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "PAY-2" }, caller);
     expect(l0).toMatchObject({ level: "L0", token_budget: 1000, context: { complete: true } });
     expect(l0.context.work).toMatchObject({
       external_key: "PAY-2",
@@ -254,7 +254,7 @@ describe.each(BACKENDS)("context bootstrap (L0) on %s", (backend) => {
 
   it("lists what it cannot establish as gaps and refuses a budget its facts exceed", async () => {
     p = await openFixtureProject("basic", backend);
-    const l0 = await p.ledger.contextBootstrap({ work: "INV-1" }, caller);
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "INV-1" }, caller);
     expect(l0.context.complete).toBe(false);
     expect(l0.context.gaps.map((g) => g.code)).toEqual(
       expect.arrayContaining([
@@ -264,7 +264,9 @@ describe.each(BACKENDS)("context bootstrap (L0) on %s", (backend) => {
       ]),
     );
     expect(l0.context.critical_rules.map((r) => r.external_key)).toContain("rule#pay-tests");
-    const error = await failure(p.ledger.contextBootstrap({ work: "PAY-2", budget: 50 }, caller));
+    const error = await failure(
+      p.ledger.call("awr_context_bootstrap", { work: "PAY-2", budget: 50 }, caller),
+    );
     expect(error.code).toBe("BudgetExceeded");
     expect(error.details).toEqual({ required: expect.any(Number), budget: 50 });
   });

@@ -121,7 +121,7 @@ describe.each(BACKENDS)("continuity of waits and replies on %s", (backend) => {
     );
     expect(ctx.completeness.complete).toBe(true);
 
-    const l0 = await p.ledger.contextBootstrap({ session: successor }, caller);
+    const l0 = await p.ledger.call("awr_context_bootstrap", { session: successor }, caller);
     expect(l0.context.checkpoint_origin).toBe("handoff");
     expect(l0.continuity.predecessors[0]?.wait_ids).toEqual([wait]);
     expect(l0.continuity.waits[0]?.reply).toBe(ANSWER);

@@ -97,7 +97,7 @@ describe.each(BACKENDS)("context profile and ledger goals on %s", (backend) => {
     expect(codes(ctx.completeness.issues)).toEqual(["rules_source_missing"]);
     expect(ctx.completeness.rules_complete).toBe(false);
     expect(text).not.toContain("[context-profile]");
-    const l0 = await p.ledger.contextBootstrap({ work: "H1" });
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "H1" });
     expect(l0.context.gaps.map((g) => g.code)).toEqual(["missing_phase", "rules_source_missing"]);
   });
 
@@ -119,7 +119,7 @@ describe.each(BACKENDS)("context profile and ledger goals on %s", (backend) => {
     const tool = await p.ledger.call("awr_context_compile", { work: "H1" });
     expect(tool).toMatchObject({ ok: true, completeness: { complete: true } });
     // L0 waives exactly what the original's does: the rules source and the declared phase.
-    const l0 = await p.ledger.contextBootstrap({ work: "H1" });
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "H1" });
     expect(l0.context).toMatchObject({ complete: true, gaps: [] });
     expect(l0.rendered_context).toContain("Bootstrap: complete");
   });
@@ -133,7 +133,7 @@ describe.each(BACKENDS)("context profile and ledger goals on %s", (backend) => {
       expect.arrayContaining(["context-profile", "goal:HANDBOOK", "rule#no-card-quotes"]),
     );
     expect(ctx.work_context?.rendered_context).toContain("Answers never include a card number.");
-    const l0 = await p.ledger.contextBootstrap({ work: "H1" });
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "H1" });
     expect(l0.context.critical_rules).toHaveLength(1);
     // The profile waives no other required fact: a goal that is not there is still missing.
     const missing = await compileL1(p.ledger, { work: "H1", goals: ["NOPE"] });

@@ -159,7 +159,7 @@ describe.each(BACKENDS)("an unreadable rule scope in a project on %s", (backend)
         reason: expect.stringContaining("colour"),
       }),
     ]);
-    const l0 = await p.ledger.contextBootstrap({ work: "W-1" });
+    const l0 = await p.ledger.call("awr_context_bootstrap", { work: "W-1" });
     expect(l0.context.complete).toBe(false);
     expect(l0.context.gaps.map((g) => g.code)).toEqual([
       "rule_applicability_unknown",

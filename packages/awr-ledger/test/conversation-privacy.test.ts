@@ -180,7 +180,7 @@ describe.each(BACKENDS)("conversation privacy in the ledger on %s", (backend) =>
   });
 
   it("the bootstrap context never falls back to another client's checkpoint", async () => {
-    const theirs = await ledger.contextBootstrap({ work: "PAY-2" }, OTHER);
+    const theirs = await ledger.call("awr_context_bootstrap", { work: "PAY-2" }, OTHER);
     expect(theirs.context.checkpoint).toBeNull();
     expect(JSON.stringify(theirs)).not.toMatch(SECRETS);
     await ledger.call(
@@ -193,10 +193,10 @@ describe.each(BACKENDS)("conversation privacy in the ledger on %s", (backend) =>
       { session, outcome: "ended", expected_revision: await revision() },
       WRITER,
     );
-    const own = await ledger.contextBootstrap({ work: "PAY-2" }, WRITER);
+    const own = await ledger.call("awr_context_bootstrap", { work: "PAY-2" }, WRITER);
     expect(own.context.checkpoint_origin).toBe("previous_closed_session");
     expect(own.rendered_context).toContain("waitDigestSecretA");
-    const after = await ledger.contextBootstrap({ work: "PAY-2" }, OTHER);
+    const after = await ledger.call("awr_context_bootstrap", { work: "PAY-2" }, OTHER);
     expect(after.context.checkpoint_origin).toBe("none");
   });
 

@@ -274,6 +274,6 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
       [1, null],
       [2, null],
     ]);
-    expect((await p.ledger.operationList({}, caller)).operations).toEqual([]);
+    expect((await p.ledger.call("awr_operation_list", {}, caller)).operations).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 /**
- * `Ledger.sourceScan` (awr source scan) and awr_doctor on a changed source that the reindex
+ * awr_source_scan (awr source scan) and awr_doctor on a changed source that the reindex
  * refuses, both backends: the source is reported refused with the reindex's own code and
  * message (not merely "changed, run reindex"), and a source that became a symlink leaving the
  * project is never opened, by the scan, the doctor, a plain read or the reindex.
@@ -75,8 +75,8 @@ describe.each(BACKENDS)("a changed source the reindex refuses, %s", (backend) =>
 
   /** The scan's refusal of `path` is the reindex's error for it, and the doctor's finding too. */
   async function expectRefusedAsReindexRefuses(path: string, code: string): Promise<string> {
-    const scan = await p.ledger.sourceScan();
-    expect(scan.changed).toContain(path);
+    const scan = await p.ledger.call("awr_source_scan", {});
+    expect(scan.changed_paths).toContain(path);
     const refusal = scan.refused.find((r) => r.path === path);
     expect(refusal, JSON.stringify(scan)).toBeDefined();
     const error = await failure(reindex());
@@ -105,7 +105,9 @@ describe.each(BACKENDS)("a changed source the reindex refuses, %s", (backend) =>
     const message = await expectRefusedAsReindexRefuses("GOALS.md", "RuleViolation");
     expect(message).toContain("is a symlink whose real path");
     expect(message).toContain("leaves the allowed roots");
-    expect(JSON.stringify(await p.ledger.sourceScan())).not.toContain("OUTSIDE CONTENT");
+    expect(JSON.stringify(await p.ledger.call("awr_source_scan", {}))).not.toContain(
+      "OUTSIDE CONTENT",
+    );
     if (atimeMatters) expect(statSync(target).atimeMs).toBe(old.getTime());
   });
 
@@ -137,7 +139,7 @@ describe.each(BACKENDS)("a changed source the reindex refuses, %s", (backend) =>
     const line = readFileSync(file("RULES.md"), "utf8")
       .split("\n")
       .indexOf(`Use key ${AWS_KEY} for deploys.`);
-    const scan = await p.ledger.sourceScan();
+    const scan = await p.ledger.call("awr_source_scan", {});
     expect(scan.refused).toEqual([
       expect.objectContaining({ path: "RULES.md", code: "RuleViolation" }),
     ]);
@@ -153,10 +155,14 @@ describe.each(BACKENDS)("a changed source the reindex refuses, %s", (backend) =>
 
   it("a changed source the reindex would index is reported changed, not refused", async () => {
     appendFileSync(file("GOALS.md"), "\n## Faster refunds {#refunds}\n\nRefunds within a day.\n");
-    const scan = await p.ledger.sourceScan();
-    expect(scan).toEqual({ changed: ["GOALS.md"], refused: [] });
+    const scan = await p.ledger.call("awr_source_scan", {});
+    expect(scan).toMatchObject({ fresh: false, changed_paths: ["GOALS.md"], refused: [] });
     expect(await p.ledger.changedPaths()).toEqual(["GOALS.md"]);
     await reindex();
-    expect(await p.ledger.sourceScan()).toEqual({ changed: [], refused: [] });
+    expect(await p.ledger.call("awr_source_scan", {})).toMatchObject({
+      fresh: true,
+      changed_paths: [],
+      refused: [],
+    });
   });
 });

@@ -179,7 +179,11 @@ describe("SIGTERM under load", () => {
           expect(n).toBe(op === undefined ? 0 : 1);
         }
       }
-      const unknown = await ledger.operationList({ outcome: "unknown", limit: 100 }, caller);
+      const unknown = await ledger.call(
+        "awr_operation_list",
+        { outcome: "unknown", limit: 100 },
+        caller,
+      );
       expect(unknown.operations).toEqual([]);
     } finally {
       await ledger.close();

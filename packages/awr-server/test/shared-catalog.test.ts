@@ -75,6 +75,16 @@ describe("the tool catalog shared by every server instance", () => {
     expect(stdioAppend?.inputSchema.required).not.toContain("request_id");
   });
 
+  it("answers every CLI-only operation as an unknown tool on the shared service too, -32601", async () => {
+    const client = await connect(await hostFor("http", "a", { projects: true, workstream: true }));
+    for (const { tool } of OPERATION_LIST.filter((o) => o.surface === "cli")) {
+      const error = await client
+        .callTool({ name: tool, arguments: { project: "p" } })
+        .catch((e: unknown) => e);
+      expect((error as { code?: number }).code, tool).toBe(-32601);
+    }
+  });
+
   it("is not changed by a client that alters the tool list it received", async () => {
     const first = await (await connect(await hostFor("stdio", "stdio"))).listTools();
     const tool = first.tools.find((t) => t.name === "awr_work_get");

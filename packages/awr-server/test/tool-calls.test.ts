@@ -141,6 +141,30 @@ describe("the AWR tools on one project", () => {
     expect((error as McpError).code).toBe(ErrorCode.MethodNotFound);
   });
 
+  it("answers every CLI-only operation as an unknown tool, -32601, and never runs it", async () => {
+    const ran: string[] = [];
+    const client = await connect((tool) => {
+      ran.push(tool);
+      return { project_revision: 1 };
+    });
+    const cliOnly = OPERATION_LIST.filter((o) => o.surface === "cli").map((o) => o.tool);
+    expect(cliOnly).toEqual(
+      expect.arrayContaining([
+        "awr_context_bootstrap",
+        "awr_work_list",
+        "awr_operation_list",
+        "awr_source_list",
+        "awr_source_scan",
+      ]),
+    );
+    for (const name of cliOnly) {
+      const error = await client.callTool({ name, arguments: {} }).catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(McpError);
+      expect((error as McpError).code, name).toBe(ErrorCode.MethodNotFound);
+    }
+    expect(ran).toEqual([]);
+  });
+
   it("answers malformed tools/call params with -32602, never -32603", async () => {
     const raw = await rawServer();
     try {

@@ -74,11 +74,6 @@ export class LocalBackend implements OperationBackend {
     return revisionOf(await this.call("awr_project_status", {}, callOptions));
   }
 
-  /** The indexed sources, in manifest order, with the manifest's role for each. */
-  sources(): Promise<SourceRow[]> {
-    return this.ledger.sources();
-  }
-
   /** Paths changed since the last index (the manifest included); reads files, writes nothing. */
   changedPaths(): Promise<string[]> {
     return this.ledger.changedPaths();

@@ -1,7 +1,5 @@
 import { DEFAULT_BOOTSTRAP_BUDGET } from "@awr/awr-ledger/catalog";
 import type { Command } from "commander";
-import { LOCAL_CLIENT } from "../backend/backend.js";
-import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { bootstrapLines } from "../render/views.js";
 import { group } from "./catalog-commands.js";
@@ -17,8 +15,9 @@ interface BootstrapFlags {
 }
 
 /**
- * `awr context bootstrap`: the L0 orientation packet (no MCP tool: the ledger's
- * contextBootstrap), after a reindex of changed sources like every CLI read.
+ * `awr context bootstrap`: the L0 orientation packet (awr_context_bootstrap, a CLI-only catalog
+ * entry, no MCP tool), after a reindex of changed sources like every CLI read. Written by hand:
+ * its flags' help and its default budget (shown in the help, always sent) are the CLI's own.
  */
 export function registerContextBootstrap(program: Command, context: CommandContext): void {
   group(program, "context")
@@ -38,17 +37,7 @@ export function registerContextBootstrap(program: Command, context: CommandConte
     )
     .action(async (flags: BootstrapFlags) => {
       localOnly(context, "context bootstrap");
-      const backend = await context.backend();
-      if (backend.kind !== "local") throw new Error("expected the local ledger");
-      const { ledger } = backend as LocalBackend;
-      const result = {
-        ok: true,
-        ...(await ledger.contextBootstrap(
-          defined({ ...flags }),
-          { client: LOCAL_CLIENT },
-          { refresh: true, ...(context.signal ? { signal: context.signal } : {}) },
-        )),
-      };
+      const result = await context.read("awr_context_bootstrap", defined({ ...flags }));
       context.print(result, () => bootstrapLines(result, context.colors));
     });
 }

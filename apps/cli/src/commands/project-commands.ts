@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import type { LocalBackend } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { Option } from "../internal/commander.js";
 import { workListLines } from "../render/views.js";
@@ -7,9 +6,12 @@ import { group } from "./catalog-commands.js";
 import { registerContextBootstrap } from "./context-bootstrap-command.js";
 import { runInit } from "./init-command.js";
 import { localOnly } from "./local-only.js";
+import { defined } from "./option-parsers.js";
 
 /**
- * Commands that are not catalog tools: init, work list, context bootstrap.
+ * Commands written by hand: init (no operation), and work list and context bootstrap, whose
+ * CLI-only catalog entries (awr_work_list, awr_context_bootstrap) they run with their own help,
+ * flags and views.
  */
 export function registerProjectCommands(program: Command, context: CommandContext): void {
   program
@@ -38,10 +40,7 @@ export function registerProjectCommands(program: Command, context: CommandContex
     .option("--goal <key>", "only work of this goal, e.g. goal#checkout")
     .action(async (options: { status?: string; milestone?: string; goal?: string }) => {
       localOnly(context, "work list");
-      const backend = await context.backend();
-      if (backend.kind !== "local") throw new Error("expected the local ledger");
-      const { ledger } = backend as LocalBackend;
-      const result = { ok: true, ...(await ledger.workList(options)) };
+      const result = await context.read("awr_work_list", defined({ ...options }));
       context.print(result, () => workListLines(result, context.colors));
     });
 

@@ -1,18 +1,35 @@
 import type { Command } from "commander";
-import type { LocalBackend } from "../backend/local-backend.js";
+import type { SourceRow } from "../backend/local-backend.js";
 import type { CommandContext } from "../context.js";
 import { formatTable } from "../output/table.js";
 import { group } from "./catalog-commands.js";
 import { localOnly } from "./local-only.js";
 
-async function localBackend(context: CommandContext, command: string): Promise<LocalBackend> {
-  localOnly(context, command);
-  const backend = await context.backend();
-  if (backend.kind !== "local") throw new Error("expected the local ledger");
-  return backend as LocalBackend;
+interface Refusal {
+  path: string;
+  code: string;
+  message: string;
 }
 
-/** `awr source list|scan` (reindex is the catalog's): the planning sources behind the projection. */
+/**
+ * A CLI-only read of the sources, printed as `awr source list|scan` always has: the answer
+ * without `ok` (these two commands' JSON never had it).
+ */
+async function sourceRead(
+  context: CommandContext,
+  command: string,
+  tool: "awr_source_list" | "awr_source_scan",
+): Promise<Record<string, unknown>> {
+  localOnly(context, command);
+  const { ok: _ok, ...result } = await context.read(tool, {});
+  return result;
+}
+
+/**
+ * `awr source list|scan` (reindex is a catalog command): the planning sources behind the
+ * projection. They run the CLI-only catalog entries awr_source_list and awr_source_scan, with
+ * the CLI's own tables.
+ */
 export function registerSourceCommands(program: Command, context: CommandContext): void {
   const source = group(program, "source");
 
@@ -22,9 +39,8 @@ export function registerSourceCommands(program: Command, context: CommandContext
       "the sources of the manifest with their indexed fingerprint, entity count and revision",
     )
     .action(async () => {
-      const backend = await localBackend(context, "source list");
-      const sources = await backend.sources();
-      const result = { project_revision: await backend.revision(), sources };
+      const result = await sourceRead(context, "source list", "awr_source_list");
+      const sources = result["sources"] as SourceRow[];
       const c = context.colors;
       context.print(result, () =>
         formatTable(
@@ -52,14 +68,9 @@ export function registerSourceCommands(program: Command, context: CommandContext
       "which sources changed since the last index, and which of them a reindex would refuse (reads files, writes nothing)",
     )
     .action(async () => {
-      const backend = await localBackend(context, "source scan");
-      const { changed, refused } = await backend.ledger.sourceScan();
-      const result = {
-        project_revision: await backend.revision(),
-        fresh: changed.length === 0,
-        changed_paths: changed,
-        refused,
-      };
+      const result = await sourceRead(context, "source scan", "awr_source_scan");
+      const changed = result["changed_paths"] as string[];
+      const refused = result["refused"] as Refusal[];
       const c = context.colors;
       const blocked = new Set(refused.map((r) => r.path));
       const indexable = changed.filter((path) => !blocked.has(path));

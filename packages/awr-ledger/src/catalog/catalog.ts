@@ -6,6 +6,13 @@ import {
   branchSwitchOperation,
 } from "./entries/branch-operations.js";
 import {
+  contextBootstrapOperation,
+  operationListOperation,
+  sourceListOperation,
+  sourceScanOperation,
+  workListOperation,
+} from "./entries/cli-read-operations.js";
+import {
   operationGetOperation,
   operationRecoverOperation,
   sessionResumeOperation,
@@ -89,6 +96,11 @@ export const OPERATION_LIST = [
   contextDeltaOperation,
   workHistoryOperation,
   eventHistoryOperation,
+  contextBootstrapOperation,
+  workListOperation,
+  operationListOperation,
+  sourceListOperation,
+  sourceScanOperation,
 ] as const;
 
 export type CatalogOperation = (typeof OPERATION_LIST)[number];

@@ -6,6 +6,7 @@ import { type AdmittedInput, admitArguments } from "./admit-arguments.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
 import type { Operation, OperationHost, OperationOptions } from "./operation.js";
 import { readPolicy } from "./read-policy.js";
+import { checkSources } from "./source-check.js";
 
 /**
  * Runs one catalog operation by its tool name with arguments as they came (the CLI, the
@@ -63,11 +64,7 @@ async function runEntry(
   const policy = readPolicy(cached ? { ...entry, freshness: "runtime" } : entry, host, options);
   try {
     if (entry.kind === "read" && entry.freshness === "sources" && !cached) {
-      await host.project?.ensureFresh({
-        refresh: options.refresh === true,
-        client: caller.client,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
-      });
+      await checkSources(host, caller, options);
     }
     const runOptions = {
       ...options,

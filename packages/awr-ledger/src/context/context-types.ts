@@ -183,7 +183,7 @@ export interface BootstrapContext {
   execution_context_complete: false;
 }
 
-/** L0: `awr context bootstrap` (Ledger.contextBootstrap). */
+/** L0: `awr context bootstrap` (awr_context_bootstrap). */
 export interface ContextBootstrapResult {
   project_revision: number;
   level: "L0";

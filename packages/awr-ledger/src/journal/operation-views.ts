@@ -66,7 +66,7 @@ export function receiptRecord(row: EventTable): ReceiptRecord {
   };
 }
 
-/** One journal entry as awr_operation_get and operationList show it. */
+/** One journal entry as awr_operation_get and awr_operation_list show it. */
 export interface OperationSummary {
   request_id: string;
   operation_id: string;

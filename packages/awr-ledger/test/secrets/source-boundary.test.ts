@@ -85,7 +85,9 @@ describe.each(BACKENDS)("secret policy at index time, %s", (backend) => {
     expect(stale.code).toBe("SourceStale");
     expect(stale.details).toMatchObject({ changed_paths: ["GOALS.md", "RULES.md"] });
 
-    const recorded = (await project.ledger.sources()).find((s) => s.path === "RULES.md");
+    const recorded = (await project.ledger.call("awr_source_list", {})).sources.find(
+      (s) => s.path === "RULES.md",
+    );
     const { error, result } = await heldReindex();
     expect(error.message).toContain(`Cannot index RULES.md:${line}: it holds a credential`);
     expect(error.message).toContain("remove it from the file, keep only a reference");

@@ -33,7 +33,8 @@ function readAt<T>(
   return store.read(async (db) => fn(db, await store.currentRevision(db)), options);
 }
 
-function project(host: OperationHost) {
+/** The project behind a read of its sources; Unsupported on a runtime opened straight on a store. */
+export function project(host: OperationHost) {
   if (host.project === undefined) {
     throw new LedgerError("Unsupported", "this runtime has no project sources to read");
   }
