@@ -1,13 +1,12 @@
 import type { Kysely } from "kysely";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { resolveSession, type SessionRef } from "../runtime/runtime-lookup.js";
 import {
   type CheckpointView,
-  type ClaimView,
   checkpointView,
-  claimView,
   type SessionView,
   sessionView,
   type WaitView,
