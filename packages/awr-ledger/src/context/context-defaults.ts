@@ -1,6 +1,8 @@
+import { LIMITS } from "../core/limits.js";
+
 /** Default token budgets: L1 (`context compile`) and L0 (`context bootstrap`). */
-export const DEFAULT_CONTEXT_BUDGET = 5000;
-export const DEFAULT_BOOTSTRAP_BUDGET = 1000;
+export const DEFAULT_CONTEXT_BUDGET = LIMITS.budget.default;
+export const DEFAULT_BOOTSTRAP_BUDGET = LIMITS.bootstrapBudgetDefault;
 
 /** The original's bounds on changed entities `context delta` lists per source change. */
-export const ENTITY_LIMIT = { min: 1, max: 200, default: 24 } as const;
+export const ENTITY_LIMIT = LIMITS.entityLimit;

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { AdapterResult, SourceIssue } from "./adapters/index.js";
 import { confineSourcePath, resolveAuthorizedRoots } from "./confinement.js";
@@ -11,7 +12,7 @@ import { sourceCaps } from "./source-options.js";
 export const AWR_DIR = ".awr";
 export const MANIFEST_PATH = ".awr/project.toml";
 /** The largest manifest read (the original's cap). */
-const MANIFEST_MAX_BYTES = 64 * 1024;
+const MANIFEST_MAX_BYTES = LIMITS.manifestBytes;
 
 export interface LoadedManifest {
   manifest: Manifest;
