@@ -170,6 +170,22 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
     expect(error.code).toBe("ClaimConflict");
   });
 
+  it("settles a lapsed claim once: cancel marks it expired and releases nothing", async () => {
+    const s = await startSession(h, { work: "W-1", conversation: "c", claim: true, ttl_ms: 1000 });
+    h.clock.now += 1000;
+    const result = await transition({
+      work: "W-1",
+      action: "cancel",
+      session: s.session.id,
+      request_id: "cancel-lapsed",
+    });
+    expect(result.event.payload["released_claim_ids"]).toEqual([]);
+    const receipts = (
+      await h.runtime.call("awr_operation_get", { request_id: "cancel-lapsed" }, CALLER)
+    ).domain_receipts.map((e) => e.event_type);
+    expect(receipts).toEqual(["claim.expired", "work.cancelled"]);
+  });
+
   it("blocks progress, unblock and complete on unfinished required dependencies, not on optional ones", async () => {
     const s = await startSession(h, { work: "W-DEP", conversation: "c", claim: true });
     const progress = await ledgerFailure(

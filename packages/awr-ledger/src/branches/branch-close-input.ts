@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { promisify } from "node:util";
+import { LIMITS } from "../core/limits.js";
 import { unknownNames } from "../core/unknown-names.js";
 import { LedgerError } from "../errors.js";
 import { checkGitRef } from "../runtime/branch-select.js";
@@ -36,7 +37,9 @@ export interface CloseInput {
 }
 
 const nonBlank = (s: unknown): s is string =>
-  typeof s === "string" && s.trim() !== "" && Buffer.byteLength(s, "utf8") <= 65536;
+  typeof s === "string" &&
+  s.trim() !== "" &&
+  Buffer.byteLength(s, "utf8") <= LIMITS.branchCloseTextBytes;
 
 function invalid(message: string): never {
   throw new LedgerError("InvalidInput", message, { field: "input" });
@@ -59,11 +62,11 @@ export function checkCloseInput(value: unknown): CloseInput {
     (input.outcome !== "merged" && input.outcome !== "abandoned") ||
     !nonBlank(input.summary) ||
     !Array.isArray(loops) ||
-    loops.length > 1000 ||
+    loops.length > LIMITS.branchCloseLoops ||
     (input.outcome === "merged") !== (merge !== null)
   ) {
     invalid(
-      "branch close requires version 1, an outcome (merged or abandoned), a summary, at most 1000 loop dispositions and merge evidence exactly when outcome is merged",
+      `branch close requires version 1, an outcome (merged or abandoned), a summary, at most ${LIMITS.branchCloseLoops} loop dispositions and merge evidence exactly when outcome is merged`,
     );
   }
   if (merge !== null) {
@@ -88,7 +91,7 @@ export function checkCloseInput(value: unknown): CloseInput {
         ? nonBlank(r.reason) &&
           Array.isArray(r.references) &&
           r.references.length > 0 &&
-          r.references.length <= 100 &&
+          r.references.length <= LIMITS.branchCloseReferences &&
           r.references.every(nonBlank)
         : r?.outcome === "carry_forward" && nonBlank(r.reason) && nonBlank(r.work_item_key));
     if (!valid) {
@@ -125,7 +128,7 @@ export async function observeMerge(
     } catch {
       invalid(`merge report ${merge.locator} does not exist in the project`);
     }
-    if (size < 1 || size > 1024 * 1024) {
+    if (size < 1 || size > LIMITS.mergeReportBytes) {
       invalid(`merge report ${merge.locator} must be 1 byte to 1 MiB; it is ${size} bytes`);
     }
     const sha256 = createHash("sha256").update(readFileSync(absolute)).digest("hex");

@@ -1,12 +1,8 @@
 import type { Kysely } from "kysely";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
 import type { BranchTable } from "../core/runtime-tables.js";
 import { type BranchView, branchView } from "../runtime/branch-view.js";
-import {
-  type ClaimView,
-  claimView,
-  type SessionView,
-  sessionView,
-} from "../runtime/runtime-views.js";
+import { type SessionView, sessionView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 /** An open loop of the latest checkpoint of a branch session, which a close must dispose of. */

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import { LIMITS } from "../core/limits.js";
 import { BRANCH_STATUSES, type BranchStatus } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { MAIN, resolveBranch, selectedBranchId } from "../runtime/branch-select.js";
@@ -33,7 +34,7 @@ export async function branchList(
   input: BranchListInput,
 ): Promise<BranchListResult> {
   const offset = input.offset ?? 0;
-  const limit = input.limit ?? 50;
+  const limit = input.limit ?? LIMITS.branchList.default;
   if (input.status !== undefined && !BRANCH_STATUSES.includes(input.status)) {
     throw new LedgerError("InvalidInput", `status must be one of ${BRANCH_STATUSES.join(", ")}`, {
       field: "status",

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { claimInForceSql } from "../claims/claim-in-force.js";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
   CallOptions,
@@ -7,7 +8,6 @@ import type {
   WriteFields,
 } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
-import { sql } from "../internal/kysely.js";
 import type { EventRecord } from "../journal/operation-views.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import {
@@ -45,16 +45,13 @@ export interface BranchSwitchResult {
 
 /** Counts what stays behind on `branch` (null = main) when the selection moves away. */
 async function retained(db: Kysely<LedgerSchema>, branch: string | null, nowMs: number) {
-  const count = (table: "sessions" | "claims", inForce: boolean) =>
+  const count = (table: "sessions" | "claims") =>
     db
       .selectFrom(table)
       .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("status", "=", "active")
-      .where((eb) => (branch === null ? eb("branch", "is", null) : eb("branch", "=", branch)))
-      .$if(inForce, (q) => q.where(sql<boolean>`(expires_at IS NULL OR expires_at > ${nowMs})`))
-      .executeTakeFirst();
-  const sessions = await count("sessions", false);
-  const claims = await count("claims", true);
+      .where((eb) => (branch === null ? eb("branch", "is", null) : eb("branch", "=", branch)));
+  const sessions = await count("sessions").where("status", "=", "active").executeTakeFirst();
+  const claims = await count("claims").where(claimInForceSql(nowMs)).executeTakeFirst();
   return { sessions: Number(sessions?.n ?? 0), claims: Number(claims?.n ?? 0) };
 }
 

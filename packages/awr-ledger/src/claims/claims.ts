@@ -5,13 +5,7 @@ import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import type { LedgerSchema } from "../storage/schema.js";
-
-/** A claim is in force while active and not past its expiry. */
-export function claimInForce(claim: ClaimTable, nowMs: number): boolean {
-  return (
-    claim.status === "active" && (claim.expires_at === null || Number(claim.expires_at) > nowMs)
-  );
-}
+import { claimInForce } from "./claim-in-force.js";
 
 /** The active claim row of `work` on `branch` (null = main): at most one (claims_one_active). */
 function activeClaimRow(db: Kysely<LedgerSchema>, work: string, branch: string | null) {

@@ -6,11 +6,11 @@ import { ulid } from "../internal/ulid.js";
 import type { CommitUnit } from "../journal/operation-scope.js";
 import { findWork } from "../runtime/runtime-lookup.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { claimInForce } from "./claim-in-force.js";
 import {
   acquireClaim,
   claimConflict,
   claimHolder,
-  claimInForce,
   expireClaim,
   markReleased,
   releaseSessionClaims,

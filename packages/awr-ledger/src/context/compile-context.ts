@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import { tableExists } from "../read/entity-view.js";
 import { ownCheckpoint } from "../runtime/conversation-privacy.js";
@@ -79,10 +80,10 @@ export interface CompileContextScope {
 
 export function checkBudget(budget: number | undefined, fallback: number): number {
   const value = budget ?? fallback;
-  if (!Number.isInteger(value) || value < 1 || value > 100_000) {
+  if (!Number.isInteger(value) || value < LIMITS.budget.min || value > LIMITS.budget.max) {
     throw new LedgerError(
       "InvalidInput",
-      `budget must be an integer from 1 to 100000 tokens; got ${String(budget)}.`,
+      `budget must be an integer from ${LIMITS.budget.min} to ${LIMITS.budget.max} tokens; got ${String(budget)}.`,
       { field: "budget" },
     );
   }

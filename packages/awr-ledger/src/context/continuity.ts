@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { tableExists } from "../read/entity-view.js";
 import { type WaitView, waitView } from "../runtime/runtime-views.js";
@@ -50,7 +51,7 @@ export const NO_CONTINUITY: Continuity = {
   predecessors: [],
 };
 
-const MAX_PREDECESSORS = 32;
+const MAX_PREDECESSORS = LIMITS.predecessors;
 
 /** The predecessor chain of a session, nearest first. */
 export async function predecessorChain(

@@ -1,3 +1,4 @@
+import { LIMITS } from "../core/limits.js";
 import type { Projection } from "../read/projection.js";
 import { type WorkFact, workFact } from "./work-facts.js";
 
@@ -18,7 +19,7 @@ export interface DependencyClosure {
 }
 
 /** Bound on the closure, so a pathological graph cannot make a packet unbounded. */
-const MAX_CLOSURE = 5000;
+const MAX_CLOSURE = LIMITS.dependencyClosure;
 
 /**
  * The closure of `root` in `projection` (read/projection-cache.ts): the same snapshot the rest

@@ -1,4 +1,5 @@
 import type { ExpressionBuilder, Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { type EntityView, tableExists } from "../read/entity-view.js";
 import { projectionAt } from "../read/projection-cache.js";
 import { eventSeenBy } from "../runtime/conversation-privacy.js";
@@ -81,7 +82,7 @@ export interface ContextFacts {
   revision_of: (key: string) => number;
 }
 
-const EVENT_LIMIT = 20;
+const EVENT_LIMIT = LIMITS.contextEvents;
 
 export async function gatherFacts(
   db: Kysely<LedgerSchema>,

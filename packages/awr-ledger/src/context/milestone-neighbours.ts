@@ -1,12 +1,13 @@
+import { LIMITS } from "../core/limits.js";
 import { type EntityView, stringOf } from "../read/entity-view.js";
 import type { Derivation, Projection } from "../read/projection.js";
 import { insertSorted, removeSorted } from "../read/sorted-list.js";
 import { type WorkFact, workFact } from "./work-facts.js";
 
 /** How many other active items of the milestone a packet names. */
-export const SIBLING_LIMIT = 12;
+export const SIBLING_LIMIT = LIMITS.milestoneSiblings;
 /** How many completed items of the milestone a packet lists by name. */
-export const DONE_LIMIT = 25;
+export const DONE_LIMIT = LIMITS.milestoneDone;
 
 /** A milestone's work items, each list in key order. */
 interface MilestoneMembers {

@@ -41,9 +41,9 @@ export interface SessionTable {
 }
 
 /**
- * A claim is in force while `status = 'active'` and `expires_at` is null or in the future.
- * Readers (ready work, status) must apply the same test; writers mark an outdated active claim
- * `expired` (with a `claim.expired` event) the next time they touch it.
+ * A claim is in force while `status = 'active'` and `expires_at` is null or in the future; the
+ * rule has one home (claims/claim-in-force.ts), which readers and writers use. Writers mark an
+ * outdated active claim `expired` (with a `claim.expired` event) the next time they touch it.
  */
 export interface ClaimTable {
   id: string;

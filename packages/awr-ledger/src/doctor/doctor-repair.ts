@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import { claimInForce, releaseSessionClaims } from "../claims/claims.js";
+import { claimInForce, claimLapsed, claimLapsedSql } from "../claims/claim-in-force.js";
+import { releaseSessionClaims } from "../claims/claims.js";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
   CallOptions,
@@ -74,10 +75,7 @@ function notExpired(claim: ClaimTable): LedgerError {
 async function expirableClaim(db: Db, id: string, nowMs: number): Promise<ClaimTable> {
   const claim = await db.selectFrom("claims").selectAll().where("id", "=", id).executeTakeFirst();
   if (claim === undefined) throw new LedgerError("NotFound", `claim ${id}`, { claim: id });
-  if (claim.status !== "active" || claim.ended_at !== null || claim.expires_at === null) {
-    throw notExpired(claim);
-  }
-  if (Number(claim.expires_at) > nowMs) throw notExpired(claim);
+  if (claim.ended_at !== null || !claimLapsed(claim, nowMs)) throw notExpired(claim);
   return claim;
 }
 
@@ -185,8 +183,7 @@ async function expire(
     .updateTable("claims")
     .set({ status: "expired", ended_revision: unit.revision, ended_at: unit.time })
     .where("id", "=", claim.id)
-    .where("status", "=", "active")
-    .where("expires_at", "<=", unit.nowMs)
+    .where(claimLapsedSql(unit.nowMs))
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) {
     throw new LedgerError("MutationConflict", `claim ${claim.id} changed during reconciliation`, {

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { StaleChecker } from "../projection/stale-check.js";
@@ -46,8 +47,8 @@ export interface DoctorReport extends DatabaseReport {
   limitations: string[];
 }
 
-const MAX_BYTES_LIMIT = 1024 * 1024 * 1024;
-export const DEFAULT_DOCTOR_MAX_BYTES = 16 * 1024 * 1024;
+const MAX_BYTES_LIMIT = LIMITS.doctorReadBytes.max;
+export const DEFAULT_DOCTOR_MAX_BYTES = LIMITS.doctorReadBytes.default;
 
 const LIMITATIONS = [
   "Active status and age do not prove process liveness; interrupting a session requires naming it (awr doctor repair interrupt-session).",

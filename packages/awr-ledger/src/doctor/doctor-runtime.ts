@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { claimLapsed } from "../claims/claim-in-force.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type BranchRow, branchProblems, inspectBranches } from "./doctor-branches.js";
 import { type DoctorFinding, finding, type RepairAction } from "./doctor-finding.js";
@@ -102,15 +103,14 @@ async function inspectClaims(
   const found: DoctorFinding[] = [];
   for (const claim of claims) {
     const active = claim.status === "active";
-    const expiresAt = claim.expires_at === null ? null : Number(claim.expires_at);
-    if (active && claim.ended_at === null && expiresAt !== null && expiresAt <= checkedAt) {
+    if (claim.ended_at === null && claimLapsed(claim, checkedAt)) {
       found.push(
         finding(
           "expired_claim",
           "warning",
           "claim",
           claim.id,
-          `Active claim expired at ${expiresAt}; no automatic repair was applied`,
+          `Active claim expired at ${Number(claim.expires_at)}; no automatic repair was applied`,
           { kind: "expire_claim", claim_id: claim.id },
         ),
       );

@@ -1,3 +1,4 @@
+import { LIMITS } from "../core/limits.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
@@ -119,7 +120,7 @@ export async function operationList(
 ): Promise<OperationListResult> {
   throwIfAborted(options?.signal);
   const { outcome, before_revision: before } = input;
-  const limit = input.limit ?? 20;
+  const limit = input.limit ?? LIMITS.operationLimitDefault;
   return ctx.store.read(async (db) => {
     let query = db.selectFrom("operations").selectAll().where("client", "=", caller.client);
     if (outcome !== undefined) {

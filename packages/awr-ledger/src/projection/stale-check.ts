@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import { LIMITS } from "../core/limits.js";
 import { type AwrErrorCode, isLedgerError, LedgerError } from "../errors.js";
 import { confineSourcePath, resolveAuthorizedRoots } from "../sources/confinement.js";
 import { MISSING_FINGERPRINT, statFile } from "../sources/fingerprint.js";
@@ -105,7 +106,7 @@ export class StaleChecker {
     const manifestPrint =
       manifestStat === undefined
         ? null
-        : await this.#manifestFingerprint(manifestFile, 64 * 1024, manifestStat);
+        : await this.#manifestFingerprint(manifestFile, LIMITS.manifestBytes, manifestStat);
     if (manifestPrint !== (state?.manifest_fingerprint ?? null)) changed.push(MANIFEST_PATH);
     const confine = confiner(root, manifest);
     for (const row of rows) {

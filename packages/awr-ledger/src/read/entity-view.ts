@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { claimInForceSql, claimLapsedSql } from "../claims/claim-in-force.js";
 import { LedgerError } from "../errors.js";
 import { sql } from "../internal/kysely.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
@@ -111,13 +112,18 @@ function claimOf(row: ClaimRow): ActiveClaim {
   };
 }
 
-/** The SQL condition "claim `c` is on `branch`" (null = main). */
-const onBranch = (branch: string | null) =>
-  branch === null ? sql`c.branch IS NULL` : sql`c.branch = ${branch}`;
+/** Claims of `branch` (null = main), with their session's agent. */
+function claimsOnBranch(db: Kysely<LedgerSchema>, branch: string | null) {
+  return db
+    .selectFrom("claims as c")
+    .innerJoin("sessions as s", "s.id", "c.session")
+    .select(["c.id", "s.agent", "c.session", "c.expires_at", "c.work"])
+    .where((eb) => (branch === null ? eb("c.branch", "is", null) : eb("c.branch", "=", branch)));
+}
 
 /**
- * Claims in force on `branch` (null = main): status 'active' and not past expires_at (the
- * runtime's `claims` table). Claims of other branches are not counted.
+ * Claims in force on `branch` (null = main) at `now` (claimInForce; the runtime's `claims`
+ * table). Claims of other branches are not counted.
  */
 export async function activeClaims(
   db: Kysely<LedgerSchema>,
@@ -125,12 +131,10 @@ export async function activeClaims(
   now = Date.now(),
 ): Promise<ActiveClaim[]> {
   if (!(await tableExists(db, "claims"))) return [];
-  const { rows } = await sql<ClaimRow>`
-    SELECT c.id, s.agent, c.session, c.expires_at, c.work
-      FROM claims c JOIN sessions s ON s.id = c.session
-     WHERE c.status = 'active' AND (c.expires_at IS NULL OR c.expires_at > ${now})
-       AND ${onBranch(branch)}
-     ORDER BY c.work`.execute(db);
+  const rows = await claimsOnBranch(db, branch)
+    .where(claimInForceSql(now, "c"))
+    .orderBy("c.work")
+    .execute();
   return rows.map(claimOf);
 }
 
@@ -145,21 +149,10 @@ export async function expiredClaims(
 ): Promise<ActiveClaim[]> {
   if (!(await tableExists(db, "claims"))) return [];
   const now = options.now ?? Date.now();
-  let query = db
-    .selectFrom("claims as c")
-    .innerJoin("sessions as s", "s.id", "c.session")
-    .select(["c.id", "s.agent", "c.session", "c.expires_at", "c.work"])
-    .where((eb) =>
-      eb.or([
-        eb("c.status", "=", "expired"),
-        eb.and([eb("c.status", "=", "active"), eb("c.expires_at", "<=", now)]),
-      ]),
-    );
-  if (options.work !== undefined) query = query.where("c.work", "=", options.work);
-  const { branch } = options;
-  query = query.where((eb) =>
-    branch === null ? eb("c.branch", "is", null) : eb("c.branch", "=", branch),
+  let query = claimsOnBranch(db, options.branch).where((eb) =>
+    eb.or([eb("c.status", "=", "expired"), claimLapsedSql(now, "c")]),
   );
+  if (options.work !== undefined) query = query.where("c.work", "=", options.work);
   const rows = await query
     .orderBy("c.acquired_revision", "desc")
     .orderBy("c.id", "desc")

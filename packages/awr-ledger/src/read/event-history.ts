@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import { LedgerError } from "../errors.js";
 import { resolveBranch, selectedBranchId } from "../runtime/branch-select.js";
@@ -104,7 +105,7 @@ export async function historyPage(
   filters: HistoryFilters,
   caller: RuntimeCaller,
 ): Promise<HistoryPage> {
-  const limit = filters.limit ?? 20;
+  const limit = filters.limit ?? LIMITS.historyLimitDefault;
   let afterSeq = 0;
   if (filters.cursor !== undefined) {
     const cursor = parseCursor(filters.cursor, projectId);

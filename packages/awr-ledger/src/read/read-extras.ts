@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, activeClaims, expiredClaims } from "./entity-view.js";
 import type { ProjectStatusResult } from "./project-status.js";
@@ -9,7 +10,7 @@ import type { WorkReadyResult } from "./work-ready.js";
 // expired), evidence currency against a source_sha, and the status views and filters.
 
 /** How many lapsed claims a work item shows. */
-const EXPIRED_SHOWN = 5;
+const EXPIRED_SHOWN = LIMITS.expiredClaimsPerWork;
 
 /**
  * Whether recorded evidence holds for the branch and `source_sha` the caller asks about: a record
@@ -93,7 +94,10 @@ export async function workReadyView(
   result: WorkReadyResult,
 ): Promise<WorkReadyResult> {
   if (result.ready.length === 0) return result;
-  const expired = await expiredClaims(db, { limit: 100, branch: result.branch_id });
+  const expired = await expiredClaims(db, {
+    limit: LIMITS.expiredClaimsShown,
+    branch: result.branch_id,
+  });
   const latest = new Map<string, ActiveClaim>();
   for (const claim of expired) if (!latest.has(claim.work)) latest.set(claim.work, claim);
   return {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type Candidate, type CandidateFilter, SEARCH_CANDIDATES } from "../storage/search-rank.js";
 import { containsPattern } from "../storage/search-terms.js";
@@ -32,13 +33,13 @@ export async function keyMatches(
   filter: CandidateFilter,
 ): Promise<Candidate[]> {
   const q = raw.trim();
-  if (/\s/.test(q) || q.length > 256) return [];
+  if (/\s/.test(q) || q.length > LIMITS.searchKey.characters) return [];
   const lower = q.toLowerCase();
   const entities = await db
     .selectFrom("entities")
     .select(["kind", "key"])
     .where((eb) => eb(eb.fn("lower", ["key"]), "like", containsPattern(lower)))
-    .limit(50)
+    .limit(LIMITS.searchKey.matches)
     .execute();
   const evidence = wanted(filter, "evidence")
     ? await db

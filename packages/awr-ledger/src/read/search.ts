@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import { eventTextVisibleSql } from "../runtime/conversation-privacy.js";
 import type { StorageDialect } from "../storage/dialect.js";
@@ -95,18 +96,18 @@ export async function search(
   const raw = input.text ?? input.query;
   if (
     raw !== undefined &&
-    (typeof raw !== "string" || raw.trim() === "" || [...raw].length > 500)
+    (typeof raw !== "string" || raw.trim() === "" || [...raw].length > LIMITS.searchTextCharacters)
   ) {
     throw new LedgerError(
       "InvalidInput",
-      'text must contain 1..500 characters, e.g. { text: "checkout" }.',
+      `text must contain 1..${LIMITS.searchTextCharacters} characters, e.g. { text: "checkout" }.`,
     );
   }
   // One of SEARCH_KINDS: the catalog's schema admitted it.
   const kind = input.kind ?? null;
   const status = optionalString(input, "status");
   const work = optionalString(input, "work");
-  const limit = input.limit ?? 10;
+  const limit = input.limit ?? LIMITS.limit.default;
   const terms = raw === undefined ? undefined : searchTerms(raw);
   if (terms !== undefined && terms.all.length === 0) {
     throw new LedgerError(

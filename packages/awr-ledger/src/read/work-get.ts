@@ -3,6 +3,7 @@ import { LedgerError } from "../errors.js";
 import { redactSecretStrings } from "../secrets/index.js";
 import type { AcceptanceCriterion } from "../sources/adapters/yaml-ledger-v1.js";
 import type { LedgerSchema } from "../storage/schema.js";
+import { type WorkEvidenceView, workEvidenceView } from "../work/evidence-view.js";
 import {
   acceptanceOf,
   type DependencyView,
@@ -18,23 +19,6 @@ import { projectionAt } from "./projection-cache.js";
 
 export interface WorkGetInput {
   work: string;
-}
-
-export interface RecordedEvidence {
-  external_key: string;
-  evidence_type: string;
-  level: string;
-  summary: string;
-  locator: string | null;
-  scope: string[];
-  sha256: string | null;
-  source_sha: string | null;
-  command: string | null;
-  verified_at: string | null;
-  session: string | null;
-  revision: number;
-  /** The branch it was recorded on (null = main). */
-  branch_id: string | null;
 }
 
 export interface LinkedEntity {
@@ -83,7 +67,7 @@ export interface WorkGetResult {
   goal: LinkedEntity | null;
   milestone: LinkedEntity | null;
   decisions: LinkedEntity[];
-  evidence: { source: unknown[]; recorded: RecordedEvidence[] };
+  evidence: { source: unknown[]; recorded: WorkEvidenceView[] };
 }
 
 /** Decisions naming each work item with `work=`, by their positions among the decisions. */
@@ -199,26 +183,12 @@ export function linkedDecisions(
 export async function recordedEvidence(
   db: Kysely<LedgerSchema>,
   workKey: string,
-): Promise<RecordedEvidence[]> {
+): Promise<WorkEvidenceView[]> {
   const rows = await db
     .selectFrom("evidence")
     .selectAll()
     .where("work", "=", workKey)
     .orderBy("revision")
     .execute();
-  return rows.map((r) => ({
-    external_key: r.external_key,
-    evidence_type: r.evidence_type,
-    level: r.level,
-    summary: r.summary,
-    locator: r.locator,
-    scope: JSON.parse(r.scope) as string[],
-    sha256: r.sha256,
-    source_sha: r.source_sha ?? null,
-    command: r.command,
-    verified_at: r.verified_at,
-    session: r.session,
-    revision: Number(r.revision),
-    branch_id: r.branch ?? null,
-  }));
+  return rows.map(workEvidenceView);
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type ActiveClaim, activeClaims, type EntityView } from "./entity-view.js";
@@ -135,7 +136,7 @@ export async function workReady(
   revision: number,
   branch: string | null,
 ): Promise<WorkReadyResult> {
-  const limit = input.limit ?? 10;
+  const limit = input.limit ?? LIMITS.limit.default;
   const [analysis, revisions, sourceIssues] = await Promise.all([
     analyseReady(db, revision, branch),
     briefRevisions(db, revision),

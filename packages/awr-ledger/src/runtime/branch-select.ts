@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import type { BranchTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { PreparedQuery } from "../storage/prepared-query.js";
@@ -155,7 +156,7 @@ export function checkBranchName(name: string): string {
 
 /** A Git ref to observe: 1..4096 bytes, no outer whitespace or control characters, no leading `-`. */
 export function checkGitRef(ref: string): string {
-  checkText("git ref", ref, 4096);
+  checkText("git ref", ref, LIMITS.gitRefBytes);
   if (ref.startsWith("-")) {
     throw new LedgerError("InvalidInput", `git ref ${ref} must not start with "-"`, {
       field: "git_ref",
@@ -166,6 +167,6 @@ export function checkGitRef(ref: string): string {
 
 /** The actor and reason every branch write records. */
 export function checkActorReason(actor: string, reason: string): void {
-  checkText("actor", actor, 256);
-  checkText("reason", reason, 4096, { outerWhitespace: true, controls: true });
+  checkText("actor", actor, LIMITS.branchActorBytes);
+  checkText("reason", reason, LIMITS.branchReasonBytes, { outerWhitespace: true, controls: true });
 }

@@ -1,9 +1,4 @@
-import type {
-  CheckpointTable,
-  ClaimTable,
-  SessionTable,
-  WaitTable,
-} from "../core/runtime-tables.js";
+import type { CheckpointTable, SessionTable, WaitTable } from "../core/runtime-tables.js";
 import { entityId } from "../projection/entity-id.js";
 
 // Runtime rows as tools return them (JSON arrays parsed, numbers normalised, times in ms).
@@ -45,39 +40,6 @@ export function sessionView(row: SessionTable, projectId: string): SessionView {
     end_revision: row.end_revision === null ? null : Number(row.end_revision),
     started_at: row.started_at,
     ended_at: row.ended_at,
-    branch_id: row.branch ?? null,
-  };
-}
-
-export interface ClaimView {
-  id: string;
-  work: string;
-  session_id: string;
-  /** active | released | expired; an active claim past its expiry is shown as expired. */
-  status: string;
-  ttl_ms: number | null;
-  /** Milliseconds since the epoch after which the claim lapses, or null without a ttl. */
-  expires_at: number | null;
-  acquired_revision: number;
-  ended_revision: number | null;
-  /** Its session's branch (null = main). */
-  branch_id: string | null;
-}
-
-/** `nowMs` given: an active claim whose expiry has passed is shown as `expired`. */
-export function claimView(row: ClaimTable, nowMs?: number): ClaimView {
-  const expiresAt = row.expires_at === null ? null : Number(row.expires_at);
-  const lapsed =
-    nowMs !== undefined && row.status === "active" && expiresAt !== null && expiresAt <= nowMs;
-  return {
-    id: row.id,
-    work: row.work,
-    session_id: row.session,
-    status: lapsed ? "expired" : row.status,
-    ttl_ms: row.ttl_ms === null ? null : Number(row.ttl_ms),
-    expires_at: expiresAt,
-    acquired_revision: Number(row.acquired_revision),
-    ended_revision: row.ended_revision === null ? null : Number(row.ended_revision),
     branch_id: row.branch ?? null,
   };
 }

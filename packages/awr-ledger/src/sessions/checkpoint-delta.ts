@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES, JOURNAL_RECEIPT_TYPES } from "../core/event-types.js";
+import { LIMITS } from "../core/limits.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import type { EntityChange } from "../projection/apply-reindex.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -8,9 +9,9 @@ import type { LedgerSchema } from "../storage/schema.js";
 export const SESSION_DELTA_SCHEMA = 1;
 
 /** Bounds on what one checkpoint saves: the delta is references and summaries, never bodies. */
-const MAX_SESSION_EVENTS = 100;
-const MAX_SOURCE_OBSERVATIONS = 50;
-const SUMMARY_CHARS = 240;
+const MAX_SESSION_EVENTS = LIMITS.checkpointEvents;
+const MAX_SOURCE_OBSERVATIONS = LIMITS.checkpointSourceObservations;
+const SUMMARY_CHARS = LIMITS.checkpointSummaryChars;
 
 export interface SessionDeltaEvent {
   id: string;

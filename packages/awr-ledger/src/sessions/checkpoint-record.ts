@@ -1,4 +1,5 @@
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import { LIMITS } from "../core/limits.js";
 import type { CheckpointTable, SessionTable } from "../core/runtime-tables.js";
 import { ulid } from "../internal/ulid.js";
 import type { CommitUnit, DomainEvent } from "../journal/operation-scope.js";
@@ -55,7 +56,7 @@ export async function insertCheckpoint(
       type: DOMAIN_EVENT_TYPES.checkpointCreated,
       work: session.work,
       session: session.id,
-      summary: fields.digest.slice(0, 200),
+      summary: fields.digest.slice(0, LIMITS.summaryExcerpt),
       payload: {
         checkpoint: row.id,
         next_action: row.next_action,

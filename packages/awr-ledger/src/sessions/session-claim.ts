@@ -1,4 +1,6 @@
 import type { Kysely } from "kysely";
+import { claimStatusAt } from "../claims/claim-in-force.js";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
 import {
   acquireClaim,
   claimConflict,
@@ -20,7 +22,6 @@ import type { WriteReceipt } from "../journal/run-write.js";
 import { activeBranchById } from "../runtime/branch-select.js";
 import { type CheckedChange, runCheckedWrite } from "../runtime/checked-write.js";
 import { otherClientError, requireWork, resolveActiveSession } from "../runtime/runtime-lookup.js";
-import { type ClaimView, claimView } from "../runtime/runtime-views.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 export interface SessionClaimInput extends WriteFields {
@@ -89,7 +90,7 @@ export async function sessionClaim(
           { claim: row.id, holder: { session: row.session, claim: row.id } },
         );
       }
-      const status = claimView(row, nowMs).status;
+      const status = claimStatusAt(row, nowMs);
       if (status !== "active") {
         throw new LedgerError("InvalidTransition", `claim ${row.id} is already ${status}`, {
           claim: row.id,

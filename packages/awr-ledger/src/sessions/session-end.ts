@@ -1,3 +1,4 @@
+import { type ClaimView, claimView } from "../claims/claim-view.js";
 import { releaseSessionClaims } from "../claims/claims.js";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
@@ -11,12 +12,7 @@ import { ulid } from "../internal/ulid.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "../runtime/checked-write.js";
 import { resolveActiveSession } from "../runtime/runtime-lookup.js";
-import {
-  type ClaimView,
-  claimView,
-  type SessionView,
-  sessionView,
-} from "../runtime/runtime-views.js";
+import { type SessionView, sessionView } from "../runtime/runtime-views.js";
 
 export interface SessionEndInput extends WriteFields {
   session?: string | undefined;

@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
+import { LIMITS } from "../core/limits.js";
 import type { CallOptions, RuntimeCaller, RuntimeContext } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { resolveSession, type SessionRef } from "../runtime/runtime-lookup.js";
 import {
   type CheckpointView,
-  type ClaimView,
   checkpointView,
-  claimView,
   type SessionView,
   sessionView,
   type WaitView,
@@ -20,9 +20,9 @@ import { inheritedCheckpointId } from "./recovery-checkpoint.js";
 export type SessionGetInput = SessionRef;
 
 /** How many of a session's waits awr_session_get lists (newest first). */
-const WAITS_SHOWN = 20;
+const WAITS_SHOWN = LIMITS.sessionWaitsShown;
 /** How far back a session's predecessors are followed for their waits. */
-const LINEAGE_DEPTH = 20;
+const LINEAGE_DEPTH = LIMITS.sessionLineageDepth;
 
 /** Which host conversation a session is bound to (as the original names it). */
 export interface SessionBinding {
@@ -169,7 +169,7 @@ export async function sessionList(
   options?: CallOptions,
 ): Promise<SessionListResult> {
   throwIfAborted(options?.signal);
-  const limit = input.limit ?? 10;
+  const limit = input.limit ?? LIMITS.limit.default;
   return ctx.store.read(async (db) => {
     let query = db.selectFrom("sessions").selectAll().where("client", "=", caller.client);
     if (input.before_revision !== undefined) {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
 import {
   inheritClaims,
   planClaimInheritance,
@@ -29,8 +30,6 @@ import {
   waitBlocksError,
 } from "../runtime/runtime-lookup.js";
 import {
-  type ClaimView,
-  claimView,
   type SessionView,
   sessionView,
   type WaitView,

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
-import { acquireClaim, claimConflict, claimHolder, claimInForce } from "../claims/claims.js";
+import { claimInForce } from "../claims/claim-in-force.js";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
+import { acquireClaim, claimConflict, claimHolder } from "../claims/claims.js";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
   CallOptions,
@@ -13,12 +15,7 @@ import { ulid } from "../internal/ulid.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
 import { branchIdOf, MAIN, resolveActiveBranch } from "../runtime/branch-select.js";
 import { activeBinding, requireWork } from "../runtime/runtime-lookup.js";
-import {
-  type ClaimView,
-  claimView,
-  type SessionView,
-  sessionView,
-} from "../runtime/runtime-views.js";
+import { type SessionView, sessionView } from "../runtime/runtime-views.js";
 import { redactSecretStrings } from "../secrets/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type SessionBinding, type SessionState, sessionState } from "./session-read.js";

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
+import { LIMITS } from "../core/limits.js";
 import type {
   CallOptions,
   RuntimeCaller,
@@ -102,7 +103,7 @@ export async function sessionWait(
             type: DOMAIN_EVENT_TYPES.waitCreated,
             work: session.work,
             session: session.id,
-            summary: question.slice(0, 200),
+            summary: question.slice(0, LIMITS.summaryExcerpt),
             payload: { wait: wait.id, checkpoint: created.row.id },
           },
         };

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { AdapterResult, SourceIssue } from "./adapters/index.js";
 import { confineSourcePath, resolveAuthorizedRoots } from "./confinement.js";
@@ -10,8 +11,13 @@ import { sourceCaps } from "./source-options.js";
 
 export const AWR_DIR = ".awr";
 export const MANIFEST_PATH = ".awr/project.toml";
+<<<<<<< HEAD
 /** The largest manifest read (docs/compatibility/sources.md). */
 const MANIFEST_MAX_BYTES = 64 * 1024;
+=======
+/** The largest manifest read (the original's cap). */
+const MANIFEST_MAX_BYTES = LIMITS.manifestBytes;
+>>>>>>> rules-home
 
 export interface LoadedManifest {
   manifest: Manifest;

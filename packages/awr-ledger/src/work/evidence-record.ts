@@ -12,6 +12,7 @@ import { runCheckedWrite } from "../runtime/checked-write.js";
 import { resolveLinks } from "../runtime/runtime-lookup.js";
 import type { EvidenceTable } from "../storage/schema.js";
 import type { EvidenceLevel } from "./evidence-levels.js";
+import { type EvidenceView, evidenceView } from "./evidence-view.js";
 
 export interface EvidenceRecordInput extends WriteFields {
   external_key: string;
@@ -30,53 +31,12 @@ export interface EvidenceRecordInput extends WriteFields {
   branch?: string | null | undefined;
 }
 
-/** A recorded evidence record, as tools return it (the original's names). */
-export interface EvidenceView {
-  id: string;
-  external_key: string;
-  evidence_type: string;
-  level: string;
-  summary: string;
-  locator: string | null;
-  scope: string[];
-  sha256: string | null;
-  source_sha: string | null;
-  command: string | null;
-  /** Milliseconds since the epoch, or null. */
-  verified_at: number | null;
-  work: string | null;
-  session_id: string | null;
-  revision: number;
-  /** The branch it was recorded on (null = main). */
-  branch_id: string | null;
-}
-
 export interface EvidenceRecordResult {
   evidence: EvidenceView;
   /** The `evidence.recorded` event that is this record's receipt. */
   event_id: string;
   /** The bindings are the caller's assertions: nothing was run or verified by the ledger. */
   validation_basis: "caller_supplied_bindings";
-}
-
-export function evidenceView(row: EvidenceTable): EvidenceView {
-  return {
-    id: row.id,
-    external_key: row.external_key,
-    evidence_type: row.evidence_type,
-    level: row.level,
-    summary: row.summary,
-    locator: row.locator,
-    scope: JSON.parse(row.scope) as string[],
-    sha256: row.sha256,
-    source_sha: row.source_sha ?? null,
-    command: row.command,
-    verified_at: row.verified_at === null ? null : Date.parse(row.verified_at),
-    work: row.work,
-    session_id: row.session,
-    revision: Number(row.revision),
-    branch_id: row.branch ?? null,
-  };
 }
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import type { Kysely } from "kysely";
 import { LedgerError } from "../errors.js";
 import { confineSourcePath } from "../sources/confinement.js";
-import type { EntityTable, LedgerSchema } from "../storage/schema.js";
+import type { EntityTable, EvidenceTable, LedgerSchema } from "../storage/schema.js";
 import {
   DEFAULT_REQUIRED_EVIDENCE_LEVEL,
   type EvidenceLevel,
@@ -52,14 +52,11 @@ export function acceptanceCriteria(work: EntityTable): Criterion[] {
   });
 }
 
-interface RecordedEvidence {
-  external_key: string;
-  level: string;
-  source_sha: string | null;
-  sha256: string | null;
-  locator: string | null;
-  branch: string | null;
-}
+/** The columns of a recorded evidence row that decide whether it can back a completion. */
+type EvidenceBindings = Pick<
+  EvidenceTable,
+  "external_key" | "level" | "source_sha" | "sha256" | "locator" | "branch"
+>;
 
 function higher(a: string, b: string | undefined): string {
   return b !== undefined && evidenceRank(b) > evidenceRank(a) ? b : a;
@@ -72,7 +69,7 @@ function higher(a: string, b: string | undefined): string {
  * inside the project (a relative locator, with a sha256) must still have those bytes.
  */
 function unusable(
-  e: RecordedEvidence,
+  e: EvidenceBindings,
   sourceSha: string,
   root: string | undefined,
   branch: string | null,
@@ -142,7 +139,7 @@ export async function checkCompletion(
           .select(["external_key", "level", "source_sha", "sha256", "locator", "branch"])
           .where("external_key", "in", keys)
           .execute();
-  const recorded = new Map(rows.map((row) => [row.external_key, row as RecordedEvidence]));
+  const recorded = new Map(rows.map((row) => [row.external_key, row]));
   const missingKeys = keys.filter((key) => !recorded.has(key));
   if (missingKeys.length > 0) {
     throw new LedgerError(

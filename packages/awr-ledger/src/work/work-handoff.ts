@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
-import { claimInForce, expireClaim, markReleased } from "../claims/claims.js";
+import { claimInForce } from "../claims/claim-in-force.js";
+import { type ClaimView, claimView } from "../claims/claim-view.js";
+import { expireClaim, markReleased } from "../claims/claims.js";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import type {
   CallOptions,
@@ -18,9 +20,7 @@ import { pendingEvent } from "../runtime/pending-event.js";
 import { requireWork, resolveActiveSession, resolveSession } from "../runtime/runtime-lookup.js";
 import {
   type CheckpointView,
-  type ClaimView,
   checkpointView,
-  claimView,
   type SessionView,
   sessionView,
 } from "../runtime/runtime-views.js";

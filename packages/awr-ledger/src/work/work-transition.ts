@@ -7,7 +7,7 @@ import type {
   RuntimeContext,
   WriteFields,
 } from "../core/runtime-context.js";
-import type { SessionTable } from "../core/runtime-tables.js";
+import type { ClaimTable, SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { type EventRecord, eventRecord } from "../journal/operation-views.js";
@@ -108,7 +108,15 @@ export async function workTransition(
     });
   }
 
-  const check = async (db: Kysely<LedgerSchema>, nowMs: number) => {
+  /**
+   * The transition's rules, in the order their refusals win. `holderOf` answers the claim in
+   * force on the item: a plain read in the precheck, and inside the commit the one settling of
+   * the item's claim (an outdated active claim marked expired), whose holder the release uses.
+   */
+  const check = async (
+    db: Kysely<LedgerSchema>,
+    holderOf: (work: string, branch: string | null) => Promise<ClaimTable | undefined>,
+  ) => {
     const item = await requireWork(db, input.work);
     const session: SessionTable = await resolveSession(db, caller, input);
     const blockingWaits = await db
@@ -129,8 +137,8 @@ export async function workTransition(
         action,
       });
     }
+    const holder = await holderOf(item.key, session.branch);
     if (rule.needsClaim) {
-      const holder = await claimHolder(db, item.key, nowMs, session.branch);
       if (holder === undefined || holder.session !== session.id) {
         throw new LedgerError(
           "ClaimConflict",
@@ -178,7 +186,7 @@ export async function workTransition(
       action === "complete"
         ? await checkCompletion(db, item, input.completion, ctx.root, session.branch)
         : undefined;
-    return { item, session, mapping };
+    return { item, session, mapping, holder };
   };
 
   return runJournaledWrite(
@@ -187,13 +195,16 @@ export async function workTransition(
       input,
       caller,
       precheck: async (db) => {
-        await check(db, ctx.now());
+        const nowMs = ctx.now();
+        await check(db, (work, branch) => claimHolder(db, work, nowMs, branch));
         return undefined;
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          const { item, session, mapping } = await check(unit.tx, unit.nowMs);
-          await settleWorkClaim(unit, item.key, session.branch);
+          const { item, session, mapping, holder } = await check(
+            unit.tx,
+            async (work, branch) => (await settleWorkClaim(unit, work, branch)).holder,
+          );
           const currentBlocker = stringAttribute(item, "blocker");
           const changes = plannedFieldChanges(
             action,
@@ -214,16 +225,15 @@ export async function workTransition(
             .execute();
           const released: string[] = [];
           if (action === "complete" || action === "cancel") {
-            const { holder: held } = await settleWorkClaim(unit, item.key, session.branch);
-            if (held !== undefined && held.session === session.id) {
-              await markReleased(unit, held);
-              released.push(held.id);
+            if (holder !== undefined && holder.session === session.id) {
+              await markReleased(unit, holder);
+              released.push(holder.id);
               await unit.event({
                 type: DOMAIN_EVENT_TYPES.claimReleased,
                 work: item.key,
                 session: session.id,
                 summary: `claim on ${item.key} released when it was ${changes.status}`,
-                payload: { claim: held.id, reason: action },
+                payload: { claim: holder.id, reason: action },
               });
             }
           }

@@ -1,3 +1,5 @@
+import { LIMITS } from "../core/limits.js";
+
 /** The actions of awr_workstream protocol version 1, in the order `capabilities` lists them. */
 export const WORKSTREAM_ACTIONS = [
   "capabilities",
@@ -12,6 +14,8 @@ export const WORKSTREAM_ACTIONS = [
 export type WorkstreamAction = (typeof WORKSTREAM_ACTIONS)[number];
 
 export const WORKSTREAM_PROTOCOL_VERSION = 1;
+
+const LIST_LIMIT = `${LIMITS.limit.min}..${LIMITS.limit.max}, default ${LIMITS.limit.default}`;
 
 /** What `catalog` lists (`source` is named so it is answered Unsupported, not refused). */
 export const CATALOG_KINDS = [
@@ -66,7 +70,7 @@ export function workstreamCapabilities(): Record<string, unknown> {
       capabilities: {},
       list: {},
       context: {
-        budget: "integer 1..100000, default 5000",
+        budget: `integer ${LIMITS.budget.min}..${LIMITS.budget.max}, default ${LIMITS.budget.default}`,
         intent: "optional text",
         checkpoint: "optional checkpoint id (not with after_revision)",
         after_revision: "optional integer (not with checkpoint)",
@@ -74,7 +78,7 @@ export function workstreamCapabilities(): Record<string, unknown> {
       catalog: {
         kind: "goal|plan|rule|work|decision|relation|artifact|evidence",
         state: "active|retired|all, default active",
-        limit: "1..100, default 10",
+        limit: LIST_LIMIT,
         cursor: "optional next_cursor of the previous page",
       },
       search: {
@@ -82,7 +86,7 @@ export function workstreamCapabilities(): Record<string, unknown> {
         kind: "optional work|goal|plan|rule|decision|evidence",
         status: "optional status",
         work: "optional work key",
-        limit: "1..100, default 10",
+        limit: LIST_LIMIT,
       },
       object: {
         kind: "work|session|checkpoint|artifact|evidence|event",
@@ -90,7 +94,7 @@ export function workstreamCapabilities(): Record<string, unknown> {
       },
       events: {
         after_revision: "optional integer, default 0",
-        limit: "1..100, default 10",
+        limit: LIST_LIMIT,
         cursor: "optional next_cursor of the previous page",
       },
       recovery: {},

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import { type EntityView, entitiesOfKind } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -105,7 +106,7 @@ export async function catalogPage(
   }
   const kind = args["kind"] as string;
   const state = (args["state"] as string | undefined) ?? "active";
-  const limit = (args["limit"] as number | undefined) ?? 10;
+  const limit = (args["limit"] as number | undefined) ?? LIMITS.limit.default;
   const cursor = openCursor(args["cursor"], scope.binding);
   if (cursor !== undefined) {
     if (cursor["kind"] !== kind || cursor["scope"] !== state) {

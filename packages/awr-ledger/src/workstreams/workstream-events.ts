@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import type { ResolvedScope } from "./workstream-access.js";
@@ -20,7 +21,7 @@ export async function readEvents(
   args: WorkstreamArgs,
 ): Promise<Record<string, unknown>> {
   const afterRevision = (args["after_revision"] as number | undefined) ?? 0;
-  const limit = (args["limit"] as number | undefined) ?? 10;
+  const limit = (args["limit"] as number | undefined) ?? LIMITS.limit.default;
   const cursor = openCursor(args["cursor"], scope.binding);
   const afterSeq = cursor === undefined ? 0 : cursor["after_seq"];
   if (typeof afterSeq !== "number" || !Number.isSafeInteger(afterSeq) || afterSeq < 0) {

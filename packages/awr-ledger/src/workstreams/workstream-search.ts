@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { LIMITS } from "../core/limits.js";
 import { entitiesOfKind, stringOf } from "../read/entity-view.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { accessDenied } from "./workstream-access.js";
@@ -32,7 +33,7 @@ export async function searchScope(
   const kind = args["kind"] as string | undefined;
   const status = args["status"] as string | undefined;
   const work = args["work"] as string | undefined;
-  const limit = (args["limit"] as number | undefined) ?? 10;
+  const limit = (args["limit"] as number | undefined) ?? LIMITS.limit.default;
   if (work !== undefined && !visible.work.has(work)) throw accessDenied();
   const hits: Record<string, unknown>[] = [];
   for (const [name, entityKind] of ENTITY_KINDS) {

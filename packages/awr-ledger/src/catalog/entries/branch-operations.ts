@@ -58,8 +58,8 @@ export const branchListOperation = operation({
   description: "The work branches by name, a page at a time, and main.",
   input: object({
     status: choice(["active", "merged", "abandoned"]),
-    offset: { type: "integer", minimum: 0, maximum: 1_000_000_000 },
-    limit: { type: "integer", minimum: 1, maximum: 1000 },
+    offset: { type: "integer", minimum: 0, maximum: LIMITS.branchList.offsetMax },
+    limit: { type: "integer", minimum: 1, maximum: LIMITS.branchList.max },
   }),
   run: async (host, input: BranchListInput, _caller, options) => {
     const { branchList } = await import("../../branches/branch-read.js");

@@ -1,3 +1,4 @@
+import { LIMITS } from "../../core/limits.js";
 import type { DoctorRepairInput } from "../../doctor/doctor-repair.js";
 import type { DoctorInput } from "../../doctor/doctor-report.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
@@ -19,7 +20,7 @@ export const doctorOperation = operation({
   description:
     "Inspects the ledger without changing anything: database integrity and schema, runtime state (sessions, claims, checkpoints, branches, journal) and sources; each finding names its severity and the one repair that applies, if any.",
   input: object({
-    database: { type: "string", minLength: 1, maxLength: 4096 },
+    database: { type: "string", minLength: 1, maxLength: LIMITS.doctorPathBytes },
     database_only: { type: "boolean", default: false },
     // The range is the implementation's to refuse, with the original's message.
     max_bytes: { type: "integer" },
@@ -66,7 +67,7 @@ export const doctorRepairOperation = operation({
         "clear_invalid_branch",
       ]),
       id: id(),
-      reason: { type: "string", maxLength: 4096 },
+      reason: { type: "string", maxLength: LIMITS.doctorReasonBytes },
       expected_revision: revision(),
     },
     ["action", "id", "reason", "expected_revision"],

@@ -18,12 +18,15 @@ const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", 
 
 /** `max_bytes`: the cap on what a full read returns, in bytes. */
 const maxBytes = () =>
-  about("With full, refuse a read larger than this many bytes (1..16777216, default 65536).", {
-    type: "integer",
-    minimum: LIMITS.readBytes.min,
-    maximum: LIMITS.readBytes.max,
-    default: LIMITS.readBytes.default,
-  });
+  about(
+    `With full, refuse a read larger than this many bytes (${LIMITS.readBytes.min}..${LIMITS.readBytes.max}, default ${LIMITS.readBytes.default}).`,
+    {
+      type: "integer",
+      minimum: LIMITS.readBytes.min,
+      maximum: LIMITS.readBytes.max,
+      default: LIMITS.readBytes.default,
+    },
+  );
 
 /**
  * Refuses a full read larger than `limit` bytes (default 64 KiB), as the original does, before

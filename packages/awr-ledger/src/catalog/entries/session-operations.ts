@@ -1,3 +1,4 @@
+import { LIMITS } from "../../core/limits.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
 import type { SessionCheckpointInput } from "../../sessions/session-checkpoint.js";
 import type { SessionClaimInput } from "../../sessions/session-claim.js";
@@ -228,7 +229,7 @@ export const sessionWaitOperation = operation({
       question: about("The question for the user.", {
         type: "string",
         minLength: 1,
-        maxLength: 8192,
+        maxLength: LIMITS.questionBytes,
       }),
       context_hash: contextHash(),
       digest: digest(),

@@ -1,3 +1,4 @@
+import { LIMITS } from "../../core/limits.js";
 import { LedgerError } from "../../errors.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
 import {
@@ -46,9 +47,9 @@ const cursor: JsonSchema = { type: ["object", "null"], additionalProperties: tru
  */
 export const WORKSTREAM_ARGS = {
   context: object({
-    budget: optInt(1, 100_000),
-    intent: optText(4096),
-    checkpoint: optText(128),
+    budget: optInt(LIMITS.budget.min, LIMITS.budget.max),
+    intent: optText(LIMITS.workstreamTextBytes),
+    checkpoint: optText(LIMITS.workstreamNameBytes),
     after_revision: optInt(0),
   }),
   catalog: object(
@@ -57,20 +58,27 @@ export const WORKSTREAM_ARGS = {
       kind: optChoice([...CATALOG_KINDS, "source"]),
       state: optChoice(CATALOG_STATES),
       cursor,
-      limit: optInt(1, 100),
+      limit: optInt(LIMITS.limit.min, LIMITS.limit.max),
     },
     ["kind"],
   ),
   search: object({
-    text: optText(4096),
+    text: optText(LIMITS.workstreamTextBytes),
     kind: optChoice(WORKSTREAM_SEARCH_KINDS),
-    status: optText(128),
-    work: optText(4096),
-    limit: optInt(1, 100),
+    status: optText(LIMITS.workstreamNameBytes),
+    work: optText(LIMITS.workstreamTextBytes),
+    limit: optInt(LIMITS.limit.min, LIMITS.limit.max),
   }),
   // Another kind passes, for the read to answer Unsupported.
-  object: object({ kind: optText(64), reference: optText(4096) }, ["kind", "reference"]),
-  events: object({ after_revision: optInt(0), cursor, limit: optInt(1, 100) }),
+  object: object(
+    { kind: optText(LIMITS.workstreamKindBytes), reference: optText(LIMITS.workstreamTextBytes) },
+    ["kind", "reference"],
+  ),
+  events: object({
+    after_revision: optInt(0),
+    cursor,
+    limit: optInt(LIMITS.limit.min, LIMITS.limit.max),
+  }),
   recovery: object({}),
 };
 
@@ -90,8 +98,8 @@ export const workstreamOperation = operation({
   checked: {
     // Selectors are never empty, and a session id is at most 128 bytes.
     properties: {
-      work: { type: "string", minLength: 1, maxLength: 256 },
-      session: { type: "string", minLength: 1, maxLength: 128 },
+      work: { type: "string", minLength: 1, maxLength: LIMITS.idBytes },
+      session: { type: "string", minLength: 1, maxLength: LIMITS.workstreamNameBytes },
     },
     variants: {
       by: "action",

@@ -1,0 +1,105 @@
+/**
+ * Every bound an operation's caller meets, defined once: the bounds on tool inputs (the
+ * catalog's schemas use these, so what tools/list advertises, what the ledger accepts and what
+ * the CLI checks are the same numbers), and the sizes, counts and defaults the ledger applies
+ * inside an operation. Where the original AWR states a bound it is kept exactly; the others are
+ * ours and are generous enough never to refuse normal use (docs/design/operation-catalog.md
+ * lists which are which). It lives in core/ so every layer can read it; the catalog re-exports it.
+ */
+export const LIMITS = {
+  /** Identifiers and names (work keys, session ids, conversations, agents, models), bytes. */
+  idBytes: 256,
+  /** Free text (reasons, digests, questions, replies, summaries, commands), bytes. */
+  textBytes: 65_536,
+  /** awr_search's text (the original's 1..500 characters; bytes never admit more). */
+  searchTextBytes: 500,
+  /** One item of a string list, bytes. */
+  itemBytes: 4_096,
+  /** Items of a string list. */
+  listItems: 256,
+  /** `limit` of the list reads (the original's 1..100, default 10). */
+  limit: { min: 1, max: 100, default: 10 },
+  /** Context budget in tokens (the original's 1..100 000, default 5000). */
+  budget: { min: 1, max: 100_000, default: 5_000 },
+  /** Claim lifetime: the original's minimum 1 ms; at most 30 days. */
+  ttlMs: { min: 1, max: 30 * 24 * 60 * 60 * 1000 },
+  /** `max_bytes` of the explicit full reads (the original's 1..16 MiB, default 64 KiB). */
+  readBytes: { min: 1, max: 16_777_216, default: 65_536 },
+  /** Revisions are stored as 32-bit integers (PostgreSQL INTEGER): 2 147 483 647 writes. */
+  revisionMax: 2_147_483_647,
+  /** request_id (the original's 1..256). */
+  requestIdBytes: 256,
+  /** event_type (the original's 1..128, `^[A-Za-z0-9_.:-]+$`). */
+  eventTypeBytes: 128,
+  /** event summary (the original's 1..8192 bytes). */
+  eventSummaryBytes: 8_192,
+  /** A free-form event payload as JSON, and its larger text fields (the original's 1 MiB). */
+  eventPayloadBytes: 1024 * 1024,
+  /** All of one call's arguments as JSON (the original's 1 MiB). */
+  argumentsBytes: 1024 * 1024,
+  /** Nesting depth of one call's arguments (objects and arrays). */
+  argumentsDepth: 32,
+  /** A `--input` / `--payload` file of the CLI (the original's 1 MiB; completion maps 64 KiB). */
+  inputFileBytes: 1024 * 1024,
+  completionFileBytes: 64 * 1024,
+
+  // Bounds the ledger meets inside an operation, below the catalog's schemas.
+  /** awr_search's text in characters (the original's 1..500). */
+  searchTextCharacters: 500,
+  /** Search by key: a longer query is no key (characters); at most this many keys match. */
+  searchKey: { characters: 256, matches: 50 },
+  /** Default `limit` of a history page and of the operation list. */
+  historyLimitDefault: 20,
+  operationLimitDefault: 20,
+  /** `awr branch list`: offset and page size. */
+  branchList: { offsetMax: 1_000_000_000, max: 1000, default: 50 },
+  /** A branch write's actor (bytes) and reason (bytes); a Git ref to observe (bytes). */
+  branchActorBytes: 256,
+  branchReasonBytes: 4096,
+  gitRefBytes: 4096,
+  /** A branch close report: its texts (bytes), loop dispositions, references per resolved loop. */
+  branchCloseTextBytes: 65_536,
+  branchCloseLoops: 1000,
+  branchCloseReferences: 100,
+  /** A merge report file named by a branch close (bytes). */
+  mergeReportBytes: 1024 * 1024,
+  /** Default token budget of `context bootstrap` (L0); `context compile` uses budget.default. */
+  bootstrapBudgetDefault: 1000,
+  /** Changed entities `context delta` lists per source change (the original's 1..200, default 24). */
+  entityLimit: { min: 1, max: 200, default: 24 },
+  /** Events of the work item and of the project a context packet gathers, each. */
+  contextEvents: 20,
+  /** Other active items of the milestone a context packet names, and completed ones it lists. */
+  milestoneSiblings: 12,
+  milestoneDone: 25,
+  /** Work items the dependency closure of a context packet follows. */
+  dependencyClosure: 5000,
+  /** Predecessor sessions continuity walks back through. */
+  predecessors: 32,
+  /** awr_session_get: the waits it lists, and how far back predecessors are followed for them. */
+  sessionWaitsShown: 20,
+  sessionLineageDepth: 20,
+  /** A checkpoint's delta: session events and source observations listed. */
+  checkpointEvents: 100,
+  checkpointSourceObservations: 50,
+  /** An event summary a checkpoint's delta keeps, characters. */
+  checkpointSummaryChars: 240,
+  /** Lapsed claims shown: per work item by awr_work_get, in all by awr_work_ready. */
+  expiredClaimsPerWork: 5,
+  expiredClaimsShown: 100,
+  /** A question or digest as an event summary: its first this many UTF-16 units. */
+  summaryExcerpt: 200,
+  /** `awr doctor --max-bytes` (1 B..1 GiB, default 16 MiB). */
+  doctorReadBytes: { max: 1024 * 1024 * 1024, default: 16 * 1024 * 1024 },
+  /** The project manifest (.awr/project.toml), bytes. */
+  manifestBytes: 64 * 1024,
+  /** awr_workstream's args (bytes): free text; checkpoint, status and session; object kind. */
+  workstreamTextBytes: 4096,
+  workstreamNameBytes: 128,
+  workstreamKindBytes: 64,
+  /** A wait's question (bytes). */
+  questionBytes: 8_192,
+  /** `awr doctor`'s other inputs: a database path and a repair's reason (bytes). */
+  doctorPathBytes: 4096,
+  doctorReasonBytes: 4096,
+} as const;
