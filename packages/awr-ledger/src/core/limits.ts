@@ -67,6 +67,8 @@ export const LIMITS = {
   bootstrapBudgetDefault: 1000,
   /** Changed entities `context delta` lists per source change (the original's 1..200, default 24). */
   entityLimit: { min: 1, max: 200, default: 24 },
+  /** Events `context delta` lists of each kind (the original's default 12; our list bounds). */
+  deltaEventLimit: { min: 1, max: 100, default: 12 },
   /** Events of the work item and of the project a context packet gathers, each. */
   contextEvents: 20,
   /** Other active items of the milestone a context packet names, and completed ones it lists. */

@@ -11,13 +11,8 @@ import { sourceCaps } from "./source-options.js";
 
 export const AWR_DIR = ".awr";
 export const MANIFEST_PATH = ".awr/project.toml";
-<<<<<<< HEAD
 /** The largest manifest read (docs/compatibility/sources.md). */
-const MANIFEST_MAX_BYTES = 64 * 1024;
-=======
-/** The largest manifest read (the original's cap). */
 const MANIFEST_MAX_BYTES = LIMITS.manifestBytes;
->>>>>>> rules-home
 
 export interface LoadedManifest {
   manifest: Manifest;
