@@ -37,55 +37,36 @@ const start = (project: string, extra: Record<string, unknown> = {}) => ({
   },
 });
 
+/** A raw initialize request with `token` (none: no Authorization) and `headers` over the MCP ones. */
+const initialize = (token: string | undefined, headers?: Record<string, string>) =>
+  fixture.send({ token, headers, body: initializeBody });
+
 describe("the shared HTTP service's security", () => {
   it("answers a request without a token with 401 and WWW-Authenticate: Bearer", async () => {
-    const res = await fixture.send({
-      body: initializeBody,
-    });
+    const res = await initialize(undefined);
     expect(res.status).toBe(401);
     expect(res.headers["www-authenticate"]).toMatch(/^Bearer/);
   });
 
   it("answers a wrong token with 401", async () => {
-    const res = await fixture.send({
-      token: "x".repeat(40),
-      body: initializeBody,
-    });
+    const res = await initialize("x".repeat(40));
     expect(res.status).toBe(401);
   });
 
   it("refuses an Origin not listed with 403, before looking at the token", async () => {
-    const res = await fixture.send({
-      headers: { Origin: "https://evil.example" },
-      body: initializeBody,
-    });
+    const res = await initialize(undefined, { Origin: "https://evil.example" });
     expect(res.status).toBe(403);
-    const listed = await fixture.send({
-      token: TOKENS.engineering,
-      headers: { Origin: "https://good.example" },
-      body: initializeBody,
-    });
+    const listed = await initialize(TOKENS.engineering, { Origin: "https://good.example" });
     expect(listed.status).toBe(200);
     expect(listed.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("refuses a Host outside the loopback defaults with 403, after the token", async () => {
-    const res = await fixture.send({
-      token: TOKENS.engineering,
-      headers: { Host: "evil.example:80" },
-      body: initializeBody,
-    });
+    const res = await initialize(TOKENS.engineering, { Host: "evil.example:80" });
     expect(res.status).toBe(403);
-    const noToken = await fixture.send({
-      headers: { Host: "evil.example" },
-      body: initializeBody,
-    });
+    const noToken = await initialize(undefined, { Host: "evil.example" });
     expect(noToken.status).toBe(401);
-    const localhost = await fixture.send({
-      token: TOKENS.engineering,
-      headers: { Host: "localhost:9" },
-      body: initializeBody,
-    });
+    const localhost = await initialize(TOKENS.engineering, { Host: "localhost:9" });
     expect(localhost.status).toBe(200);
   });
 
