@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { initProject, type LedgerError, openLedger } from "@awr/awr-ledger";
+import { initProject, openLedger } from "@awr/awr-ledger";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { generateFixtureProject } from "@awr/ledger-fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
+import { ledgerFailure } from "./helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 // A context answer carries the packet's text once (in rendered_context) and every other fact
@@ -14,13 +15,7 @@ import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 const caller = { client: "stdio" };
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1;
-const failure = (promise: Promise<unknown>): Promise<LedgerError> =>
-  promise.then(
-    () => {
-      throw new Error("expected a LedgerError");
-    },
-    (e: unknown) => e as LedgerError,
-  );
+const failure = (promise: Promise<unknown>) => ledgerFailure(promise, "expected a LedgerError");
 
 /**
  * The bound of answer bytes per rendered_context byte for a packet of the usual size (the

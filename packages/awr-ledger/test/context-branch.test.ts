@@ -2,6 +2,7 @@ import type { LedgerError } from "@awr/awr-ledger";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
+import { ledgerFailure } from "./helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
@@ -98,12 +99,9 @@ describe.each(BACKENDS)("branch context on %s", (backend) => {
   it("refuses a checkpoint or after_revision baseline with a named branch", async () => {
     const { ledger } = await project();
     for (const baseline of [{ after_revision: 1 }, { checkpoint: "c" }]) {
-      const error = (await ledger
-        .call("awr_context_compile", { work: "PAY-2", branch: "spike", ...baseline }, caller)
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        )) as LedgerError;
+      const error = await ledgerFailure(
+        ledger.call("awr_context_compile", { work: "PAY-2", branch: "spike", ...baseline }, caller),
+      );
       expect([error.code, error.message]).toEqual([
         "InvalidInput",
         expect.stringContaining("named branch context/delta uses the fork baseline"),
@@ -121,16 +119,13 @@ describe.each(BACKENDS)("branch context on %s", (backend) => {
       { branch: "spike", actor: "lee", reason: "r", expected_revision: revision },
       caller,
     );
-    const error = (await ledger
-      .call(
+    const error = await ledgerFailure(
+      ledger.call(
         "awr_context_compile",
         { work: "PAY-2", detached: true, after_revision: fork - 1 },
         caller,
-      )
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      )) as LedgerError;
+      ),
+    );
     expect([error.code, error.message]).toEqual([
       "InvalidInput",
       expect.stringContaining("delta baseline precedes branch fork"),

@@ -1,18 +1,13 @@
-import { countTokens, initProject, type LedgerError, openLedger } from "@awr/awr-ledger";
+import { countTokens, initProject, openLedger } from "@awr/awr-ledger";
 import { generateFixtureProject } from "@awr/ledger-fixtures";
 import { afterEach, describe, expect, it } from "vitest";
 import { BACKENDS, freshDatabase, tempRoot } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
+import { ledgerFailure } from "./helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
-const failure = (promise: Promise<unknown>): Promise<LedgerError> =>
-  promise.then(
-    () => {
-      throw new Error("expected a LedgerError");
-    },
-    (e: unknown) => e as LedgerError,
-  );
+const failure = (promise: Promise<unknown>) => ledgerFailure(promise, "expected a LedgerError");
 
 describe.each(BACKENDS)("context compile (L1) on %s", (backend) => {
   let p: OpenProject | undefined;

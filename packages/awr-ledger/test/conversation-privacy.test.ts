@@ -3,24 +3,18 @@ import {
   eventSeenBy,
   eventTextVisible,
   type Ledger,
-  type LedgerError,
   type ToolName,
 } from "@awr/awr-ledger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { compileL1 } from "./helpers/context.js";
+import { ledgerFailure } from "./helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const WRITER = { client: "writer-a" };
 const OTHER = { client: "writer-b" };
 
-const failure = (promise: Promise<unknown>): Promise<LedgerError> =>
-  promise.then(
-    () => {
-      throw new Error("expected a LedgerError");
-    },
-    (e: unknown) => e as LedgerError,
-  );
+const failure = (promise: Promise<unknown>) => ledgerFailure(promise, "expected a LedgerError");
 
 describe("the visibility rule for events", () => {
   const row = (type: string, client: string | null) => ({

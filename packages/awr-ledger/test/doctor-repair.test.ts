@@ -1,13 +1,12 @@
 import { storageDialect } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CALLER,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
+  ONE_READY,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -20,12 +19,7 @@ type Repair = Record<string, unknown> & {
 };
 
 describe.each(BACKENDS)("awr doctor repair on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend);
 
   const repair = async (action: string, id: string, extra: Record<string, unknown> = {}) =>
     (await h.runtime.execute(
@@ -293,12 +287,7 @@ describe.each(BACKENDS)("awr doctor repair on %s", (backend) => {
 });
 
 describe.each(BACKENDS)("a database failure inside a direct write on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, ONE_READY);
 
   it("is Storage, after the transaction rolled back", async () => {
     const refuse = storageDialect(backend).choose({

@@ -6,12 +6,11 @@ import { sql } from "kysely";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
   prepareDatabase,
   type RuntimeHarness,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import {
   childPayload,
@@ -37,12 +36,7 @@ const doctor = async (h: RuntimeHarness, input: Record<string, unknown> = {}) =>
 const codes = (report: Report) => report.findings.map((f) => f.code);
 
 describe.each(BACKENDS)("awr doctor's report on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend);
 
   it("reports a healthy ledger: the database fields, no findings, ok", async () => {
     const report = await doctor(h);

@@ -1,7 +1,7 @@
 import { isLedgerError } from "@awr/awr-ledger";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runJournaledWrite } from "../src/journal/run-write.js";
-import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
+import { CALLER, harnessPerCase, openHarness } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 import { replayOf } from "./helpers/replay.js";
 
@@ -14,11 +14,7 @@ function deferred(): { promise: Promise<void>; resolve(): void } {
 }
 
 describe.each(BACKENDS)("concurrent writes on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, []);
 
   it("lets exactly one of 64 writes at the same expected_revision win; the rest get RevisionConflict", async () => {
     const outcomes = await Promise.allSettled(

@@ -1,28 +1,16 @@
-import { isLedgerError, LedgerError } from "@awr/awr-ledger";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LedgerError } from "@awr/awr-ledger";
+import { describe, expect, it } from "vitest";
 import { operationList } from "../src/journal/operation-get.js";
 import { runJournaledWrite } from "../src/journal/run-write.js";
-import { CALLER, openHarness, type RuntimeHarness } from "./fixtures/runtime/harness.js";
+import { CALLER, harnessPerCase, ONE_READY, openHarness } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
+import { ledgerFailure } from "./helpers/failures.js";
 import { replayOf, replayOfRecovered } from "./helpers/replay.js";
 
-async function failure(promise: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (isLedgerError(error)) return error;
-    throw error;
-  }
-  throw new Error("expected the call to fail");
-}
+const failure = (promise: Promise<unknown>) => ledgerFailure(promise, "expected the call to fail");
 
 describe.each(BACKENDS)("the request journal on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, ONE_READY);
 
   const note = (expected: number, extra: { request_id?: string; summary?: string } = {}) => ({
     event_type: "note.added",

@@ -2,23 +2,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  CALLER,
-  ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
-} from "./fixtures/runtime/harness.js";
+import { CALLER, harnessPerCase, ledgerFailure } from "./fixtures/runtime/harness.js";
 import { runWriteChild } from "./fixtures/runtime/run-write-child.js";
 import { BACKENDS, type TestDatabase } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 import { replayOf, replayOfRecovered } from "./helpers/replay.js";
 
 describe.each(BACKENDS)("journal outcomes across a killed process on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, []);
 
   const notes = async () =>
     (

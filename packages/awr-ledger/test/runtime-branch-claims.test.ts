@@ -1,10 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   createBranch,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
+  ONE_READY,
   startSession,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
@@ -12,14 +12,11 @@ import { BACKENDS } from "./helpers/backends.js";
 // One effective claim per work item within a branch, independent claims across branches, and
 // reads that count only the selected branch's claims (docs/design/work-branches.md R1, R4).
 describe.each(BACKENDS)("claims per branch on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend, ONE_READY);
   let spike: string;
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
     spike = await createBranch(h);
   });
-  afterEach(() => h.close());
 
   it("lets each branch hold its own claim on the same work item", async () => {
     const onMain = await startSession(h, { work: "W-1", conversation: "ana", claim: true });

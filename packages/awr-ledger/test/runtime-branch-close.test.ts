@@ -1,26 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   createBranch,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 // Closing a branch (docs/design/work-branches.md R5): nothing may still run on it, every open
 // loop gets one disposition, and a closed branch refuses new runtime state but stays readable.
 describe.each(BACKENDS)("branch close on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend);
   let spike: string;
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
     spike = await createBranch(h);
   });
-  afterEach(() => h.close());
 
   const close = async (input: Record<string, unknown>) =>
     h.runtime.call(

@@ -1,25 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
   createBranch,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 // Handoff within one work item and branch (docs/design/work-branches.md R9).
 describe.each(BACKENDS)("work handoff on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend);
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
     await createBranch(h);
   });
-  afterEach(() => h.close());
 
   const handoff = async (args: Record<string, unknown>) =>
     h.runtime.call(

@@ -1,20 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   createBranch,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
+  ONE_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 // The event and work histories read events exactly by branch, never relabelled, page by page.
 describe.each(BACKENDS)("histories by branch on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend, ONE_READY);
   let spike: string;
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
     spike = await createBranch(h);
     for (const [summary, branch] of [
       ["on main", "main"],
@@ -34,7 +32,6 @@ describe.each(BACKENDS)("histories by branch on %s", (backend) => {
       );
     }
   });
-  afterEach(() => h.close());
 
   const notes = (events: { type: string; summary: string | null }[]) =>
     events.filter((e) => e.type === "note.seen").map((e) => e.summary);

@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CALLER,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
+  ONE_READY,
   startSession,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 // Branch create, list, show and switch as runtime state (docs/design/work-branches.md).
 describe.each(BACKENDS)("work branch lifecycle on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, ONE_READY);
 
   const create = async (name: string, extra: Record<string, unknown> = {}) =>
     h.runtime.call(

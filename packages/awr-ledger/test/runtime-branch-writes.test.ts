@@ -1,28 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
   createBranch,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
-  type RuntimeHarness,
   resume,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 // Writes carry their branch: events bind to their session's (R6), evidence and sessions to
 // the named or selected branch, resume requires the original branch (R10).
 describe.each(BACKENDS)("branch-aware writes on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend);
   let spike: string;
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
     spike = await createBranch(h);
   });
-  afterEach(() => h.close());
 
   const append = async (args: Record<string, unknown>) =>
     h.runtime.call(

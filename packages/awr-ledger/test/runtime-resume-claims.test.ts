@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CALLER,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
   openWait,
-  type RuntimeHarness,
   resume as resumeWith,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
 describe.each(BACKENDS)("a resumed session inherits its predecessor's claim on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend);
 
   const end = async (session: string, outcome: "ended" | "interrupted" | "incomplete") =>
     h.runtime.call(

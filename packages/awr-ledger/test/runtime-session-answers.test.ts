@@ -1,15 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
   openWait,
-  type RuntimeHarness,
   reply,
   resume,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS } from "./helpers/backends.js";
 
@@ -19,12 +17,7 @@ import { BACKENDS } from "./helpers/backends.js";
  * conversation that another agent identity cannot take over.
  */
 describe.each(BACKENDS)("session answers on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend);
 
   const eventType = async (id: unknown) =>
     (

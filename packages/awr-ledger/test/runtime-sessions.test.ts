@@ -1,26 +1,19 @@
 import { createLedgerRuntime, LedgerStore } from "@awr/awr-ledger/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
   openWait,
-  type RuntimeHarness,
   reply,
   resume,
   startSession,
-  TWO_READY,
 } from "./fixtures/runtime/harness.js";
 import { BACKENDS, reopenDatabase } from "./helpers/backends.js";
 
 describe.each(BACKENDS)("sessions on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend);
 
   const eventsOf = async (type: string) =>
     h.database.db

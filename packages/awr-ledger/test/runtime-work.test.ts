@@ -2,14 +2,14 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ToolInput } from "@awr/awr-ledger";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { DOMAIN_EVENT_TYPES } from "../src/core/event-types.js";
 import {
   CALLER,
+  harnessPerCase,
   ledgerFailure,
-  openHarness,
+  ONE_READY,
   openWait,
-  type RuntimeHarness,
   reply,
   startSession,
 } from "./fixtures/runtime/harness.js";
@@ -30,9 +30,8 @@ const ACCEPTANCE = [
 ];
 
 describe.each(BACKENDS)("work transitions on %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend, []);
   beforeEach(async () => {
-    h = await openHarness(backend);
     await h.seed([
       { key: "DONE", status: "completed" },
       { key: "OPEN-DEP", status: "in_progress" },
@@ -52,7 +51,6 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
       },
     ]);
   });
-  afterEach(() => h.close());
 
   /** A transition by `session` (a throwaway session of its own when none is given). */
   const transition = async (
@@ -381,12 +379,7 @@ describe.each(BACKENDS)("work transitions on %s", (backend) => {
 });
 
 describe.each(BACKENDS)("evidence and free-form events on %s", (backend) => {
-  let h: RuntimeHarness;
-  beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed([{ key: "W-1", status: "ready" }]);
-  });
-  afterEach(() => h.close());
+  const h = harnessPerCase(backend, ONE_READY);
 
   it("records evidence with its receipt, refuses the same key again (SourceConflict), and never runs its command", async () => {
     const marker = join(tmpdir(), `awr-never-run-${process.pid}-${Date.now()}`);

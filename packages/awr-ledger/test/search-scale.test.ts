@@ -8,7 +8,12 @@ import {
 } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
+import {
+  BACKENDS,
+  freshDatabase,
+  insertProjectRow,
+  type TestDatabase,
+} from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
@@ -79,16 +84,7 @@ describe("the event search migration on SQLite", () => {
   it("keeps events and records indexed before it searchable, each in its own index", async () => {
     t = await freshDatabase("sqlite");
     await migrateToLatest(t.db, t.dialect, MIGRATIONS.slice(0, 4));
-    await t.db
-      .insertInto("project_state")
-      .values({
-        project_id: "P1",
-        name: "p",
-        revision: 0,
-        manifest_fingerprint: null,
-        created_at: "now",
-      })
-      .execute();
+    await insertProjectRow(t, { project_id: "P1", name: "p", created_at: "now" });
     const entity = (key: string, title: string) => ({
       id: key,
       kind: "work",

@@ -5,13 +5,18 @@ import {
   LedgerStore,
   type LedgerTx,
   MIGRATIONS,
-  migrateToLatest,
   type OpenedDatabase,
   STORAGE_DIALECTS,
   spendRevision,
 } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKENDS, freshDatabase, reopenDatabase, type TestDatabase } from "./helpers/backends.js";
+import {
+  BACKENDS,
+  freshDatabase,
+  migrateWithProject,
+  reopenDatabase,
+  type TestDatabase,
+} from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject } from "./helpers/projects.js";
 
 const PROJECT = "P-CONTRACT";
@@ -38,17 +43,7 @@ describe.each(BACKENDS)("the %s storage dialect", (backend) => {
 
   async function migrated(): Promise<TestDatabase> {
     t = await freshDatabase(backend);
-    await migrateToLatest(t.db, t.dialect);
-    await t.db
-      .insertInto("project_state")
-      .values({
-        project_id: PROJECT,
-        name: "p",
-        revision: 0,
-        manifest_fingerprint: null,
-        created_at: "now",
-      })
-      .execute();
+    await migrateWithProject(t, { project_id: PROJECT, name: "p", created_at: "now" });
     return t;
   }
 

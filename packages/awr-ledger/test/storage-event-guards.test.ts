@@ -1,13 +1,13 @@
-import {
-  appendEvent,
-  LedgerStore,
-  migrateToLatest,
-  spendRevision,
-  storageDialect,
-} from "@awr/awr-ledger/testing";
+import { appendEvent, LedgerStore, spendRevision, storageDialect } from "@awr/awr-ledger/testing";
 import { type Kysely, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKENDS, freshDatabase, reopenDatabase, type TestDatabase } from "./helpers/backends.js";
+import {
+  BACKENDS,
+  freshDatabase,
+  migrateWithProject,
+  reopenDatabase,
+  type TestDatabase,
+} from "./helpers/backends.js";
 
 // Events are append-only at the database level: every way a statement could rewrite or remove
 // a stored event is refused, on the connection that wrote it and on a second one (a reader or a
@@ -24,18 +24,12 @@ describe.each(BACKENDS)("event guards on %s", (backend) => {
 
   async function storedEvent(): Promise<{ id: string; seq: number }> {
     t = await freshDatabase(backend);
-    await migrateToLatest(t.db, t.dialect);
-    await t.db
-      .insertInto("project_state")
-      .values({
-        project_id: "P1",
-        name: "p",
-        revision: 0,
-        manifest_fingerprint: null,
-        created_at: "now",
-        current_branch_id: null,
-      })
-      .execute();
+    await migrateWithProject(t, {
+      project_id: "P1",
+      name: "p",
+      created_at: "now",
+      current_branch_id: null,
+    });
     const store = new LedgerStore(t.db, t.dialect, "P1");
     const row = await store.write(async (tx) =>
       appendEvent(tx, { type: "x.kept", revision: await spendRevision(tx), summary: "kept" }),

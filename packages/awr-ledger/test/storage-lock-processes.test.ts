@@ -2,9 +2,9 @@ import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { LedgerStore, migrateToLatest } from "@awr/awr-ledger/testing";
+import { LedgerStore } from "@awr/awr-ledger/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, freshDatabase } from "./helpers/backends.js";
+import { BACKENDS, freshDatabase, migrateWithProject } from "./helpers/backends.js";
 import { buildPackageForChildren } from "./helpers/child-build.js";
 
 const run = promisify(execFile);
@@ -53,17 +53,7 @@ describe.each(BACKENDS)("the project lock across processes on %s", (backend) => 
   it("serialises two processes holding the lock across several transactions", async () => {
     const t = await freshDatabase(backend);
     try {
-      await migrateToLatest(t.db, t.dialect);
-      await t.db
-        .insertInto("project_state")
-        .values({
-          project_id: "P-LOCK",
-          name: "lock",
-          revision: 0,
-          manifest_fingerprint: null,
-          created_at: "x",
-        })
-        .execute();
+      await migrateWithProject(t, { project_id: "P-LOCK", name: "lock", created_at: "x" });
       const args = (tag: string) => [
         join(build.dir, "lock-child.mjs"),
         build.testingEntry,
@@ -104,17 +94,7 @@ describe("the SQLite lease", () => {
   it("is taken over once a crashed holder's lease has expired", async () => {
     const t = await freshDatabase("sqlite");
     try {
-      await migrateToLatest(t.db, t.dialect);
-      await t.db
-        .insertInto("project_state")
-        .values({
-          project_id: "P",
-          name: "p",
-          revision: 0,
-          manifest_fingerprint: null,
-          created_at: "x",
-        })
-        .execute();
+      await migrateWithProject(t, { project_id: "P", name: "p", created_at: "x" });
       await t.db
         .insertInto("project_locks")
         .values({ project_id: "P", holder: "crashed", expires_at: Date.now() - 1 })

@@ -9,7 +9,12 @@ import {
 } from "@awr/awr-ledger/testing";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { BACKENDS, freshDatabase, type TestDatabase } from "./helpers/backends.js";
+import {
+  BACKENDS,
+  freshDatabase,
+  migrateWithProject,
+  type TestDatabase,
+} from "./helpers/backends.js";
 
 describe.each(BACKENDS)("storage on %s", (backend) => {
   let t: TestDatabase | undefined;
@@ -20,18 +25,12 @@ describe.each(BACKENDS)("storage on %s", (backend) => {
 
   async function migratedStore(): Promise<LedgerStore> {
     t = await freshDatabase(backend);
-    await migrateToLatest(t.db, t.dialect);
-    await t.db
-      .insertInto("project_state")
-      .values({
-        project_id: "P1",
-        name: "p",
-        revision: 0,
-        manifest_fingerprint: null,
-        created_at: "now",
-        current_branch_id: null,
-      })
-      .execute();
+    await migrateWithProject(t, {
+      project_id: "P1",
+      name: "p",
+      created_at: "now",
+      current_branch_id: null,
+    });
     return new LedgerStore(t.db, t.dialect, "P1");
   }
 

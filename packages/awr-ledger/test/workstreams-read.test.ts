@@ -7,6 +7,7 @@ import {
   type WorkstreamAccess,
   type WorkstreamGrant,
 } from "@awr/awr-ledger/workstreams";
+import { WORKSTREAM_READ_ACTIONS } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "./helpers/backends.js";
 import { type OpenProject, openFixtureProject, openWorkstreamProject } from "./helpers/projects.js";
@@ -55,16 +56,7 @@ describe.each(BACKENDS)("awr_workstream reads (%s)", (backend) => {
       undefined,
     );
     expect(caps).toMatchObject({ protocol_version: 1, writes: [], team_postgres: false });
-    expect(caps["reads"]).toEqual([
-      "capabilities",
-      "list",
-      "context",
-      "catalog",
-      "search",
-      "object",
-      "events",
-      "recovery",
-    ]);
+    expect(caps["reads"]).toEqual([...WORKSTREAM_READ_ACTIONS]);
     expect(await code(read({ action: "capabilities", args: { x: 1 } }))).toBe("InvalidInput");
     expect(await code(read({ action: "list", work: "SHOP-1" }))).toBe("InvalidInput");
     expect(await code(read({ action: "context", protocol_version: 2 }))).toBe("Unsupported");

@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initProject } from "@awr/awr-ledger";
 import type { AdmittedInput } from "@awr/awr-ledger/catalog";
-import { CallLimiter, createAwrServer, defaultBackend, type LedgerPort } from "@awr/awr-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { CallLimiter, defaultBackend, type LedgerPort } from "@awr/awr-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectInMemory } from "./support/in-memory.js";
 
 let dir: string;
 let ledger: LedgerPort;
@@ -36,16 +35,12 @@ describe("the MCP server admits a call's arguments once, and the ledger runs the
         return ledger.execute(tool, input, caller, options);
       },
     };
-    const server = createAwrServer({
+    const client = await connectInMemory({
       mode: "stdio",
       caller: { client: "stdio" },
       limiter: new CallLimiter(4),
       resolveProject: async () => ({ ledger: port, root: dir }),
     });
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(b);
     try {
       const refused = await client.callTool({
         name: "awr_work_ready",

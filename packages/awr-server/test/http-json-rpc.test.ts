@@ -1,13 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
-import {
-  type HttpFixture,
-  initializeBody,
-  mcpHeaders,
-  rawRequest,
-  startFixture,
-  TOKENS,
-} from "./support/http-fixture.js";
+import { type HttpFixture, initializeBody, startFixture, TOKENS } from "./support/http-fixture.js";
 
 let fixture: HttpFixture;
 const ran: string[] = [];
@@ -26,8 +19,8 @@ afterAll(async () => {
 
 /** POSTs a raw body with a valid token; returns the status and the parsed JSON answer. */
 async function post(body: string): Promise<{ status: number; json: unknown }> {
-  const res = await rawRequest(fixture.service.url, {
-    headers: mcpHeaders(TOKENS.engineering),
+  const res = await fixture.send({
+    token: TOKENS.engineering,
     body,
   });
   return { status: res.status, json: res.body === "" ? undefined : JSON.parse(res.body) };

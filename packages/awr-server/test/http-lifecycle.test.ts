@@ -54,10 +54,12 @@ describe("the shared HTTP service's lifecycle", () => {
     });
     await entered.opened;
     const closing = fixture.service.close({ graceMs: 10_000 });
-    const refused = await rawRequest(fixture.service.url, {
-      headers: mcpHeaders(TOKENS.engineering),
-      body: initializeBody,
-    }).catch((error: NodeJS.ErrnoException) => ({ status: error.code }));
+    const refused = await fixture
+      .send({
+        token: TOKENS.engineering,
+        body: initializeBody,
+      })
+      .catch((error: NodeJS.ErrnoException) => ({ status: error.code }));
     expect([503, "ECONNREFUSED", "ECONNRESET"]).toContain(refused.status);
     release.open();
     const result = await slow;

@@ -1,14 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
-import {
-  type HttpFixture,
-  initializeBody,
-  mcpHeaders,
-  rawRequest,
-  startFixture,
-  TOKENS,
-} from "./support/http-fixture.js";
+import { type HttpFixture, initializeBody, startFixture, TOKENS } from "./support/http-fixture.js";
 
 const calls: { tool: string; client: string; root: string }[] = [];
 let fixture: HttpFixture;
@@ -44,79 +37,63 @@ const start = (project: string, extra: Record<string, unknown> = {}) => ({
   },
 });
 
+/** A raw initialize request with `token` (none: no Authorization) and `headers` over the MCP ones. */
+const initialize = (token: string | undefined, headers?: Record<string, string>) =>
+  fixture.send({ token, headers, body: initializeBody });
+
 describe("the shared HTTP service's security", () => {
   it("answers a request without a token with 401 and WWW-Authenticate: Bearer", async () => {
-    const res = await rawRequest(fixture.service.url, {
-      headers: mcpHeaders(),
-      body: initializeBody,
-    });
+    const res = await initialize(undefined);
     expect(res.status).toBe(401);
     expect(res.headers["www-authenticate"]).toMatch(/^Bearer/);
   });
 
   it("answers a wrong token with 401", async () => {
-    const res = await rawRequest(fixture.service.url, {
-      headers: mcpHeaders("x".repeat(40)),
-      body: initializeBody,
-    });
+    const res = await initialize("x".repeat(40));
     expect(res.status).toBe(401);
   });
 
   it("refuses an Origin not listed with 403, before looking at the token", async () => {
-    const res = await rawRequest(fixture.service.url, {
-      headers: { ...mcpHeaders(), Origin: "https://evil.example" },
-      body: initializeBody,
-    });
+    const res = await initialize(undefined, { Origin: "https://evil.example" });
     expect(res.status).toBe(403);
-    const listed = await rawRequest(fixture.service.url, {
-      headers: { ...mcpHeaders(TOKENS.engineering), Origin: "https://good.example" },
-      body: initializeBody,
-    });
+    const listed = await initialize(TOKENS.engineering, { Origin: "https://good.example" });
     expect(listed.status).toBe(200);
     expect(listed.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("refuses a Host outside the loopback defaults with 403, after the token", async () => {
-    const res = await rawRequest(fixture.service.url, {
-      headers: { ...mcpHeaders(TOKENS.engineering), Host: "evil.example:80" },
-      body: initializeBody,
-    });
+    const res = await initialize(TOKENS.engineering, { Host: "evil.example:80" });
     expect(res.status).toBe(403);
-    const noToken = await rawRequest(fixture.service.url, {
-      headers: { ...mcpHeaders(), Host: "evil.example" },
-      body: initializeBody,
-    });
+    const noToken = await initialize(undefined, { Host: "evil.example" });
     expect(noToken.status).toBe(401);
-    const localhost = await rawRequest(fixture.service.url, {
-      headers: { ...mcpHeaders(TOKENS.engineering), Host: "localhost:9" },
-      body: initializeBody,
-    });
+    const localhost = await initialize(TOKENS.engineering, { Host: "localhost:9" });
     expect(localhost.status).toBe(200);
   });
 
   it("answers no CORS preflight and serves only POST /mcp", async () => {
-    const options = await rawRequest(fixture.service.url, {
+    const options = await fixture.send({
       method: "OPTIONS",
-      headers: { ...mcpHeaders(TOKENS.engineering), "Access-Control-Request-Method": "POST" },
+      token: TOKENS.engineering,
+      headers: { "Access-Control-Request-Method": "POST" },
     });
     expect(options.status).toBe(405);
     expect(options.headers["access-control-allow-origin"]).toBeUndefined();
-    const get = await rawRequest(fixture.service.url, {
+    const get = await fixture.send({
       method: "GET",
-      headers: mcpHeaders(TOKENS.engineering),
+      token: TOKENS.engineering,
     });
     expect(get.status).toBe(405);
-    const other = await rawRequest(fixture.service.url, {
+    const other = await fixture.send({
       path: "/other",
-      headers: mcpHeaders(TOKENS.engineering),
+      token: TOKENS.engineering,
       body: initializeBody,
     });
     expect(other.status).toBe(404);
   });
 
   it("refuses a body over 2 MiB with 413", async () => {
-    const res = await rawRequest(fixture.service.url, {
-      headers: mcpHeaders(TOKENS.engineering),
+    const res = await fixture.send({
+      token: TOKENS.engineering,
       body: Buffer.alloc(2 * 1024 * 1024 + 1, 32),
     });
     expect(res.status).toBe(413);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { checkRegistry, loadRegistry, RegistryError, tokenDigest } from "@awr/awr-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend, initFakeProject } from "./support/fake-backend.js";
+import { twoProjectRegistry } from "./support/registry-text.js";
 
 const TOKEN_A = "a".repeat(40);
 const TOKEN_B = "b".repeat(40);
@@ -31,30 +32,15 @@ async function write(name: string, text: string): Promise<string> {
   return file;
 }
 
-const valid = () => `
-version = 1
-allowed_hosts = ["awr.internal.example"]
-
-[[projects]]
-key = "billing"
-root = "${billing}"
-project_id = "01BILLING"
-
-[[projects]]
-key = "support"
-root = "${support}"
-project_id = "01SUPPORT"
-
-[[clients]]
-id = "engineering"
-token_env = "AWR_ENGINEERING_TOKEN"
-write = ["billing", "support"]
-
-[[clients]]
-id = "reviewer"
-token_env = "AWR_REVIEWER_TOKEN"
-read = ["billing"]
-`;
+const valid = () =>
+  `\n${twoProjectRegistry({
+    version: 1,
+    head: 'allowed_hosts = ["awr.internal.example"]',
+    billing,
+    support,
+    engineeringTokenEnv: "AWR_ENGINEERING_TOKEN",
+    reviewerTokenEnv: "AWR_REVIEWER_TOKEN",
+  })}`;
 const env = { AWR_ENGINEERING_TOKEN: TOKEN_A, AWR_REVIEWER_TOKEN: TOKEN_B };
 
 describe("the service registry", () => {

@@ -1,10 +1,10 @@
 import { OPERATION_LIST } from "@awr/awr-ledger";
-import { CallLimiter, createAwrServer, type ToolHost } from "@awr/awr-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { CallLimiter, type ToolHost } from "@awr/awr-server";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
 import { type HttpFixture, startFixture, TOKENS } from "./support/http-fixture.js";
+import { connectInMemory } from "./support/in-memory.js";
 
 // The tool catalog is built once per process and shared by every server instance (one per HTTP
 // request); these tests check that sharing it changes nothing a caller can see.
@@ -34,11 +34,7 @@ async function hostFor(
 }
 
 async function connect(host: ToolHost): Promise<Client> {
-  const server = createAwrServer(host);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(b);
+  const client = await connectInMemory(host);
   clients.push(client);
   return client;
 }

@@ -7,12 +7,13 @@ import {
   type LedgerPort,
   type ToolHost,
 } from "@awr/awr-server";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
+import { connectInMemory } from "./support/in-memory.js";
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -58,11 +59,7 @@ async function connect(respond?: Respond, limit = 64) {
     limiter: new CallLimiter(limit),
     resolveProject: async () => ({ ledger, root: "/nonexistent-root" }),
   };
-  const server = createAwrServer(host);
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: "test", version: "1.0.0" });
-  await client.connect(b);
+  const client = await connectInMemory(host);
   clients.push(client);
   return client;
 }
@@ -426,11 +423,7 @@ describe("the AWR tools on one project", () => {
         );
       },
     };
-    const server = createAwrServer(stdioHost(ledger, 4));
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(b);
+    const client = await connectInMemory(stdioHost(ledger, 4));
     clients.push(client);
     const controller = new AbortController();
     const reason = new Error("user pressed stop");

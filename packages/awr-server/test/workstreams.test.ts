@@ -1,5 +1,6 @@
 import { LedgerError } from "@awr/awr-ledger";
 import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
+import { WORKSTREAM_READ_ACTIONS } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeBackend } from "./support/fake-backend.js";
 import { type HttpFixture, startFixture, TOKENS } from "./support/http-fixture.js";
@@ -76,16 +77,7 @@ describe("awr_workstream over the shared service", () => {
         protocol_version: { type: "integer", const: 1 },
         action: {
           type: "string",
-          enum: [
-            "capabilities",
-            "list",
-            "context",
-            "catalog",
-            "search",
-            "object",
-            "events",
-            "recovery",
-          ],
+          enum: [...WORKSTREAM_READ_ACTIONS],
         },
         workstream: { type: "string" },
         work: { type: "string" },

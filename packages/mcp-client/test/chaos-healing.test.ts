@@ -1,77 +1,24 @@
 // Chaos: the manager heals, again and again. A stdio server is killed with SIGKILL while calls
 // are in flight; an HTTP server is killed and restarted on the same port (every session lost)
 // while calls are in flight. AWR_CHAOS_FULL=1 runs 20 rounds of each instead of 4.
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { MCPManager, type ServerStatus } from "@awr/mcp-client";
 import type { StdioTransport } from "@awr/transport-stdio";
 import { afterEach, describe, expect, it } from "vitest";
-import { isRunning, CHAOS_SERVER as SERVER, textOf } from "./fixtures/chaos-support.js";
+import { CHAOS_FULL, CHAOS_SERVER, FAST, isRunning, textOf } from "./fixtures/chaos-support.js";
+import { HttpServerProcess } from "./fixtures/http-server-process.js";
 
-const FULL = process.env.AWR_CHAOS_FULL === "1";
-const ROUNDS = FULL ? 20 : 4;
-const fast = {
-  reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
-  transport: { closeGraceMs: 200 },
-  requestTimeout: 20_000,
-  toolCache: false as const,
-};
+const ROUNDS = CHAOS_FULL ? 20 : 4;
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (typeof address !== "object" || address === null) throw new Error("no port");
-  return address.port;
-}
-
-/** The chaos server over HTTP on a fixed port; kill() is SIGKILL, start() reuses the port. */
-class HttpServerProcess {
-  #child: ReturnType<typeof spawn> | undefined;
-  constructor(readonly port: number) {
-    cleanups.push(() => this.kill());
-  }
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/mcp`;
-  }
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, [SERVER], {
-      env: { ...process.env, CHAOS_TRANSPORT: "http", CHAOS_PORT: String(this.port) },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
-    this.#child = child;
-    let text = "";
-    await new Promise<void>((resolve, reject) => {
-      child.stderr?.on("data", (chunk: Buffer) => {
-        text += chunk.toString();
-        if (text.includes("listening")) resolve();
-      });
-      child.once("exit", (code) => reject(new Error(`chaos server exited (${code}): ${text}`)));
-    });
-  }
-  async kill(): Promise<void> {
-    const child = this.#child;
-    this.#child = undefined;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, "exit");
-    child.kill("SIGKILL");
-    await exited;
-  }
-}
-
 function manager(
   servers: NonNullable<ConstructorParameters<typeof MCPManager>[0]>["servers"],
   extra: Partial<ConstructorParameters<typeof MCPManager>[0]> = {},
 ): MCPManager {
-  const m = new MCPManager({ ...fast, ...extra, servers });
+  const m = new MCPManager({ ...FAST, ...extra, servers });
   cleanups.push(() => m.close());
   return m;
 }
@@ -131,8 +78,8 @@ describe("MCPManager under repeated server crashes", () => {
   it("heals a stdio server killed with SIGKILL while read-only calls are in flight, round after round", async () => {
     const started = new StartedCalls();
     const m = manager(
-      { chaos: { command: process.execPath, args: [SERVER] } },
-      { transport: { ...fast.transport, onStderr: (text) => started.feed(text) } },
+      { chaos: { command: process.execPath, args: [CHAOS_SERVER] } },
+      { transport: { ...FAST.transport, onStderr: (text) => started.feed(text) } },
     );
     await m.start({ gateMs: 20_000 });
     const pids = new Set<number>();
@@ -169,8 +116,13 @@ describe("MCPManager under repeated server crashes", () => {
   }, 120_000);
 
   it("re-initialises after HTTP restarts on the same port, also with calls made while the server is down", async () => {
-    const server = new HttpServerProcess(await freePort());
-    await server.start();
+    const server = await HttpServerProcess.start({
+      label: "chaos server",
+      args: [CHAOS_SERVER],
+      env: (port) => ({ CHAOS_TRANSPORT: "http", CHAOS_PORT: String(port) }),
+      readyText: "listening",
+    });
+    cleanups.push(() => server.stop());
     // Restarts back to back, with sessions shorter than stableAfterMs in between, are what a
     // crash loop looks like to the breaker; this test is about healing, so it gets headroom.
     const m = manager(
@@ -185,14 +137,14 @@ describe("MCPManager under repeated server crashes", () => {
     for (let round = 0; round < ROUNDS; round++) {
       const before = m.getClient("chaos")?.transport.sessionId;
       if (before) sessions.add(before);
-      await server.kill();
+      await server.stop();
       // Calls made during the outage wait for the heal (within their timeout), then succeed.
       const duringOutage = Promise.allSettled(
         Array.from({ length: 8 }, (_, i) => m.callTool("mcp__chaos__add", { a: round, b: i })),
       );
       // The outage has been seen (a call failed and the manager began healing): bring it back.
       await waitForState(m, "chaos", "reconnecting");
-      await server.start();
+      await server.relaunch();
       const results = await duringOutage;
       expect(
         results.map((r) => (r.status === "fulfilled" ? r.value.structuredContent : r.reason)),

@@ -5,16 +5,9 @@
 import { createTransport, MCPClient, MCPManager } from "@awr/mcp-client";
 import type { StdioTransport } from "@awr/transport-stdio";
 import { describe, expect, it } from "vitest";
-import { isRunning, CHAOS_SERVER as SERVER, textOf } from "./fixtures/chaos-support.js";
+import { CHAOS_FULL, CHAOS_SERVER, FAST, isRunning, textOf } from "./fixtures/chaos-support.js";
 
-const FULL = process.env.AWR_CHAOS_FULL === "1";
-const CYCLES = FULL ? 500 : 100;
-const fast = {
-  reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
-  transport: { closeGraceMs: 200 },
-  requestTimeout: 20_000,
-  toolCache: false as const,
-};
+const CYCLES = CHAOS_FULL ? 500 : 100;
 
 describe("connect/close cycles", () => {
   it(`leaves no server process behind after ${CYCLES} cycles, with or without a wrapper shell`, async () => {
@@ -26,9 +19,9 @@ describe("connect/close cycles", () => {
         i % 4 === 0
           ? {
               command: "/bin/sh",
-              args: ["-c", `exec_node() { "${process.execPath}" "${SERVER}"; }; exec_node`],
+              args: ["-c", `exec_node() { "${process.execPath}" "${CHAOS_SERVER}"; }; exec_node`],
             }
-          : { command: process.execPath, args: [SERVER] };
+          : { command: process.execPath, args: [CHAOS_SERVER] };
       const client = new MCPClient(createTransport(config, { closeGraceMs: 200 }), {
         name: "chaos",
         version: "1.0.0",
@@ -52,10 +45,10 @@ describe("connect/close cycles", () => {
 
   it("closes managers that never finished starting without orphaning their servers", async () => {
     const pids: number[] = [];
-    for (let i = 0; i < (FULL ? 50 : 10); i++) {
+    for (let i = 0; i < (CHAOS_FULL ? 50 : 10); i++) {
       const m = new MCPManager({
-        ...fast,
-        servers: { chaos: { command: process.execPath, args: [SERVER] } },
+        ...FAST,
+        servers: { chaos: { command: process.execPath, args: [CHAOS_SERVER] } },
       });
       const started = m.start({ gateMs: 20_000 });
       if (i % 2 === 0) await started;

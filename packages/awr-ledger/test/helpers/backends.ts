@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Backend } from "@awr/awr-ledger";
 import {
   type LedgerSchema,
+  migrateToLatest,
   type OpenedDatabase,
   openPostgresDatabase,
   openSqliteDatabase,
@@ -76,6 +77,28 @@ async function freshPostgres(): Promise<TestDatabase> {
       await opened.close();
     },
   };
+}
+
+/** The columns of a test's project row that tests choose; the rest are those of a new project. */
+export interface ProjectRow {
+  project_id: string;
+  name: string;
+  created_at: string;
+  current_branch_id?: null;
+}
+
+/** The project row a store of `row.project_id` needs, at revision 0 with no manifest fingerprint. */
+export async function insertProjectRow(database: TestDatabase, row: ProjectRow): Promise<void> {
+  await database.db
+    .insertInto("project_state")
+    .values({ revision: 0, manifest_fingerprint: null, ...row })
+    .execute();
+}
+
+/** The latest schema and then the project row (see insertProjectRow) in `database`. */
+export async function migrateWithProject(database: TestDatabase, row: ProjectRow): Promise<void> {
+  await migrateToLatest(database.db, database.dialect);
+  await insertProjectRow(database, row);
 }
 
 /** A second connection (pool) to a test database, e.g. as a restarted process would open it. */

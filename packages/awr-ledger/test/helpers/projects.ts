@@ -27,7 +27,10 @@ export async function openFixtureProject(name: string, backend: Backend): Promis
   return openProjectAt(root, join(root, "project.toml"), backend, remove);
 }
 
-/** A project already written under `root`, initialised on a fresh database; close() calls `remove`. */
+/**
+ * A project already written under `root`, initialised on a fresh database; close() calls
+ * `remove`. When init fails, the database is closed and `remove` called before the error goes on.
+ */
 export async function openProjectAt(
   root: string,
   manifest: string,
@@ -35,7 +38,13 @@ export async function openProjectAt(
   remove: () => void,
 ): Promise<OpenProject> {
   const db = await freshDatabase(backend);
-  await initProject({ root, manifest, accept: true, database: db.db });
+  try {
+    await initProject({ root, manifest, accept: true, database: db.db });
+  } catch (error) {
+    await db.close();
+    remove();
+    throw error;
+  }
   const ledger = await openLedger({ root, database: db.db });
   return {
     root,
@@ -59,28 +68,5 @@ export async function openWorkstreamProject(
 ): Promise<OpenProject> {
   const { root, remove } = copyFixture("workstreams");
   edit?.(root);
-  const db = await freshDatabase(backend);
-  try {
-    await initProject({
-      root,
-      manifest: join(root, "project.toml"),
-      accept: true,
-      database: db.db,
-    });
-  } catch (error) {
-    await db.close();
-    remove();
-    throw error;
-  }
-  const ledger = await openLedger({ root, database: db.db });
-  return {
-    root,
-    ledger,
-    db,
-    async close() {
-      await ledger.close();
-      await db.close();
-      remove();
-    },
-  };
+  return openProjectAt(root, join(root, "project.toml"), backend, remove);
 }

@@ -1,7 +1,7 @@
-import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
 import { SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
+import { ledgerFailure } from "../helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";
 
 /**
@@ -14,15 +14,7 @@ import { type OpenProject, openFixtureProject } from "../helpers/projects.js";
 
 const PLANTED = `password: ${SYNTHETIC_VALUE}`;
 
-async function refusal(run: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await run;
-  } catch (error) {
-    if (isLedgerError(error)) return error;
-    throw error;
-  }
-  throw new Error("answered with a planted credential");
-}
+const refusal = (run: Promise<unknown>) => ledgerFailure(run, "answered with a planted credential");
 
 describe.each(BACKENDS)("secret policy on search and context output, %s", (backend) => {
   let project: OpenProject;

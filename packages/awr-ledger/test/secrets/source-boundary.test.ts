@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isLedgerError, type LedgerError } from "@awr/awr-ledger";
 import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
+import { ledgerFailure } from "../helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";
 import { storedText } from "../helpers/stored-text.js";
 
@@ -29,15 +29,8 @@ function pieces(value: string, size = 12): string[] {
   return out;
 }
 
-async function refusal(run: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await run;
-  } catch (error) {
-    if (isLedgerError(error)) return error;
-    throw error;
-  }
-  throw new Error("answered although a source holds a credential");
-}
+const refusal = (run: Promise<unknown>) =>
+  ledgerFailure(run, "answered although a source holds a credential");
 
 const ruleHeading = (key: string, body: string) =>
   `\n## Held rule ${key} {#held-${key} severity=hard scope=global}\n\n${body}\n`;

@@ -1,14 +1,12 @@
 import { SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CALLER,
   checkpoint,
-  openHarness,
+  harnessPerCase,
   openWait,
-  type RuntimeHarness,
   reply,
   startSession,
-  TWO_READY,
 } from "../fixtures/runtime/harness.js";
 import { BACKENDS } from "../helpers/backends.js";
 
@@ -22,11 +20,9 @@ import { BACKENDS } from "../helpers/backends.js";
 const PLANTED = `password: ${SYNTHETIC_VALUE}`;
 
 describe.each(BACKENDS)("secret policy on stored runtime text, %s", (backend) => {
-  let h: RuntimeHarness;
+  const h = harnessPerCase(backend);
   let session: string;
   beforeEach(async () => {
-    h = await openHarness(backend);
-    await h.seed(TWO_READY);
     session = (await startSession(h, { work: "W-1", conversation: "conv-1" })).session.id;
     const wait = await openWait(h, session, { question: "which port?", digest: "asked" });
     await reply(h, wait.wait.id, "8080");
@@ -40,7 +36,6 @@ describe.each(BACKENDS)("secret policy on stored runtime text, %s", (backend) =>
     await db.updateTable("waits").set({ question: PLANTED, answer: PLANTED }).execute();
     await db.updateTable("sessions").set({ summary: PLANTED }).where("id", "=", session).execute();
   });
-  afterEach(() => h.close());
 
   it("shows each stored string holding a credential as [redacted] in session get and list", async () => {
     const got = await h.runtime.call("awr_session_get", { session }, CALLER);

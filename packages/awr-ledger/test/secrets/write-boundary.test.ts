@@ -1,7 +1,8 @@
-import { isLedgerError, type LedgerError, type ToolName } from "@awr/awr-ledger";
+import type { ToolName } from "@awr/awr-ledger";
 import { SECRET_DETECTION_CONDITIONS, SYNTHETIC_VALUE } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../helpers/backends.js";
+import { ledgerFailure } from "../helpers/failures.js";
 import { type OpenProject, openFixtureProject } from "../helpers/projects.js";
 import { storedText } from "../helpers/stored-text.js";
 
@@ -91,15 +92,8 @@ function telltale({ text, value }: { text: string; value?: string | undefined })
   return secret.length >= 8 ? secret : text;
 }
 
-async function refusal(run: Promise<unknown>): Promise<LedgerError> {
-  try {
-    await run;
-  } catch (error) {
-    if (isLedgerError(error)) return error;
-    throw error;
-  }
-  throw new Error("accepted a write that holds a credential");
-}
+const refusal = (run: Promise<unknown>) =>
+  ledgerFailure(run, "accepted a write that holds a credential");
 
 describe.each(BACKENDS)("secret policy on every write, %s", (backend) => {
   let project: OpenProject;

@@ -12,6 +12,7 @@ import {
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { initFakeProject } from "./fake-backend.js";
+import { twoProjectRegistry } from "./registry-text.js";
 
 export const TOKENS = {
   engineering: "e".repeat(40),
@@ -24,6 +25,17 @@ export interface HttpFixture {
   registry: Registry;
   service: HttpService;
   connect(token: string): Promise<Client>;
+  /**
+   * A raw request to the service's URL (see rawRequest) with the MCP headers for `token` (no
+   * Authorization without one) and `headers` over them.
+   */
+  send(options: {
+    token?: string;
+    headers?: Record<string, string>;
+    method?: string;
+    path?: string;
+    body?: string | Buffer;
+  }): Promise<RawResponse>;
   close(): Promise<void>;
 }
 
@@ -47,29 +59,14 @@ export async function startFixture(
   const file = join(dir, "service.toml");
   await writeFile(
     file,
-    `version = ${version}
-allowed_origins = ["https://good.example"]
-
-[[projects]]
-key = "billing"
-root = "${join(dir, "billing")}"
-project_id = "01BILLING"
-
-[[projects]]
-key = "support"
-root = "${join(dir, "support")}"
-project_id = "01SUPPORT"
-
-[[clients]]
-id = "engineering"
-token_env = "T_ENG"
-write = ["billing", "support"]
-
-[[clients]]
-id = "reviewer"
-token_env = "T_REV"
-read = ["billing"]
-${options.extra ?? ""}
+    `${twoProjectRegistry({
+      version,
+      head: 'allowed_origins = ["https://good.example"]',
+      billing: join(dir, "billing"),
+      support: join(dir, "support"),
+      engineeringTokenEnv: "T_ENG",
+      reviewerTokenEnv: "T_REV",
+    })}${options.extra ?? ""}
 `,
     { mode: 0o600 },
   );
@@ -100,6 +97,9 @@ ${options.extra ?? ""}
       );
       clients.push(client);
       return client;
+    },
+    send({ token, headers, ...rest }) {
+      return rawRequest(service.url, { ...rest, headers: { ...mcpHeaders(token), ...headers } });
     },
     async close() {
       await Promise.allSettled(clients.map((client) => client.close()));
