@@ -25,7 +25,10 @@ export const PACKED_BOUNDS = {
   default: 80_000,
 };
 
-/** Entries a tarball must not hold, each with the reason a check names. */
+/**
+ * Entries a tarball must not hold, each with the reason a check names.
+ * @type {{ test: (path: string) => boolean; reason: string }[]}
+ */
 const FORBIDDEN = [
   { test: (path) => path.endsWith(".map"), reason: "a source or declaration map" },
   {
@@ -41,6 +44,9 @@ const FORBIDDEN = [
 /**
  * Packs the package in `dir` into a temporary directory and inspects the tarball: its name,
  * packed bytes, unpacked bytes, file count and every problem (forbidden entries, over the bound).
+ * @param {string} dir
+ * @param {Readonly<Record<string, number>>} [bounds]
+ * @returns {import("./check-tarballs.d.mts").TarballReport}
  */
 export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
@@ -64,6 +70,7 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
       });
     const packed = statSync(file).size;
     const bound = bounds[manifest.name] ?? bounds.default;
+    /** @type {string[]} */
     const problems = [];
     for (const { test, reason } of FORBIDDEN) {
       const found = entries.filter((e) => test(e.path));
@@ -73,7 +80,8 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
         );
       }
     }
-    if (packed > bound) problems.push(`packed ${packed} bytes, over its bound of ${bound}`);
+    if (bound !== undefined && packed > bound)
+      problems.push(`packed ${packed} bytes, over its bound of ${bound}`);
     return {
       name: manifest.name,
       packed,
@@ -112,6 +120,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
       failed = true;
       continue;
     }
+    /** @param {number} n */
     const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
     console.log(
       `${report.name}: ${kb(report.packed)} packed, ${kb(report.unpacked)} unpacked, ${report.files} files`,
