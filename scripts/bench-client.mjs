@@ -32,12 +32,26 @@ const everything = join(pkg, "node_modules/@modelcontextprotocol/server-everythi
 const clientInfo = { name: "bench", version: "1.0.0" };
 
 const args = process.argv.slice(2);
+/**
+ * The value after `--name` on the command line, else `fallback`.
+ * @param {string} name
+ * @param {number} [fallback]
+ */
 function option(name, fallback) {
   const index = args.indexOf(`--${name}`);
   return index >= 0 ? args[index + 1] : fallback;
 }
 
-/** Each factory returns { call(i), close() } for one connected client. */
+/**
+ * One connected client, as each factory returns it.
+ * @typedef {{ call(i: number): Promise<unknown>; close(): Promise<unknown> }} BenchClient
+ */
+
+/**
+ * Each factory returns { call(i), close() } for one connected client: over `transport` ("stdio"
+ * or "http"), the HTTP server at `url`.
+ * @type {Record<string, (transport: string, url: string, extra?: Record<string, unknown>) => Promise<BenchClient>>}
+ */
 const factories = {
   /**
    * The floor, stdio only: the least a client can do (stringify, write, split lines, parse,
@@ -49,6 +63,7 @@ const factories = {
     const child = spawn(process.execPath, [everything, "stdio"], {
       stdio: ["pipe", "pipe", "ignore"],
     });
+    /** @type {Map<number, (message: unknown) => void>} */
     const pending = new Map();
     let buffer = "";
     let lastId = 0;
@@ -62,6 +77,7 @@ const factories = {
         pending.delete(message.id);
       }
     });
+    /** @param {string} method @param {unknown} params */
     const request = (method, params) =>
       new Promise((resolve) => {
         const id = ++lastId;
@@ -71,13 +87,15 @@ const factories = {
     await request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo });
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
     return {
-      call: (i) => request("tools/call", { name: "echo", arguments: { message: `m${i}` } }),
+      call: (/** @type {number} */ i) =>
+        request("tools/call", { name: "echo", arguments: { message: `m${i}` } }),
       close: async () => {
         child.kill("SIGKILL");
         await once(child, "exit");
       },
     };
   },
+  /** @param {string} transport @param {string} url @param {Record<string, unknown>} [extra] */
   async ours(transport, url, extra = {}) {
     const ours = await import(pathToFileURL(oursEntry).href);
     const config =
@@ -90,7 +108,8 @@ const factories = {
     );
     await client.connect();
     return {
-      call: (i) => client.callTool("echo", { message: `m${i}` }, { timeout: 30_000 }),
+      call: (/** @type {number} */ i) =>
+        client.callTool("echo", { message: `m${i}` }, { timeout: 30_000 }),
       close: () => client.close(),
     };
   },
@@ -101,10 +120,14 @@ const factories = {
    * wake-up of the server, costing calls/s and client CPU whatever the client's code does; the
    * SDK's server (and the floor's) stays in the host's session. This row shows the code alone.
    */
+  /** @param {string} transport @param {string} url */
   oursSameSession(transport, url) {
     if (transport !== "stdio") throw new Error("oursSameSession is a stdio measurement");
-    return factories.ours(transport, url, { processGroup: false });
+    return /** @type {(typeof factories)[string]} */ (factories.ours)(transport, url, {
+      processGroup: false,
+    });
   },
+  /** @param {string} transport @param {string} url */
   async sdk(transport, url) {
     const { Client } = await import(pathToFileURL(join(sdkDir, "client/index.js")).href);
     const client = new Client(clientInfo);
@@ -126,7 +149,7 @@ const factories = {
     }
     await client.connect(t);
     return {
-      call: (i) =>
+      call: (/** @type {number} */ i) =>
         client.callTool({ name: "echo", arguments: { message: `m${i}` } }, undefined, {
           timeout: 30_000,
         }),
@@ -139,7 +162,13 @@ const factories = {
 async function worker() {
   const [kind, transport, given, concurrency, calls, warmup] = args.slice(1);
   const server = transport === "http" && given === "auto" ? await startHttpServer() : undefined;
-  const client = await factories[kind](transport, server?.url ?? given);
+  const factory = /** @type {(typeof factories)[string]} */ (
+    factories[/** @type {string} */ (kind)]
+  );
+  const client = await factory(
+    /** @type {string} */ (transport),
+    /** @type {string} */ (server?.url ?? given),
+  );
   const total = Number(calls);
   // Warm-up: both processes' JITs settle before the clock starts.
   for (let i = 0; i < Number(warmup); i++) await client.call(i);
@@ -205,6 +234,14 @@ async function startHttpServer() {
   return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
 }
 
+/**
+ * One measurement in a worker process of its own.
+ * @param {string} kind the client (a factory's name)
+ * @param {string} transport
+ * @param {string} url
+ * @param {string | number | undefined} concurrency calls in flight
+ * @returns {Promise<{ callsPerSecond: number; cpuUsPerCall: number; systemUsPerCall: number }>}
+ */
 async function measure(kind, transport, url, concurrency) {
   const child = spawn(
     process.execPath,
@@ -231,10 +268,14 @@ async function measure(kind, transport, url, concurrency) {
 
 if (args[0] === "--worker") await worker();
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** @param {readonly number[]} values */
+const median = (values) =>
+  /** @type {number} */ ([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]);
+/** @param {number} value */
 const round2 = (value) => Number(value.toFixed(2));
 
 const http = await startHttpServer();
+/** @type {Record<string, string | number | undefined>[]} */
 const rows = [];
 try {
   for (const transport of ["stdio", "http"]) {
@@ -243,17 +284,24 @@ try {
       ["sequential", 1],
       [`${CONCURRENCY} concurrent`, CONCURRENCY],
     ]) {
+      /** @type {Record<"ours" | "sdk" | "floor" | "oursSameSession", Awaited<ReturnType<typeof measure>>[]>} */
       const results = { ours: [], sdk: [], floor: [], oursSameSession: [] };
+      /** @type {(keyof typeof results)[]} */
       const kinds =
         transport === "stdio" ? ["ours", "sdk", "floor", "oursSameSession"] : ["ours", "sdk"];
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate which client goes first, so none always runs on a warmer machine.
-        const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]);
+        const order = kinds.map(
+          (_, i) => /** @type {keyof typeof results} */ (kinds[(i + round) % kinds.length]),
+        );
         for (const kind of order)
           results[kind].push(await measure(kind, transport, http.url, concurrency));
       }
+      /** @param {keyof typeof results} kind */
       const rate = (kind) => median(results[kind].map((r) => r.callsPerSecond));
+      /** @param {keyof typeof results} kind */
       const cpu = (kind) => median(results[kind].map((r) => r.cpuUsPerCall));
+      /** @type {Record<string, string | number | undefined>} */
       const row = {
         transport,
         mode,

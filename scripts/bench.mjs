@@ -32,6 +32,7 @@ const BENCHMARKS = {
 };
 
 const argv = process.argv.slice(2);
+/** @param {string} name */
 const flag = (name) => argv.includes(`--${name}`);
 const onlyIndex = argv.indexOf("--only");
 const only = onlyIndex >= 0 ? (argv[onlyIndex + 1] ?? "").split(",").filter(Boolean) : undefined;
@@ -66,6 +67,15 @@ const { profileNode, profileMarkdown, sqlProfile, sqlProfileMarkdown } = await i
 
 const started = new Date();
 const startLoad = /** @type {number} */ (loadavg()[0]);
+/**
+ * One benchmark's part of the report: its result, or why it has none.
+ * @typedef {{ name: string; title: string; seconds?: number; error?: string; skipped?: string; profiles?: ProfileResult[] } & Partial<Omit<import("./bench/lib.mjs").BenchResult, "profiles">>} Section
+ */
+/**
+ * A profile a benchmark asked for, as taken: its summary and SQL profile, or why it failed.
+ * @typedef {(Omit<import("./bench/lib.mjs").BenchProfile, "sql"> & { summary: import("./bench/profile.mjs").NodeProfile; sql: import("./bench/profile.mjs").SqlProfile | undefined; error?: undefined }) | (import("./bench/lib.mjs").BenchProfile & { error: string; summary?: undefined })} ProfileResult
+ */
+/** @type {Section[]} */
 const sections = [];
 let failures = 0;
 try {
@@ -83,7 +93,9 @@ try {
     process.stderr.write(`bench: ${name}…\n`);
     const t0 = performance.now();
     try {
+      /** @type {import("./bench/lib.mjs").BenchResult} */
       const result = await mod.run({ quick });
+      /** @type {ProfileResult[]} */
       const profiles = [];
       if (profile) {
         for (const p of result.profiles ?? []) {
@@ -118,6 +130,7 @@ try {
 }
 
 const rows = sections.flatMap((s) => s.rows ?? []);
+/** @param {boolean | null | undefined} met */
 const metText = (met) => (met === true ? "yes" : met === false ? "**no**" : "—");
 printTable(rows);
 if (write) {
@@ -126,6 +139,7 @@ if (write) {
 }
 process.exit(failures ? 1 : 0);
 
+/** @param {import("./bench/lib.mjs").BenchRow[]} list */
 function printTable(list) {
   const header = ["figure", "measured", "baseline", "ratio", "goal", "met?", "command"];
   const data = list.map((r) => [
@@ -169,6 +183,7 @@ function gitRevision() {
 }
 
 function markdown() {
+  /** @param {unknown} text */
   const esc = (text) => String(text).replaceAll("|", "\\|");
   const lines = [
     "# Benchmarks",
@@ -216,9 +231,14 @@ function markdown() {
           ...profileMarkdown(
             p.title,
             `${p.tree ? "NODE_OPTIONS=--import=scripts/bench/cpu-profile-preload.mjs node" : "node --cpu-prof"} ${p.args.map((a) => a.replace(ROOT + "/", "")).join(" ")}`,
-            p.summary,
+            /** @type {import("./bench/profile.mjs").NodeProfile} */ (p.summary),
           ),
-          ...(p.sql ? sqlProfileMarkdown(p.sql, p.calls ?? "the same") : []),
+          ...(p.sql
+            ? sqlProfileMarkdown(
+                /** @type {import("./bench/profile.mjs").SqlProfile} */ (p.sql),
+                p.calls ?? "the same",
+              )
+            : []),
         );
     }
   }

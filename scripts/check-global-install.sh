@@ -4,7 +4,8 @@
 # that know nothing of it: `awr init --accept` in a new project prints the stdio host
 # configurations naming the installed awr-mcp, `awr --json status` reads the SQLite ledger (the
 # driver is found in a global layout), and the configured `awr-mcp --project` answers an MCP
-# initialize over stdio.
+# initialize over stdio. In CI the install takes the tarballs `pnpm check:packages` packed from the
+# same build (AWR_PACKED_TARBALLS, see scripts/pack-tarballs.sh); run alone, it packs them.
 #
 # Usage: scripts/check-global-install.sh   (after pnpm build)
 set -euo pipefail

@@ -30,11 +30,18 @@ try {
   );
   process.exit(1);
 }
-const ids = JSON.parse(readFileSync(conditionsFile, "utf8")).conditions.map((c) => c.id);
+/** @type {string[]} */
+const ids = JSON.parse(readFileSync(conditionsFile, "utf8")).conditions.map(
+  (/** @type {{ id: string }} */ c) => c.id,
+);
 const known = new Set(ids);
 
-/** id -> backend -> the statuses seen (a case must run exactly once per backend). */
+/**
+ * id -> backend -> the statuses seen (a case must run exactly once per backend).
+ * @type {Map<string, Map<string, string[]>>}
+ */
 const seen = new Map(ids.map((id) => [id, new Map(BACKENDS.map((b) => [b, []]))]));
+/** @type {string[]} */
 const problems = [];
 for (const file of report.testResults ?? []) {
   if (
@@ -47,7 +54,10 @@ for (const file of report.testResults ?? []) {
     problems.push(`${file.name} failed to load: ${String(file.message ?? "").split("\n")[0]}`);
   }
   for (const result of file.assertionResults ?? []) {
-    const ranOn = (result.ancestorTitles ?? []).find((t) => BACKENDS.includes(t));
+    /** @type {string | undefined} */
+    const ranOn = (result.ancestorTitles ?? []).find((/** @type {string} */ t) =>
+      BACKENDS.includes(t),
+    );
     if (!known.has(result.title)) {
       problems.push(
         `unknown condition id "${result.title}" in ${file.name} (not in conditions.json)`,
@@ -60,21 +70,22 @@ for (const file of report.testResults ?? []) {
       );
       continue;
     }
-    seen.get(result.title).get(ranOn).push(result.status);
+    seen.get(result.title)?.get(ranOn)?.push(result.status);
   }
 }
 
+/** @param {string[]} statuses */
 const cell = (statuses) => {
   if (statuses.length === 0) return "missing";
   if (statuses.length > 1) return `x${statuses.length}`;
-  return statuses[0];
+  return /** @type {string} */ (statuses[0]);
 };
 const width = Math.max(...ids.map((id) => id.length));
 console.log(`${"condition".padEnd(width)}  ${BACKENDS.map((b) => b.padEnd(8)).join("  ")}`);
 let passedCells = 0;
 let missedCells = 0;
 for (const [index, id] of ids.entries()) {
-  const cells = BACKENDS.map((b) => cell(seen.get(id).get(b)));
+  const cells = BACKENDS.map((b) => cell(seen.get(id)?.get(b) ?? []));
   for (const value of cells) {
     if (value === "passed") passedCells++;
     else missedCells++;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks what the packages' READMEs promise a reader: packs the (built) workspace packages named
-# and every workspace package they depend on with `pnpm pack`, installs the tarballs (with the
+# and every workspace package they depend on with `pnpm pack` (scripts/pack-tarballs.sh: in CI,
+# the tarballs `pnpm check:packages` packed already), installs the tarballs (with the
 # peer dependencies they declare, as their READMEs tell a reader to) into one empty directory
 # with npm, saves each README's marked code blocks in a directory of its own there and runs them.
 #
@@ -60,8 +61,8 @@ peers="${plan[-1]#peers: }"
 unset 'plan[-1]'
 for dir in "${plan[@]}"; do
   [ -d "$root/$dir/dist" ] || { echo "$dir is not built: run pnpm build first" >&2; exit 2; }
-  (cd "$root/$dir" && pnpm pack --pack-destination "$work" >/dev/null)
 done
+"$root/scripts/pack-tarballs.sh" "$work" "${plan[@]}"
 
 cd "$work"
 npm init -y >/dev/null

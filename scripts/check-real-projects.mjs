@@ -52,9 +52,14 @@ const { ledgerStore } = await import(
   pathToFileURL(join(dirname(LEDGER), "testing", "index.js")).href
 );
 
-/** sha256 of every file under root, by relative path. */
+/**
+ * sha256 of every file under root, by relative path.
+ * @param {string} root
+ */
 function fileHashes(root) {
+  /** @type {Map<string, string>} */
   const out = new Map();
+  /** @param {string} sub */
   const walk = (sub) => {
     for (const entry of readdirSync(join(root, sub), { withFileTypes: true })) {
       const rel = sub === "" ? entry.name : `${sub}/${entry.name}`;
@@ -72,7 +77,10 @@ function fileHashes(root) {
   return out;
 }
 
-/** A word taken from the middle of a title: two CJK characters, or a Latin word's middle part. */
+/**
+ * A word taken from the middle of a title: two CJK characters, or a Latin word's middle part.
+ * @param {readonly string[]} titles
+ */
 function middleWord(titles) {
   for (const title of titles) {
     const run = CJK_RUN.exec(title)?.[0];
@@ -89,6 +97,10 @@ function middleWord(titles) {
   return undefined;
 }
 
+/**
+ * Checks one real project (on a temporary copy); false when it failed, as printed.
+ * @param {string} source the project's directory
+ */
 async function checkProject(source) {
   const name = relative(dir, source) || source;
   const root = mkdtempSync(join(tmpdir(), "awr-real-"));
@@ -102,14 +114,19 @@ async function checkProject(source) {
       "--accept",
       ...(ownManifest ? [] : ["--manifest", join(root, "project.toml")]),
     ]);
-    const errors = init.issues.filter((i) => i.severity === "error");
+    const errors = init.issues.filter(
+      (/** @type {{ severity: string }} */ i) => i.severity === "error",
+    );
     if (errors.length > 0) throw new Error(`init reported errors: ${JSON.stringify(errors)}`);
     const status = awr(root, ["status"]);
     awr(root, ["ready"]);
     const ledger = await openLedger({ root });
+    /** @type {string[]} */
     let work;
+    /** @type {string[]} */
     let titles;
     try {
+      /** @type {{ kind: string; key: string; title: string }[]} */
       const rows = await ledgerStore(ledger)
         .db.selectFrom("entities")
         .select(["kind", "key", "title"])
@@ -130,7 +147,7 @@ async function checkProject(source) {
     const probe = middleWord(titles);
     if (probe !== undefined) {
       const found = awr(root, ["search", probe.word, "--limit", "100"]);
-      if (!found.hits.some((h) => h.title === probe.title)) {
+      if (!found.hits.some((/** @type {{ title: string }} */ h) => h.title === probe.title)) {
         throw new Error(`search ${probe.word} did not find "${probe.title}"`);
       }
     }

@@ -64,33 +64,46 @@ const { StreamableHTTPClientTransport } = await import(
   sdk.resolve("@modelcontextprotocol/sdk/client/streamableHttp.js")
 );
 
+/** @param {string} file */
 const hash = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
+/** @param {boolean} ok @param {string} message */
 const check = (ok, message) => {
   if (!ok) throw new Error(message);
 };
 
-/** A temporary project: `files` maps a path in the project to a fixture file (or text). */
+/**
+ * A temporary project: `files` maps a path in the project to a fixture file (or text).
+ * @param {Record<string, { file: string; text?: undefined } | { text: string; file?: undefined }>} files
+ */
 function assemble(files) {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "awr-real-workstreams-")));
   mkdirSync(join(root, ".awr"));
   for (const [path, from] of Object.entries(files)) {
     if (from.text !== undefined) writeFileSync(join(root, path), from.text);
-    else cpSync(join(dir, from.file), join(root, path));
+    else cpSync(join(dir, /** @type {string} */ (from.file)), join(root, path));
   }
   execFileSync("chmod", ["-R", "u+w", root]);
   return root;
 }
 
-/** Initialises the project and checks `awr workstream list` shows the fixture's two streams. */
+/**
+ * Initialises the project and checks `awr workstream list` shows the fixture's two streams.
+ * @param {string} name
+ * @param {string} root
+ * @param {string[]} copied the fixture files in the project, which must not change
+ * @returns {string} the project's id
+ */
 function initAndList(name, root, copied) {
   const before = Object.fromEntries(copied.map((path) => [path, hash(join(root, path))]));
   const init = awr(root, ["init", "--accept"]);
-  const errors = init.issues.filter((i) => i.severity === "error");
+  const errors = init.issues.filter(
+    (/** @type {{ severity: string }} */ i) => i.severity === "error",
+  );
   check(errors.length === 0, `init reported errors: ${JSON.stringify(errors)}`);
   const listing = awr(root, ["workstream", "list"]);
-  const streams = listing.workstreams.map(
-    (w) => `${w.external_key}=${w.id}@${w.authority_version}`,
-  );
+  /** @type {{ external_key: string; id: string; authority_version: number; work_items: number }[]} */
+  const workstreams = listing.workstreams;
+  const streams = workstreams.map((w) => `${w.external_key}=${w.id}@${w.authority_version}`);
   check(listing.enabled === true, `workstreams are not served: ${JSON.stringify(listing)}`);
   check(
     JSON.stringify(streams) === JSON.stringify([`api=${API}@1`, `client=${CLIENT}@1`]),
@@ -99,12 +112,16 @@ function initAndList(name, root, copied) {
   for (const [path, digest] of Object.entries(before))
     check(hash(join(root, path)) === digest, `${path} changed`);
   console.log(
-    `ok    ${name}: workstreams ${streams.join(", ")} (${listing.workstreams.map((w) => `${w.work_items} item`).join(", ")})`,
+    `ok    ${name}: workstreams ${streams.join(", ")} (${workstreams.map((w) => `${w.work_items} item`).join(", ")})`,
   );
   return init.project_id;
 }
 
-/** Starts the built awr-mcp on an ephemeral port; resolves with its URL and a stop(). */
+/**
+ * Starts the built awr-mcp on an ephemeral port; resolves with its URL and a stop().
+ * @param {string} registry the service registry's file
+ * @param {Record<string, string>} env added to this process's environment
+ */
 async function serve(registry, env) {
   const child = spawn(
     process.execPath,
@@ -115,6 +132,7 @@ async function serve(registry, env) {
     },
   );
   let stderr = "";
+  /** @type {string} */
   const url = await new Promise((done, fail) => {
     const timer = setTimeout(() => fail(new Error(`awr-mcp did not start:\n${stderr}`)), 20_000);
     child.stderr.on("data", (chunk) => {
@@ -122,7 +140,7 @@ async function serve(registry, env) {
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        done(match[1]);
+        done(/** @type {string} */ (match[1]));
       }
     });
     child.once("exit", (code) => {
@@ -140,6 +158,11 @@ async function serve(registry, env) {
   };
 }
 
+/**
+ * Serves the project through awr-mcp with a version 2 registry and checks what each grant sees.
+ * @param {string} root
+ * @param {string} projectId
+ */
 async function checkServed(root, projectId) {
   const tokens = {
     exact: "x".repeat(40),
@@ -147,6 +170,7 @@ async function checkServed(root, projectId) {
     stale: "s".repeat(40),
     api: "a".repeat(40),
   };
+  /** @param {string} id @param {number} version */
   const grant = (id, version) =>
     `\n[[clients.workstreams]]\nproject = "fixture"\nworkstream_id = "${id}"\nauthority_version = ${version}\n`;
   const registry = join(root, ".awr", "service.toml");
@@ -168,8 +192,10 @@ async function checkServed(root, projectId) {
     T_PROJECT: tokens.project,
     T_STALE: tokens.stale,
   });
+  /** @type {any[]} the SDK's clients (imported at run time, untyped) */
   const open = [];
   try {
+    /** @param {string} token */
     const connect = async (token) => {
       const client = new Client({ name: "check-real-workstreams", version: "1.0.0" });
       await client.connect(
@@ -180,6 +206,13 @@ async function checkServed(root, projectId) {
       open.push(client);
       return client;
     };
+    /**
+     * One awr_workstream call; its error flag and structured result.
+     * @param {any} client
+     * @param {string} action
+     * @param {Record<string, unknown>} [extra]
+     * @returns {Promise<{ isError: boolean; value: any }>}
+     */
     const call = async (client, action, extra = {}) => {
       const result = await client.callTool({
         name: "awr_workstream",
@@ -187,6 +220,12 @@ async function checkServed(root, projectId) {
       });
       return { isError: result.isError === true, value: result.structuredContent };
     };
+    /**
+     * The error code of an awr_workstream call that must fail.
+     * @param {any} client
+     * @param {string} action
+     * @param {Record<string, unknown>} [extra]
+     */
     const errorCode = async (client, action, extra) => {
       const { isError, value } = await call(client, action, extra);
       check(isError, `${action} ${JSON.stringify(extra ?? {})} unexpectedly succeeded`);
@@ -196,7 +235,7 @@ async function checkServed(root, projectId) {
       [tokens.exact, tokens.api, tokens.project, tokens.stale].map(connect),
     );
     const listed = await call(exact, "list");
-    const ids = (listed.value.workstreams ?? []).map((w) => w.id);
+    const ids = (listed.value.workstreams ?? []).map((/** @type {{ id: string }} */ w) => w.id);
     check(
       !listed.isError && JSON.stringify(ids) === JSON.stringify([API, CLIENT]),
       `list (exact grants): ${JSON.stringify(listed.value)}`,

@@ -15,8 +15,12 @@ export interface TarballReport {
   problems: string[];
 }
 
-/** Packs the package in `dir` with `pnpm pack` and inspects the tarball. */
+/**
+ * Packs the package in `dir` with `pnpm pack` and inspects the tarball; with `keepIn`, a copy of
+ * the tarball is left in that directory, under the name pnpm gave it.
+ */
 export function inspectPackage(
   dir: string,
   bounds?: Readonly<Record<string, number>>,
+  keepIn?: string,
 ): TarballReport;

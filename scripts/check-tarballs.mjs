@@ -7,8 +7,20 @@
 //
 //   node scripts/check-tarballs.mjs            every package under packages/ and apps/
 //   node scripts/check-tarballs.mjs DIR...     only these package directories
+//
+// With AWR_PACKED_TARBALLS set to a directory, every tarball it packed is kept there: CI hands
+// them on to the scripts that install the tarballs (scripts/pack-tarballs.sh), which then need
+// not pack the same build again.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +37,10 @@ export const PACKED_BOUNDS = {
   default: 80_000,
 };
 
-/** Entries a tarball must not hold, each with the reason a check names. */
+/**
+ * Entries a tarball must not hold, each with the reason a check names.
+ * @type {{ test: (path: string) => boolean; reason: string }[]}
+ */
 const FORBIDDEN = [
   { test: (path) => path.endsWith(".map"), reason: "a source or declaration map" },
   {
@@ -41,8 +56,13 @@ const FORBIDDEN = [
 /**
  * Packs the package in `dir` into a temporary directory and inspects the tarball: its name,
  * packed bytes, unpacked bytes, file count and every problem (forbidden entries, over the bound).
+ * With `keepIn`, the tarball is also copied into that directory, under the name pnpm gave it.
+ * @param {string} dir
+ * @param {Readonly<Record<string, number>>} [bounds]
+ * @param {string} [keepIn]
+ * @returns {import("./check-tarballs.d.mts").TarballReport}
  */
-export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
+export function inspectPackage(dir, bounds = PACKED_BOUNDS, keepIn = undefined) {
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const main = manifest.main === undefined ? undefined : join(dir, manifest.main);
   if (main !== undefined && !existsSync(main)) {
@@ -54,6 +74,7 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
     const tarball = readdirSync(out).find((f) => f.endsWith(".tgz"));
     if (tarball === undefined) throw new Error(`${manifest.name}: pnpm pack wrote no tarball`);
     const file = join(out, tarball);
+    if (keepIn !== undefined) copyFileSync(file, join(keepIn, tarball));
     // `tar tvzf` lines: mode, owner, size, date, time, path.
     const entries = execFileSync("tar", ["-tvzf", file], { encoding: "utf8" })
       .split("\n")
@@ -64,6 +85,7 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
       });
     const packed = statSync(file).size;
     const bound = bounds[manifest.name] ?? bounds.default;
+    /** @type {string[]} */
     const problems = [];
     for (const { test, reason } of FORBIDDEN) {
       const found = entries.filter((e) => test(e.path));
@@ -73,7 +95,8 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS) {
         );
       }
     }
-    if (packed > bound) problems.push(`packed ${packed} bytes, over its bound of ${bound}`);
+    if (bound !== undefined && packed > bound)
+      problems.push(`packed ${packed} bytes, over its bound of ${bound}`);
     return {
       name: manifest.name,
       packed,
@@ -102,16 +125,18 @@ function publishedPackages() {
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dirs =
     process.argv.length > 2 ? process.argv.slice(2).map((d) => resolve(d)) : publishedPackages();
+  const keepIn = process.env.AWR_PACKED_TARBALLS || undefined;
   let failed = false;
   for (const dir of dirs) {
     let report;
     try {
-      report = inspectPackage(dir);
+      report = inspectPackage(dir, PACKED_BOUNDS, keepIn);
     } catch (error) {
       console.error(`check-tarballs: ${/** @type {Error} */ (error).message}`);
       failed = true;
       continue;
     }
+    /** @param {number} n */
     const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
     console.log(
       `${report.name}: ${kb(report.packed)} packed, ${kb(report.unpacked)} unpacked, ${report.files} files`,

@@ -54,6 +54,61 @@ const PG_URL_ENV = "AWR_SOAK_DATABASE_URL";
  * @property {string} [session]
  */
 
+/** @typedef {import("./claims-soak.d.mts").ClaimsSoakModules} Modules */
+/** @typedef {import("./claims-soak.d.mts").ClaimsSoakReport} Report */
+/** @typedef {import("./claims-soak.d.mts").KillTrialReport} KillTrialReport */
+
+/**
+ * How a race claims: awr_session_claim with the claimer's session, or awr_session_start in the
+ * conversation of trial `trial`.
+ * @typedef {{ tool: "claim" } | { tool: "start"; trial: number }} Via
+ */
+
+/**
+ * One claimer's answer in a race: won (with the claim's session and the success body) or not
+ * (with the error code), and the revision it last saw.
+ * @typedef {object} Answer
+ * @property {boolean} won
+ * @property {Claimer} claimer
+ * @property {string} [session]
+ * @property {any} [body] the tool's structured result
+ * @property {string} [code]
+ * @property {number} answeredAt
+ * @property {number} revision
+ */
+
+/**
+ * A row of the ledger's claims table, as far as the soak reads it.
+ * @typedef {object} ClaimRow
+ * @property {string} id
+ * @property {string} status
+ * @property {number | string} acquired_revision
+ * @property {number | string | null} ended_revision
+ * @property {string} acquired_at
+ * @property {number | string} expires_at
+ */
+
+/**
+ * The claimers' processes (stdio) or services (postgres), and what the soak does to them.
+ * @typedef {object} Fleet
+ * @property {Modules} modules
+ * @property {Claimer[]} claimers
+ * @property {() => Promise<number>} startSessions
+ * @property {(holder: Claimer) => Promise<Claimer[]>} kill
+ * @property {(holder: Claimer) => Promise<void>} revive
+ * @property {() => Promise<void>} close
+ * @property {(name: string) => Promise<void>} [dropSchema]
+ */
+
+/**
+ * A connected claimer, whose `call` is set.
+ * @param {Claimer} claimer
+ */
+function calls(claimer) {
+  if (claimer.call === undefined) throw new Error(`${claimer.name} is not connected`);
+  return claimer.call;
+}
+
 /**
  * @param {import("./claims-soak.d.mts").ClaimsSoakOptions} options
  * @returns {Promise<import("./claims-soak.d.mts").ClaimsSoakReport>}
@@ -113,6 +168,7 @@ export async function runClaimsSoak(options) {
     unexpected: [],
     seconds: 0,
   };
+  /** @type {Fleet} */
   const fleet =
     backend === "sqlite"
       ? await stdioFleet({ root, awrMcp, count, modules, dir })
@@ -121,6 +177,7 @@ export async function runClaimsSoak(options) {
     let revision = await fleet.startSessions();
     for (let trial = 0; trial < trials; trial++) {
       // Every other trial races through awr_session_start {claim: true}: new sessions, ended after.
+      /** @type {Via} */
       const via = trial % 2 === 0 ? { tool: "claim" } : { tool: "start", trial };
       const outcome = await race(fleet.claimers, revision, RACE_TTL_MS, report, via);
       report.trials++;
@@ -158,6 +215,12 @@ export async function runClaimsSoak(options) {
  * revision the conflict names, and stops at its first success or ClaimConflict. `via.tool`
  * "claim": awr_session_claim acquire with the claimer's session; "start": awr_session_start
  * with `claim: true` in a new conversation (the winner's new session holds the claim).
+ * @param {Claimer[]} claimers
+ * @param {number} revision
+ * @param {number} ttlMs
+ * @param {Report} report
+ * @param {Via} [via]
+ * @returns {Promise<{ winners: Answer[]; answers: Answer[]; revision: number }>}
  */
 async function race(claimers, revision, ttlMs, report, via = { tool: "claim" }) {
   const answers = await Promise.all(claimers.map((c) => attempt(c, revision, ttlMs, report, via)));
@@ -167,19 +230,28 @@ async function race(claimers, revision, ttlMs, report, via = { tool: "claim" }) 
   return { winners, answers, revision: latest };
 }
 
+/**
+ * One claimer's attempts in a race, until it wins, loses or gives up.
+ * @param {Claimer} claimer
+ * @param {number} revision
+ * @param {number} ttlMs
+ * @param {Report} report
+ * @param {Via} [via]
+ * @returns {Promise<Answer>}
+ */
 async function attempt(claimer, revision, ttlMs, report, via = { tool: "claim" }) {
   let expected = revision;
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
     report.attempts++;
     const result =
       via.tool === "claim"
-        ? await claimer.call("awr_session_claim", {
+        ? await calls(claimer)("awr_session_claim", {
             session: claimer.session,
             action: "acquire",
             ttl_ms: ttlMs,
             expected_revision: expected,
           })
-        : await claimer.call("awr_session_start", {
+        : await calls(claimer)("awr_session_start", {
             work: WORK,
             conversation: `${claimer.name}-trial-${via.trial}`,
             ...AGENT,
@@ -223,18 +295,22 @@ async function attempt(claimer, revision, ttlMs, report, via = { tool: "claim" }
 /**
  * Ends the winner's claim: released through awr_session_claim, or (a session the race started)
  * by ending that session, which releases its claims.
+ * @param {Answer} winner
+ * @param {number} revision
+ * @param {Report} report
+ * @returns {Promise<number>}
  */
 async function release(winner, revision, report) {
   let expected = revision;
   const ownSession = winner.session === winner.claimer.session;
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
     const result = ownSession
-      ? await winner.claimer.call("awr_session_claim", {
+      ? await calls(winner.claimer)("awr_session_claim", {
           session: winner.session,
           action: "release",
           expected_revision: expected,
         })
-      : await winner.claimer.call("awr_session_end", {
+      : await calls(winner.claimer)("awr_session_end", {
           session: winner.session,
           outcome: "ended",
           expected_revision: expected,
@@ -255,23 +331,32 @@ async function release(winner, revision, report) {
  * One holder claims with `ttlMs`, its process is killed with SIGKILL (idle, or a few
  * milliseconds into a renewal that may or may not commit), and the claimers that survive keep
  * racing for the item until one takes it over.
+ * @param {Fleet} fleet
+ * @param {number} index
+ * @param {KillTrialReport["mode"]} mode
+ * @param {number} ttlMs
+ * @param {number} revision
+ * @param {Report} report
+ * @param {{ close(): Promise<void> }} observer
+ * @param {boolean} revive
+ * @returns {Promise<{ result: KillTrialReport; revision: number }>}
  */
 async function killTrial(fleet, index, mode, ttlMs, revision, report, observer, revive) {
   // Holders 0, 1, 3, 4, 6, 7…: with the alternating modes, every pairing of mid-renew or idle
   // with a direct or journaled writer (SQLite), and with either service (PostgreSQL), comes up.
-  const holder = fleet.claimers[(index + Math.floor(index / 2)) % fleet.claimers.length];
+  const holder = /** @type {Claimer} */ (
+    fleet.claimers[(index + Math.floor(index / 2)) % fleet.claimers.length]
+  );
   const sentAt = Date.now();
   const held = await attempt(holder, revision, ttlMs, report);
   if (!held.won) throw new Error(`kill trial ${index}: the holder did not get the claim`);
   if (mode === "mid-renew") {
-    void holder
-      .call("awr_session_claim", {
-        session: holder.session,
-        action: "acquire",
-        ttl_ms: ttlMs,
-        expected_revision: held.revision,
-      })
-      .catch(() => undefined);
+    void calls(holder)("awr_session_claim", {
+      session: holder.session,
+      action: "acquire",
+      ttl_ms: ttlMs,
+      expected_revision: held.revision,
+    }).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 4));
   }
   const survivors = await fleet.kill(holder);
@@ -280,6 +365,7 @@ async function killTrial(fleet, index, mode, ttlMs, revision, report, observer, 
     (c) => c.id === held.body.claim.id,
   );
   const expiresAt = Number(row?.expires_at);
+  /** @type {KillTrialReport} */
   const result = {
     mode,
     ttl_ms: ttlMs,
@@ -324,35 +410,46 @@ async function killTrial(fleet, index, mode, ttlMs, revision, report, observer, 
   return { result, revision: latest };
 }
 
+/**
+ * Records an answer the soak did not expect (the first 20).
+ * @param {Report} report
+ * @param {string} message
+ */
 function unexpected(report, message) {
   if (report.unexpected.length < 20) report.unexpected.push(message);
 }
 
-/** Every claim the ledger granted on the item, in the order it granted them. */
+/**
+ * Every claim the ledger granted on the item, in the order it granted them.
+ * @param {Modules} modules
+ * @param {{ close(): Promise<void> }} observer the ledger `modules.openLedger` opened
+ * @returns {Promise<ClaimRow[]>}
+ */
 async function claimHistory(modules, observer) {
-  return modules
-    .ledgerStore(observer)
-    .read((db) =>
-      db
-        .selectFrom("claims")
-        .selectAll()
-        .where("work", "=", WORK)
-        .orderBy("acquired_revision")
-        .orderBy("acquired_at")
-        .execute(),
-    );
+  const store = modules.ledgerStore(/** @type {never} */ (observer));
+  /** @param {any} db the ledger's Kysely database */
+  const read = (db) =>
+    db
+      .selectFrom("claims")
+      .selectAll()
+      .where("work", "=", WORK)
+      .orderBy("acquired_revision")
+      .orderBy("acquired_at")
+      .execute();
+  return /** @type {Promise<ClaimRow[]>} */ (store.read(/** @type {never} */ (read)));
 }
 
 /**
  * Claims granted while the one before was still live: not ended by the revision the next was
  * granted at, or, for a claim that lapsed, granted before its expires_at. More than one claim
  * still active at the end counts too.
+ * @param {ClaimRow[]} history
  */
 function overlaps(history) {
   let count = 0;
   for (let i = 1; i < history.length; i++) {
-    const before = history[i - 1];
-    const next = history[i];
+    const before = /** @type {ClaimRow} */ (history[i - 1]);
+    const next = /** @type {ClaimRow} */ (history[i]);
     const acquired = Number(next.acquired_revision);
     if (before.ended_revision === null || Number(before.ended_revision) > acquired) count++;
     else if (
@@ -366,7 +463,12 @@ function overlaps(history) {
   return count + Math.max(0, active - 1);
 }
 
-/** A claimer's MCP client: its result for a call, whatever the transport. */
+/**
+ * A claimer's MCP client: its result for a call, whatever the transport.
+ * @param {any} client the MCPClient
+ * @param {(name: string, n: number) => Record<string, unknown>} extra the call's further arguments
+ * @returns {NonNullable<Claimer["call"]>}
+ */
 function claimerCalls(client, extra) {
   let next = 0;
   return (name, args) =>
@@ -375,10 +477,17 @@ function claimerCalls(client, extra) {
 
 const AGENT = { agent: "soak", provider: "local", model: "claimer" };
 
+/**
+ * Starts the claimer's session, retrying on RevisionConflict.
+ * @param {Claimer} claimer
+ * @param {number} revision
+ * @param {number} generation
+ * @returns {Promise<number>} the project revision after it
+ */
 async function startSession(claimer, revision, generation) {
   let expected = revision;
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    const result = await claimer.call("awr_session_start", {
+    const result = await calls(claimer)("awr_session_start", {
       work: WORK,
       conversation: `${claimer.name}-${generation}`,
       ...AGENT,
@@ -397,14 +506,39 @@ async function startSession(claimer, revision, generation) {
   throw new Error(`${claimer.name}: session start kept conflicting`);
 }
 
-/** One stdio awr-mcp process per claimer, all on the project's SQLite ledger. */
+/**
+ * The parts of a fleet's setup both shapes take.
+ * @typedef {object} FleetOptions
+ * @property {string} root the project's root
+ * @property {string} awrMcp
+ * @property {number} count claimers
+ * @property {Modules} modules
+ * @property {string} dir
+ */
+
+/**
+ * One stdio awr-mcp process per claimer, all on the project's SQLite ledger.
+ * @param {FleetOptions} options
+ * @returns {Promise<Fleet>}
+ */
 async function stdioFleet({ root, awrMcp, count, modules, dir }) {
+  /** @param {Claimer} claimer */
   const connect = async (claimer) => {
-    const transport = modules.createTransport(
-      { command: process.execPath, args: [awrMcp, "--project", root], cwd: dir },
-      { closeGraceMs: 500 },
+    const transport = /** @type {{ pid?: number }} */ (
+      modules.createTransport(
+        /** @type {never} */ ({
+          command: process.execPath,
+          args: [awrMcp, "--project", root],
+          cwd: dir,
+        }),
+        /** @type {never} */ ({ closeGraceMs: 500 }),
+      )
     );
-    const client = new modules.MCPClient(transport, { name: claimer.name, version: "1.0.0" });
+    /** @type {any} */
+    const client = new modules.MCPClient(/** @type {never} */ (transport), {
+      name: claimer.name,
+      version: "1.0.0",
+    });
     await client.connect();
     claimer.client = client;
     claimer.pid = () => transport.pid;
@@ -431,13 +565,13 @@ async function stdioFleet({ root, awrMcp, count, modules, dir }) {
       return revision;
     },
     async kill(holder) {
-      await sigkill(holder.pid());
+      await sigkill(holder.pid?.());
       await holder.client.close().catch(() => undefined);
       return claimers.filter((c) => c !== holder);
     },
     // The holder's agent starts over: a new process, the same session (stdio is one client).
     async revive(holder) {
-      holder.generation++;
+      holder.generation = (holder.generation ?? 0) + 1;
       await connect(holder);
     },
     async close() {
@@ -446,8 +580,13 @@ async function stdioFleet({ root, awrMcp, count, modules, dir }) {
   };
 }
 
-/** Two awr-mcp HTTP services on one PostgreSQL schema; claimer i talks to service i % 2. */
+/**
+ * Two awr-mcp HTTP services on one PostgreSQL schema; claimer i talks to service i % 2.
+ * @param {FleetOptions & { projectId: string | null; env: Record<string, string | undefined> }} options
+ * @returns {Promise<Fleet>}
+ */
 async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) {
+  /** @type {Record<string, string>} */
   const tokens = {};
   const lines = [
     "version = 1",
@@ -476,6 +615,8 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
   services.push(await startService(awrMcp, registry, serviceEnv, dir));
   /** The service claimers of index `i % 2` talk to now (revive replaces it). @param {number} i */
   const serviceAt = (i) => /** @type {(typeof services)[number]} */ (services[i]);
+  /** The service a claimer of this fleet talks to (every one has it). @param {Claimer} claimer */
+  const serviceOf = (claimer) => /** @type {number} */ (claimer.service);
   /** @type {(Claimer & { service: number })[]} */
   const claimers = Array.from({ length: count }, (_, i) => ({
     name: `claimer-${i}`,
@@ -483,17 +624,22 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     token: tokens[`AWR_SOAK_TOKEN_${i}`],
     journaled: true,
   }));
+  /** @param {Claimer & { service: number }} claimer */
   const connect = async (claimer) => {
     const transport = modules.createTransport(
-      {
+      /** @type {never} */ ({
         type: "http",
         url: serviceAt(claimer.service).url,
         headers: { Authorization: `Bearer ${claimer.token}` },
-      },
+      }),
       // No standing GET stream, and a short close: a killed service answers no DELETE.
-      { listen: false, closeTimeoutMs: 1000 },
+      /** @type {never} */ ({ listen: false, closeTimeoutMs: 1000 }),
     );
-    const client = new modules.MCPClient(transport, { name: claimer.name, version: "1.0.0" });
+    /** @type {any} */
+    const client = new modules.MCPClient(/** @type {never} */ (transport), {
+      name: claimer.name,
+      version: "1.0.0",
+    });
     await client.connect();
     claimer.client = client;
     claimer.call = claimerCalls(client, (_name, n) => ({
@@ -512,7 +658,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     },
     // The service that granted the holder's claim dies; its claimers are gone with it.
     async kill(holder) {
-      const dead = serviceAt(holder.service);
+      const dead = serviceAt(serviceOf(holder));
       await sigkill(dead.child.pid);
       const lost = claimers.filter((c) => c.service === holder.service);
       await Promise.allSettled(lost.map((c) => c.client.close()));
@@ -520,8 +666,14 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
     },
     // Restarted on a new port; its claimers reconnect and keep their sessions.
     async revive(holder) {
-      const generation = serviceAt(holder.service).generation + 1;
-      services[holder.service] = await startService(awrMcp, registry, serviceEnv, dir, generation);
+      const generation = serviceAt(serviceOf(holder)).generation + 1;
+      services[serviceOf(holder)] = await startService(
+        awrMcp,
+        registry,
+        serviceEnv,
+        dir,
+        generation,
+      );
       for (const c of claimers) if (c.service === holder.service) await connect(c);
     },
     async close() {
@@ -529,7 +681,7 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
       await Promise.allSettled(services.map((s) => s.stop()));
     },
     async dropSchema(name) {
-      const pg = modules.pg;
+      const pg = /** @type {any} */ (modules.pg);
       if (pg === undefined) return;
       const admin = new pg.Client({ connectionString: env[PG_URL_ENV] });
       await admin.connect();
@@ -542,6 +694,14 @@ async function httpFleet({ root, projectId, awrMcp, count, modules, dir, env }) 
   };
 }
 
+/**
+ * Starts an awr-mcp HTTP service on a free loopback port.
+ * @param {string} awrMcp
+ * @param {string} registry the service registry's file
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string} cwd
+ * @param {number} [generation] its restarts, in the request ids of its claimers
+ */
 async function startService(awrMcp, registry, env, cwd, generation = 0) {
   const child = spawn(
     process.execPath,
@@ -550,6 +710,7 @@ async function startService(awrMcp, registry, env, cwd, generation = 0) {
   );
   let stderr = "";
   const exited = new Promise((resolve) => child.once("exit", resolve));
+  /** @type {string} */
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`awr-mcp did not start:\n${stderr}`)), 60_000);
     child.stderr.on("data", (chunk) => {
@@ -557,7 +718,7 @@ async function startService(awrMcp, registry, env, cwd, generation = 0) {
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(/** @type {string} */ (match[1]));
       }
     });
     void exited.then((code) => {
@@ -577,7 +738,10 @@ async function startService(awrMcp, registry, env, cwd, generation = 0) {
   };
 }
 
-/** SIGKILL, then wait until the process is gone (reaped by its parent, this process). */
+/**
+ * SIGKILL, then wait until the process is gone (reaped by its parent, this process).
+ * @param {number | undefined} pid
+ */
 async function sigkill(pid) {
   if (pid === undefined) throw new Error("the process to kill has no pid");
   process.kill(pid, "SIGKILL");

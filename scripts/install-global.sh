@@ -11,6 +11,8 @@
 # better-sqlite3 compiles its native addon in its install script (a minute or two the first
 # time); npm 11.19+ runs a dependency's install script only when allowed, hence
 # --allow-scripts=better-sqlite3 (npm accepts it for global installs).
+#
+# The packing is scripts/pack-tarballs.sh's (CI reuses the tarballs it packed already).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 prefix=()
@@ -32,13 +34,16 @@ if [ "$build" -eq 1 ]; then
   pnpm install --frozen-lockfile
   pnpm build
 fi
+# Tarballs packed before this build would be stale: a fresh build packs its own.
+[ "$build" -eq 0 ] || unset AWR_PACKED_TARBALLS
 packs="$(mktemp -d /tmp/awr-install.XXXXXX)"
 trap 'rm -rf "$packs"' EXIT
-for dir in packages/jsonrpc-core packages/transport-stdio packages/transport-http packages/mcp-client \
-  packages/awr-ledger packages/awr-server apps/cli apps/service; do
+dirs=(packages/jsonrpc-core packages/transport-stdio packages/transport-http packages/mcp-client
+  packages/awr-ledger packages/awr-server apps/cli apps/service)
+for dir in "${dirs[@]}"; do
   [ -d "$dir/dist" ] || { echo "$dir is not built: run without --no-build, or pnpm build first" >&2; exit 1; }
-  (cd "$dir" && pnpm pack --pack-destination "$packs" >/dev/null)
 done
+"$root/scripts/pack-tarballs.sh" "$packs" "${dirs[@]}"
 npm install -g "${prefix[@]}" --no-audit --no-fund --allow-scripts=better-sqlite3 "$packs"/*.tgz
 bin="$(npm prefix -g "${prefix[@]}")/bin"
 [ "${#prefix[@]}" -eq 0 ] || bin="${prefix[1]}/bin"

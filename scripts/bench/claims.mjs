@@ -17,6 +17,10 @@ async function modules() {
   return { initProject, openLedger, ledgerStore, MCPClient, createTransport, pg };
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const trials = quick ? 50 : 1000;
   const killTrials = quick ? 2 : 10;

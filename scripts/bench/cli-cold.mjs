@@ -19,7 +19,10 @@ import {
 } from "./lib.mjs";
 import { PUBLIC_CORPUS } from "./public-benchmark.mjs";
 
-/** Modules the CLI loads at start-up, each imported alone in a fresh process (from that dir). */
+/**
+ * Modules the CLI loads at start-up, each imported alone in a fresh process (from that dir).
+ * @type {[dir: string, spec: string][]}
+ */
 const IMPORTS = [
   ["apps/cli", "@awr/awr-ledger/open"],
   ["apps/cli", "@awr/awr-server"],
@@ -34,8 +37,13 @@ const IMPORTS = [
   ["packages/awr-server", "zod"],
 ];
 
-/** Median milliseconds to import `spec` alone in a fresh node (3 runs). */
+/**
+ * Median milliseconds to import `spec` alone in a fresh node (3 runs).
+ * @param {string} dir the workspace package to import it from
+ * @param {string} spec
+ */
 async function importCost(dir, spec) {
+  /** @type {number[]} */
   const times = [];
   for (let i = 0; i < 3; i++) {
     const code = `const t = performance.now(); await import(${JSON.stringify(spec)}); console.log(performance.now() - t);`;
@@ -52,6 +60,11 @@ export const title = "CLI cold start";
 
 const GOAL = 2.5;
 
+/**
+ * Milliseconds one run of node with `args` takes in `cwd`.
+ * @param {string[]} args
+ * @param {string} cwd
+ */
 async function timeOnce(args, cwd) {
   const started = performance.now();
   const result = await run(process.execPath, args, { cwd });
@@ -86,6 +99,10 @@ async function reads() {
   }));
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run_({ quick }) {
   const rounds = quick ? 6 : 30;
   const timed = await reads();

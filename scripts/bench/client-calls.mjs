@@ -11,6 +11,10 @@ export const title = "MCP client: CPU per call and calls/s (ours vs the official
 const CPU_GOAL = 0.6;
 const RATE_GOAL = 1;
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run_({ quick }) {
   const args = quick
     ? ["--calls", "1000", "--http-calls", "300", "--rounds", "1", "--warmup", "500"]

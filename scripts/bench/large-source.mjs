@@ -20,6 +20,10 @@ export const fullOnly = true;
 
 const MB = 1024 * 1024;
 
+/**
+ * A project whose GOALS.md holds `bytes` of sections, not yet initialised.
+ * @param {number} bytes
+ */
 function largeProject(bytes) {
   const root = tempDir("large-source");
   const body = "Keep this part of the large plan readable and searchable for every agent. ".repeat(
@@ -48,6 +52,7 @@ export async function run() {
   const other = await openLedger({ root: small.root });
   const caller = { client: "stdio" };
   const works = small.items.map((i) => i.work);
+  /** @param {number} i */
   const read = (i) => other.call("awr_work_get", { work: works[i % works.length] }, caller);
   try {
     const idle = await sampleLatency(read, { n: 200 });
@@ -61,6 +66,7 @@ export async function run() {
     }).finally(() => {
       done = true;
     });
+    /** @type {number[]} */
     const busy = [];
     for (let i = 0; !done; i++) {
       const t0 = performance.now();
@@ -71,7 +77,10 @@ export async function run() {
     const result = await indexing;
     const seconds = (performance.now() - started) / 1000;
     const p95 = percentile(busy, 95);
-    const entities = result.sources.reduce((n, s) => n + s.entity_count, 0);
+    const entities = result.sources.reduce(
+      (/** @type {number} */ n, /** @type {{ entity_count: number }} */ s) => n + s.entity_count,
+      0,
+    );
     return {
       rows: [
         {

@@ -16,6 +16,45 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/**
+ * What scripts/bench.mjs hands each benchmark module's `run`.
+ * @typedef {object} BenchOptions
+ * @property {boolean} quick the small smoke run (`pnpm bench --quick`)
+ */
+
+/**
+ * One row of the benchmark table.
+ * @typedef {object} BenchRow
+ * @property {string} figure
+ * @property {string} value what was measured
+ * @property {string} baseline
+ * @property {string} ratio
+ * @property {string} goal
+ * @property {boolean | null | undefined} met null (or undefined): a figure that is reported, with no goal
+ * @property {string} command the command that reruns it
+ */
+
+/**
+ * A CPU profile a benchmark asks for (taken by scripts/bench/profile.mjs after it ran).
+ * @typedef {object} BenchProfile
+ * @property {string} title
+ * @property {string[]} args node's arguments: the script to profile and its own
+ * @property {string} [cwd]
+ * @property {boolean} [tree] profile the process tree (every node process it starts)
+ * @property {boolean} [sql] also time its SQL statements
+ * @property {number} [calls] the calls the SQL profile covers, for its per-call figures
+ */
+
+/**
+ * What a benchmark module's `run` resolves with.
+ * @typedef {object} BenchResult
+ * @property {BenchRow[]} rows
+ * @property {string[]} [notes]
+ * @property {BenchProfile[]} [profiles]
+ * @property {string[]} [whereTimeGoes] markdown lines saying where the time of a missed goal goes
+ * @property {string} [skipped] why it measured nothing (a corpus or server it needs is missing)
+ */
+
 /** The built entry points the benchmarks use; `pnpm build` produces all of them. */
 export const DIST = {
   ledger: join(ROOT, "packages/awr-ledger/dist/index.js"),
@@ -43,6 +82,12 @@ export function ensureBuilt({ force = false } = {}) {
     throw new Error("pnpm build failed: the benchmarks need the built packages");
 }
 
+/**
+ * Imports a built module by path. What it gives is untyped (`any`): dist/ is imported by path
+ * at run time, with no declarations the checker follows.
+ * @param {string} path
+ * @returns {Promise<any>}
+ */
 export const load = (path) => import(pathToFileURL(path).href);
 
 /** better-sqlite3 as the ledger resolves it (the same native build the ledger uses). */
@@ -55,7 +100,12 @@ export function kyselySql() {
   return createRequire(join(ROOT, "packages/awr-ledger/package.json"))("kysely").sql;
 }
 
+/** @type {string[]} */
 const temps = [];
+/**
+ * A fresh directory under the system's temporary one, removed by removeTemps.
+ * @param {string} prefix
+ */
 export function tempDir(prefix) {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), `awr-bench-${prefix}-`)));
   temps.push(dir);
@@ -66,12 +116,18 @@ export function removeTemps() {
 }
 
 /**
+ * A work item of a fixture project, as the fixture generator describes it.
+ * @typedef {import("@awr/ledger-fixtures").FixtureItemFacts} FixtureItem
+ */
+
+/**
  * A synthetic project (the ledger's fixture generator), initialised; returns its facts too. With
  * `postgres` (from benchPostgres) the ledger lives in a fresh schema of that server.
  */
 /**
  * @param {number} items
  * @param {{ seed?: number, dir?: string, postgres?: unknown }} [options]
+ * @returns {Promise<import("@awr/ledger-fixtures").FixtureProject & { project_id: string | null }>}
  */
 export async function fixtureProject(items, { seed = 1, dir, postgres } = {}) {
   const { generateFixtureProject } = await load(DIST.fixtures);
@@ -123,12 +179,18 @@ export function benchPostgres() {
   };
 }
 
+/**
+ * The `p`th percentile (nearest rank) of `values`; NaN for none.
+ * @param {readonly number[]} values
+ * @param {number} p
+ */
 export function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return /** @type {number} */ (sorted[index]);
 }
+/** @param {readonly number[]} values */
 export const median = (values) => percentile(values, 50);
 
 /**
@@ -158,13 +220,15 @@ export async function sampleLatency(fn, { n, warmup = Math.min(50, n), before })
  * items a real transition spends seconds rewriting the YAML source, which is not what is timed.
  * Rotates through `works`, flipping each between planned and ready (planned rather than blocked:
  * a blocked item without a blocker is, rightly, an incomplete context).
+ * @param {any} ledger an open ledger (from dist/)
+ * @param {readonly string[]} works
  */
 export function workItemUpdate(ledger, works) {
   let i = 0;
   return async () => {
     const { ledgerStore, spendRevision } = await load(DIST.ledgerTesting);
     const work = works[i++ % works.length];
-    await ledgerStore(ledger).write(async (tx) => {
+    await ledgerStore(ledger).write(async (/** @type {any} */ tx) => {
       await spendRevision(tx);
       const row = await tx
         .selectFrom("entities")
@@ -177,7 +241,10 @@ export function workItemUpdate(ledger, works) {
   };
 }
 
-/** An untimed journaled write that moves the project revision (so revision-keyed caches drop). */
+/**
+ * An untimed journaled write that moves the project revision (so revision-keyed caches drop).
+ * @param {any} ledger an open ledger (from dist/)
+ */
 export function revisionBump(ledger) {
   return async () => {
     await ledger.call(
@@ -192,20 +259,44 @@ export function revisionBump(ledger) {
   };
 }
 
+/** @param {number} ms */
 export const fmtMs = (ms) =>
   ms >= 100 ? `${ms.toFixed(0)} ms` : ms >= 10 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(2)} ms`;
+/** @param {number} r */
 export const fmtRatio = (r) => (Number.isFinite(r) ? `${r.toFixed(2)}x` : "—");
+/** @param {number} r */
 export const fmtPct = (r) => `${(r * 100).toFixed(1)}%`;
+/** @param {number} n */
 export const fmtInt = (n) => Math.round(n).toLocaleString("en-US");
+/** @param {number} bytes */
 export const fmtMiB = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
-/** Resident set size of a live process in bytes (Linux /proc). */
+/**
+ * Resident set size of a live process in bytes (Linux /proc).
+ * @param {number | undefined} pid
+ */
 export function rssBytes(pid) {
   const kb = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
   return Number(kb) * 1024;
 }
 
-/** Runs a command to completion; resolves with its exit code, stdout and stderr. */
+/**
+ * What `run` resolves with.
+ * @typedef {object} RunResult
+ * @property {number | null} code
+ * @property {NodeJS.Signals | null} signal
+ * @property {string} stdout
+ * @property {string} stderr
+ */
+
+/**
+ * Runs a command to completion; resolves with its exit code, stdout and stderr.
+ * `options.onStdout` hears each chunk of its output as it comes.
+ * @param {string} command
+ * @param {readonly string[]} args
+ * @param {Omit<import("node:child_process").SpawnOptions, "stdio"> & { onStdout?: (text: string) => void }} [options]
+ * @returns {Promise<RunResult>}
+ */
 export function run(command, args, options = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"], ...options });
@@ -223,6 +314,7 @@ export function run(command, args, options = {}) {
   });
 }
 
+/** @type {Set<import("node:child_process").ChildProcess>} */
 const services = new Set();
 /** Kills every service a benchmark left running (also on failure). */
 export function stopServices() {
@@ -230,7 +322,12 @@ export function stopServices() {
   services.clear();
 }
 
-/** awr-mcp (built) as the shared HTTP service on an ephemeral loopback port. */
+/**
+ * awr-mcp (built) as the shared HTTP service on an ephemeral loopback port.
+ * @param {string} registry the service registry's file
+ * @param {NodeJS.ProcessEnv} env added to this process's environment
+ * @param {readonly string[]} [extraArgs] node's own options, before the program
+ */
 export async function startHttpService(registry, env, extraArgs = []) {
   const child = spawn(
     process.execPath,
@@ -242,6 +339,7 @@ export async function startHttpService(registry, env, extraArgs = []) {
   );
   services.add(child);
   let stderr = "";
+  /** @type {string} */
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`awr-mcp did not start:\n${stderr}`)), 60_000);
     child.stderr.on("data", (chunk) => {
@@ -249,7 +347,7 @@ export async function startHttpService(registry, env, extraArgs = []) {
       const match = /listening on (http:\/\/\S+)/.exec(stderr);
       if (match) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(/** @type {string} */ (match[1]));
       }
     });
     child.once("exit", (code) => {
@@ -270,7 +368,11 @@ export async function startHttpService(registry, env, extraArgs = []) {
   };
 }
 
-/** A registry for `projects` ([{key, root, project_id}]) and one client writing all of them. */
+/**
+ * A registry for `projects` and one client writing all of them.
+ * @param {readonly { key: string; root: string; project_id: string | null }[]} projects
+ * @param {string} [tokenEnv] the variable that holds the client's token
+ */
 export function registryToml(projects, tokenEnv = "AWR_BENCH_TOKEN") {
   const lines = ["version = 1", ""];
   for (const p of projects)
@@ -291,7 +393,15 @@ export function registryToml(projects, tokenEnv = "AWR_BENCH_TOKEN") {
   return lines.join("\n");
 }
 
-/** One JSON-RPC tools/call over the stateless HTTP service; resolves with the tool result. */
+/**
+ * One JSON-RPC tools/call over the stateless HTTP service; resolves with the tool result.
+ * @param {string} url
+ * @param {string} token
+ * @param {string} name the tool
+ * @param {Record<string, unknown>} args
+ * @param {number} [id] the request's JSON-RPC id
+ * @returns {Promise<any>}
+ */
 export async function httpTool(url, token, name, args, id = 1) {
   const response = await fetch(url, {
     method: "POST",
@@ -340,10 +450,12 @@ export function observeStatements(onStatement) {
   const probe = new Database(":memory:");
   const proto = Object.getPrototypeOf(probe.prepare("SELECT 1"));
   probe.close();
+  /** @type {Record<string, unknown>} */
   const originals = {};
   for (const method of ["run", "get", "all", "iterate"]) {
     const original = proto[method];
     originals[method] = original;
+    /** @this {any} a better-sqlite3 statement @param {unknown[]} args */
     proto[method] = function (...args) {
       const started = performance.now();
       // A statement that changes something outside a transaction commits on its own.
@@ -357,6 +469,7 @@ export function observeStatements(onStatement) {
     };
   }
   const { exec } = Database.prototype;
+  /** @this {any} a better-sqlite3 database @param {string} text @param {unknown[]} rest */
   Database.prototype.exec = function (text, ...rest) {
     const started = performance.now();
     try {

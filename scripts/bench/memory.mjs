@@ -15,7 +15,11 @@ import {
 
 export const title = "Service memory";
 
-/** The service refuses a call past its 64 concurrent ones with -32010 ("retry shortly"). */
+/**
+ * The service refuses a call past its 64 concurrent ones with -32010 ("retry shortly").
+ * @param {{ busy: number }} stats counts the refusals
+ * @param {Parameters<typeof httpTool>} args
+ */
 async function callRetryingBusy(stats, ...args) {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -29,6 +33,10 @@ async function callRetryingBusy(stats, ...args) {
   }
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const stats = { busy: 0 };
   const project = { key: "mem", ...(await fixtureProject(150)) };

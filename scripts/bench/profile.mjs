@@ -5,7 +5,39 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT, run, tempDir } from "./lib.mjs";
 
-/** `node --cpu-prof <args>`; resolves with { topFunctions, topPackages, totalMs }. */
+/**
+ * A time ranking entry: a function or a package, its self time and its share of the total.
+ * @typedef {{ name: string; ms: number; share: number }} Ranked
+ */
+
+/**
+ * Where one process's samples went.
+ * @typedef {object} ProfileSummary
+ * @property {number} totalMs
+ * @property {Ranked[]} topFunctions
+ * @property {Ranked[]} topPackages
+ * @property {string[]} ours the workspace packages that ran in it
+ */
+
+/**
+ * What profileNode resolves with: the busiest process's summary and the others'.
+ * @typedef {ProfileSummary & { others: ProfileSummary[] }} NodeProfile
+ */
+
+/**
+ * The part of a V8 .cpuprofile file the summary reads.
+ * @typedef {object} CpuProfile
+ * @property {{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]} nodes
+ * @property {number[]} samples
+ * @property {number[]} timeDeltas
+ */
+
+/**
+ * `node --cpu-prof <args>`; resolves with { topFunctions, topPackages, totalMs }.
+ * @param {string[]} args
+ * @param {{ cwd?: string | undefined; env?: NodeJS.ProcessEnv; top?: number; tree?: boolean | undefined }} [options]
+ * @returns {Promise<NodeProfile>}
+ */
 export async function profileNode(args, { cwd = ROOT, env = {}, top = 8, tree = false } = {}) {
   const dir = tempDir("prof");
   // tree: every node process of the command tree is profiled (NODE_OPTIONS is inherited; it
@@ -26,9 +58,14 @@ export async function profileNode(args, { cwd = ROOT, env = {}, top = 8, tree = 
   );
   summaries.sort((a, b) => b.totalMs - a.totalMs);
   const [main, ...others] = summaries;
-  return { ...main, others };
+  // At least one file, so `main` is there.
+  return { .../** @type {ProfileSummary} */ (main), others };
 }
 
+/**
+ * The package (or workspace folder) a script URL belongs to.
+ * @param {string | undefined} url
+ */
 function packageOf(url) {
   if (!url) return "(native / runtime)";
   if (url.startsWith("node:")) return "node (built-in modules)";
@@ -43,8 +80,14 @@ function packageOf(url) {
   return path.startsWith(ROOT) ? path.slice(ROOT.length + 1) : path;
 }
 
+/**
+ * @param {CpuProfile} profile
+ * @param {number} top how many functions and packages to rank
+ * @returns {ProfileSummary}
+ */
 function summarise(profile, top) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  /** @type {Map<number | undefined, number>} */
   const self = new Map();
   for (let i = 0; i < profile.samples.length; i++) {
     self.set(
@@ -52,22 +95,26 @@ function summarise(profile, top) {
       (self.get(profile.samples[i]) ?? 0) + (profile.timeDeltas[i] ?? 0),
     );
   }
+  /** @type {Map<string, number>} */
   const fns = new Map();
+  /** @type {Map<string, number>} */
   const pkgs = new Map();
   let total = 0;
   for (const [id, micros] of self) {
-    const frame = byId.get(id)?.callFrame ?? {};
+    /** @type {Partial<CpuProfile["nodes"][number]["callFrame"]>} */
+    const frame = byId.get(/** @type {number} */ (id))?.callFrame ?? {};
     const name = frame.functionName || "(anonymous)";
     if (name === "(idle)") continue;
     total += micros;
     const where = frame.url
-      ? `${packageOf(frame.url)} ${frame.url.split("/").pop()}:${frame.lineNumber + 1}`
+      ? `${packageOf(frame.url)} ${frame.url.split("/").pop()}:${/** @type {number} */ (frame.lineNumber) + 1}`
       : "";
     const key = `${name} ${where}`.trim();
     fns.set(key, (fns.get(key) ?? 0) + micros);
     const pkg = name.startsWith("(") ? name : packageOf(frame.url);
     pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + micros);
   }
+  /** @param {Map<string, number>} map */
   const rank = (map) =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -81,7 +128,12 @@ function summarise(profile, top) {
   return { totalMs: total / 1000, topFunctions: rank(fns), topPackages: rank(pkgs), ours };
 }
 
-/** Markdown lines for one profile. */
+/**
+ * Markdown lines for one profile.
+ * @param {string} title
+ * @param {string} command how to rerun what was profiled
+ * @param {NodeProfile} summary
+ */
 export function profileMarkdown(title, command, summary) {
   const lines = [
     `#### ${title}`,
@@ -120,7 +172,17 @@ export function profileMarkdown(title, command, summary) {
   return lines;
 }
 
-/** Runs a workload with AWR_BENCH_SQL_PROFILE=1; resolves with its top statements by time. */
+/**
+ * A workload's top SQL statements by time: its text, and the time and calls it took.
+ * @typedef {[string, { ms: number; calls: number }][]} SqlProfile
+ */
+
+/**
+ * Runs a workload with AWR_BENCH_SQL_PROFILE=1; resolves with its top statements by time.
+ * @param {string[]} args
+ * @param {{ cwd?: string | undefined }} [options]
+ * @returns {Promise<SqlProfile>}
+ */
 export async function sqlProfile(args, { cwd = ROOT } = {}) {
   const result = await run(process.execPath, args, {
     cwd,
@@ -133,6 +195,11 @@ export async function sqlProfile(args, { cwd = ROOT } = {}) {
   return JSON.parse(line.slice("SQLPROFILE ".length));
 }
 
+/**
+ * Markdown lines for a SQL profile.
+ * @param {SqlProfile} statements
+ * @param {number | string} calls the workload's calls, or words for them
+ */
 export function sqlProfileMarkdown(statements, calls) {
   const lines = [
     `Time inside SQLite by statement (same workload, ${calls} calls; statements timed one by one):`,

@@ -17,12 +17,22 @@ export const PUBLIC_CORPUS =
 const SOURCES = ["GOALS.md", "RULES.md", "work-ledger.yaml"];
 const PUBLISHED = { baseline: 18_955, l1Max: 4_998, l0Max: 227, facts: "676/676" };
 
-/** The facts the oracle expects, read straight from the corpus files (not through AWR). */
+/**
+ * A work item of the corpus's ledger, as far as the oracle reads it.
+ * @typedef {{ id: string; status: string; goal?: string; depends_on?: string[] }} Task
+ */
+
+/**
+ * The facts the oracle expects, read straight from the corpus files (not through AWR).
+ * @param {string} root
+ */
 function expectedFacts(root) {
   const { parse } = createRequire(join(ROOT, "packages/awr-ledger/package.json"))("yaml");
   const ledger = parse(readFileSync(join(root, "work-ledger.yaml"), "utf8"));
+  /** @type {Task[]} */
   const tasks = ledger.work_items;
   const byId = new Map(tasks.map((t) => [t.id, t]));
+  /** @type {{ key: string | undefined; text: string }[]} */
   const rules = [];
   const rulesText = readFileSync(join(root, "RULES.md"), "utf8");
   for (const section of rulesText.split(/^(?=# )/m).filter((s) => s.startsWith("# "))) {
@@ -31,6 +41,12 @@ function expectedFacts(root) {
     if (match === null || !/severity=hard/.test(match[3] ?? "")) continue;
     rules.push({ key: match[2], text: `${match[1]}\n\n${body.join("\n").trim()}` });
   }
+  /**
+   * The task's dependencies, transitively.
+   * @param {Task} task
+   * @param {Map<string, Task>} [seen]
+   * @returns {Task[]}
+   */
   const closure = (task, seen = new Map()) => {
     for (const id of task.depends_on ?? []) {
       const dep = byId.get(id);
@@ -50,6 +66,7 @@ function expectedFacts(root) {
     }));
 }
 
+/** @returns {Promise<import("./lib.mjs").BenchResult>} */
 export async function run() {
   if (!existsSync(join(PUBLIC_CORPUS, "work-ledger.yaml"))) {
     return {
@@ -65,11 +82,14 @@ export async function run() {
   const baseline = countTokens(SOURCES.map((f) => readFileSync(join(root, f), "utf8")).join("\n"));
   await initProject({ root, manifest: join(root, "project.toml"), accept: true });
   const ledger = await openLedger({ root });
+  /** @type {number[]} */
   const l1 = [];
+  /** @type {number[]} */
   const l0 = [];
   let assertions = 0;
   let passed = 0;
   let incomplete = 0;
+  /** @type {string[]} */
   const failures = [];
   try {
     for (const expected of expectedFacts(root)) {
@@ -79,7 +99,7 @@ export async function run() {
         // An incomplete packet is ContextIncomplete carrying the whole result.
         const compiled = await ledger
           .call("awr_context_compile", { work: key, goals: [expected.work.goal], budget: 5000 })
-          .catch((error) => {
+          .catch((/** @type {any} */ error) => {
             if (error?.code === "ContextIncomplete" && error.result !== undefined)
               return error.result;
             throw error;
@@ -108,7 +128,9 @@ export async function run() {
   } finally {
     await ledger.close();
   }
+  /** @param {number[]} values */
   const max = (values) => Math.max(...values);
+  /** @param {number[]} values */
   const mean = (values) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
   const cmd = "pnpm bench --only public";
   return {

@@ -42,20 +42,27 @@ const MODES = [
 /**
  * The rows of one backend, and with `profileMisses` a CPU profile of each missed goal (taken on
  * one backend only: a profile shows the ledger's own code, the same on both).
+ * @param {string} backend
+ * @param {Awaited<ReturnType<typeof scaleProjects>>} projects
+ * @param {{ n: number; nFresh: number; profileMisses?: boolean }} sizes timed calls per read
  */
 async function measureBackend(backend, projects, { n, nFresh, profileMisses = false }) {
   const { openLedger } = await load(DIST.ledger);
   const caller = { client: "stdio" };
   const small = { ...projects.small, ledger: await openLedger({ root: projects.small.root }) };
   const big = { ...projects.big, ledger: await openLedger({ root: projects.big.root }) };
+  /** @type {import("./lib.mjs").BenchRow[]} */
   const rows = [];
+  /** @type {import("./lib.mjs").BenchProfile[]} */
   const profiles = [];
   try {
     for (const mode of MODES) {
       const writes = new Map([small, big].map((p) => [p, mode.write(p.ledger, p.works)]));
       for (const read of READS) {
         // Alternate blocks: small, big, small, big, so drift hits both.
+        /** @type {number[]} */
         const s = [];
+        /** @type {number[]} */
         const b = [];
         const fresh = writes.get(small) !== undefined;
         const perBlock = fresh ? nFresh / 2 : n / 2;
@@ -89,7 +96,7 @@ async function measureBackend(backend, projects, { n, nFresh, profileMisses = fa
               big.root,
               read.tool,
               String(calls),
-              big.works[0],
+              /** @type {string} the fixture has active items */ (big.works[0]),
               ...(fresh ? ["bump"] : []),
             ],
             sql: true,
@@ -105,11 +112,19 @@ async function measureBackend(backend, projects, { n, nFresh, profileMisses = fa
   return { rows, profiles };
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const sizes = { n: quick ? 60 : 300, nFresh: quick ? 20 : 60 };
+  /** @type {import("./lib.mjs").BenchRow[]} */
   const rows = [];
+  /** @type {import("./lib.mjs").BenchProfile[]} */
   const profiles = [];
+  /** @type {string[]} */
   const notes = [];
+  /** @param {string} backend @param {{ initSeconds: number; insertSeconds: number }} p */
   const setup = (backend, p) =>
     `${backend}: the fixture generator wrote and \`initProject\` indexed ${fmtInt(ITEMS)} items in ${p.initSeconds.toFixed(1)} s; ` +
     `${fmtInt(EVENTS)} events were inserted directly through SQL in ${p.insertSeconds.toFixed(1)} s.`;

@@ -18,6 +18,7 @@ const SOURCES = [
 ];
 
 const MIB = 1 << 20;
+/** @param {string} unit */
 const fill = (unit) => unit.repeat(Math.ceil(MIB / unit.length)).slice(0, MIB);
 /** The shapes of hostile-input.test.ts: each against one rule's worst case. */
 const HOSTILE = {
@@ -35,7 +36,13 @@ const HOSTILE = {
   "many small definitions": fill("token:\n  type: string\n"),
 };
 
+/**
+ * Median milliseconds of `runs` calls of fn.
+ * @param {() => unknown} fn
+ * @param {number} runs
+ */
 function timeMs(fn, runs) {
+  /** @type {number[]} */
   const samples = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -45,6 +52,10 @@ function timeMs(fn, runs) {
   return median(samples);
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const { generateFixtureProject } = await load(DIST.fixtures);
   const { findSecret, findSecretsInSource, assertNoSecret, SOURCE_ADAPTERS } = await load(
@@ -91,9 +102,11 @@ export async function run({ quick }) {
     },
   };
   const calls = quick ? 2000 : 20000;
+  /** @param {() => unknown} fn */
   const loop = (fn) => () => {
     for (let i = 0; i < calls; i++) fn();
   };
+  /** @param {() => unknown} fn */
   const perCall = (fn) => (timeMs(loop(fn), 3) * 1000) / calls;
   const check = perCall(() => assertNoSecret(input));
   // What every journaled write already spends on its input: SHA-256 of its JSON (the request

@@ -47,6 +47,10 @@ export async function measureReads(call, works, n, before) {
   return out;
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const n = quick ? 60 : 400;
   const nFresh = quick ? 30 : 150;
@@ -59,6 +63,7 @@ export async function run({ quick }) {
   // bump runs through this ledger; the stdio server sees the new revision in the database on its
   // next call).
   const bump = revisionBump(ledger);
+  /** @param {string} tool @param {Record<string, unknown>} args */
   const viaApi = (tool, args) => ledger.execute(tool, args, caller);
   const api = await measureReads(viaApi, works, n);
   const apiFresh = await measureReads(viaApi, works, nFresh, bump);
@@ -77,6 +82,7 @@ export async function run({ quick }) {
   let freshServer;
   const status = READS[0];
   try {
+    /** @param {string} tool @param {Record<string, unknown>} args */
     const viaMcp = async (tool, args) => {
       const result = await client.callTool(tool, args, { timeout: 30_000 });
       if (result.isError) throw new Error(`${tool}: ${JSON.stringify(result.structuredContent)}`);
@@ -147,7 +153,7 @@ export async function run({ quick }) {
   const calls = String(quick ? 200 : 1000);
   const profiles = misses.map(([read, via, fresh]) => {
     const mode = fresh ? ", first read after a write" : "";
-    const extra = [works[0], ...(fresh ? ["bump"] : [])];
+    const extra = [/** @type {string} */ (works[0]), ...(fresh ? ["bump"] : [])];
     return via === "ledger API"
       ? {
           title: `${read.name} (ledger API${mode}) missed its target`,

@@ -36,7 +36,9 @@ if (process.env.AWR_BENCH_SQL_PROFILE === "1") {
   });
 }
 if (mode === "http-writes") {
-  const service = await startHttpService(root, { AWR_BENCH_TOKEN: BENCH_TOKEN });
+  const service = await startHttpService(/** @type {string} the registry */ (root), {
+    AWR_BENCH_TOKEN: BENCH_TOKEN,
+  });
   try {
     await httpWriteLoad(service.url, /** @type {string} */ (a).split(","), Number(b));
   } finally {

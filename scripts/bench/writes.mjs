@@ -26,7 +26,10 @@ import {
 export const title = "Journaled writes";
 const caller = { client: "stdio" };
 
-/** Raw baseline: one INSERT per durable transaction, the same pragmas as the ledger. */
+/**
+ * Raw baseline: one INSERT per durable transaction, the same pragmas as the ledger.
+ * @param {number} n
+ */
 function rawWritesPerSecond(n) {
   const Database = betterSqlite3();
   const db = new Database(join(tempDir("raw"), "raw.db"));
@@ -47,11 +50,19 @@ function rawWritesPerSecond(n) {
 /** Process CPU (user + system) per call of each round, ms: what commits cost besides waiting. */
 /** @type {{ raw: number[], ours: number[] }} */
 const cpuMsPerCall = { raw: [], ours: [] };
+/** @param {NodeJS.CpuUsage} since */
 function cpuMs(since) {
   const used = process.cpuUsage(since);
   return (used.user + used.system) / 1000;
 }
 
+/**
+ * `n` sequential journaled writes through the ledger API; writes per second.
+ * @param {any} ledger an open ledger (from dist/)
+ * @param {number} n
+ * @param {string} tag in the writes' summaries and request ids
+ * @param {number[]} [cpuRounds] gets the round's CPU ms per write
+ */
 async function ledgerWritesPerSecond(ledger, n, tag, cpuRounds) {
   const started = performance.now();
   const cpu = process.cpuUsage();
@@ -72,8 +83,13 @@ async function ledgerWritesPerSecond(ledger, n, tag, cpuRounds) {
   return n / ((performance.now() - started) / 1000);
 }
 
-/** Counts the SQL statements one journaled write runs, by leading keyword. */
+/**
+ * Counts the SQL statements one journaled write runs, by leading keyword.
+ * @param {any} ledger an open ledger (from dist/)
+ * @param {number} n
+ */
 async function statementsPerWrite(ledger, n) {
+  /** @type {Map<string, number>} */
   const counts = new Map();
   const undo = observeStatements((text) => {
     const word = String(text).trim().split(/\s+/)[0]?.toUpperCase() ?? "?";
@@ -93,6 +109,9 @@ async function statementsPerWrite(ledger, n) {
  * empties the WAL (checkpoint TRUNCATE), after it the WAL file's length gives the frames that
  * write appended (every commit appends one frame per page it changed); commits are counted as
  * COMMIT statements plus statements that change something outside a transaction.
+ * @param {any} ledger an open ledger (from dist/)
+ * @param {string} root the project's root
+ * @param {number} n
  */
 async function walPagesPerWrite(ledger, root, n) {
   const Database = betterSqlite3();
@@ -142,10 +161,16 @@ const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
  * the disk need for these three commits: the floor of the ledger's writes as they are stored.
  */
 let captures = 0;
+/**
+ * @param {any} ledger an open ledger (from dist/)
+ * @param {string} root the project's root
+ * @param {number} n
+ */
 async function sqlAloneWritesPerSecond(ledger, root, n) {
+  /** @type {{ source: string; method: string; args: unknown[] }[]} */
   const captured = [];
   const undo = observeStatements((source, _ms, { method, args } = {}) => {
-    if (method !== undefined) captured.push({ source, method, args });
+    if (method !== undefined) captured.push({ source, method, args: args ?? [] });
   });
   try {
     await ledgerWritesPerSecond(ledger, 1, `captured${captures++}`);
@@ -163,8 +188,11 @@ async function sqlAloneWritesPerSecond(ledger, root, n) {
     method,
     args,
   }));
+  /** @param {number} k */
   const replay = (k) => {
+    /** @type {Map<string, string>} */
     const fresh = new Map();
+    /** @param {unknown} value */
     const renamed = (value) => {
       if (typeof value !== "string") return value;
       if (ULID_PATTERN.test(value) || value.startsWith("captured")) {
@@ -174,6 +202,7 @@ async function sqlAloneWritesPerSecond(ledger, root, n) {
       }
       return value;
     };
+    /** @param {unknown} value */
     const withFresh = (value) => (Array.isArray(value) ? value.map(renamed) : renamed(value));
     for (const { statement, method, args } of steps) statement[method](...args.map(withFresh));
   };
@@ -187,7 +216,10 @@ async function sqlAloneWritesPerSecond(ledger, root, n) {
   }
 }
 
-/** The raw baseline's WAL pages per commit, measured the same way. */
+/**
+ * The raw baseline's WAL pages per commit, measured the same way.
+ * @param {number} n
+ */
 function rawPagesPerCommit(n) {
   const Database = betterSqlite3();
   const file = join(tempDir("rawwal"), "raw.db");
@@ -207,10 +239,15 @@ function rawPagesPerCommit(n) {
   return pages / n;
 }
 
+/**
+ * @param {import("./lib.mjs").BenchOptions} options
+ * @returns {Promise<import("./lib.mjs").BenchResult>}
+ */
 export async function run({ quick }) {
   const n = quick ? 40 : 300;
   const rounds = quick ? 2 : 5;
   const { openLedger } = await load(DIST.ledger);
+  /** @type {any[]} the fixture projects (from dist/), with their registry keys */
   const projects = [];
   for (let i = 0; i < 8; i++)
     projects.push({ key: `p${i}`, ...(await fixtureProject(40, { seed: i + 1 })) });
@@ -310,7 +347,13 @@ export async function run({ quick }) {
       target,
     );
     // The same 32 clients reading (work get), for the service's cost without write contention.
-    const works = projects.map((p) => p.items.filter((i) => i.active).map((i) => i.work));
+    /** @type {string[][]} */
+    const works = projects.map((p) =>
+      p.items
+        .filter((/** @type {{ active: boolean }} */ i) => i.active)
+        .map((/** @type {{ work: string }} */ i) => i.work),
+    );
+    /** @type {number[]} */
     const reads = [];
     const perClient = quick ? 10 : 60;
     const readStart = performance.now();
@@ -318,10 +361,11 @@ export async function run({ quick }) {
       Array.from({ length: 32 }, async (_, c) => {
         for (let i = 0; i < perClient; i++) {
           const p = (c + i) % projects.length;
+          const active = /** @type {string[]} */ (works[p]);
           const t = performance.now();
           const result = await httpTool(service.url, BENCH_TOKEN, "awr_work_get", {
             project: projects[p].key,
-            work: works[p][i % works[p].length],
+            work: active[i % active.length],
           });
           if (result.isError)
             throw new Error(`work get failed: ${JSON.stringify(result.structuredContent)}`);
@@ -413,16 +457,23 @@ export async function run({ quick }) {
   };
 }
 
-/** 32 clients over `keys` (round-robin) writing until `target` writes committed. */
+/**
+ * 32 clients over `keys` (round-robin) writing until `target` writes committed.
+ * @param {string} url
+ * @param {readonly string[]} keys the projects' registry keys
+ * @param {number} target
+ */
 export async function httpWriteLoad(url, keys, target) {
+  /** @type {number[]} */
   const latencies = [];
   let conflicts = 0;
   let done = 0;
   const revision = new Map(keys.map((k) => [k, 0]));
   let seq = 0;
   const tag = `${process.pid}-${Date.now().toString(36)}`; // request ids unique across runs
+  /** @param {number} c */
   const client = async (c) => {
-    const project = keys[c % keys.length];
+    const project = /** @type {string} */ (keys[c % keys.length]);
     while (done < target) {
       const id = ++seq;
       const args = {
@@ -452,12 +503,18 @@ export async function httpWriteLoad(url, keys, target) {
       const content = body.result?.structuredContent;
       if (body.result?.isError && content?.code === "RevisionConflict") {
         conflicts++;
-        revision.set(project, Math.max(revision.get(project), content.details.actual));
+        revision.set(
+          project,
+          Math.max(/** @type {number} */ (revision.get(project)), content.details.actual),
+        );
         continue;
       }
       if (body.error || body.result?.isError)
         throw new Error(`HTTP write failed: ${JSON.stringify(body).slice(0, 300)}`);
-      revision.set(project, Math.max(revision.get(project), content.project_revision));
+      revision.set(
+        project,
+        Math.max(/** @type {number} */ (revision.get(project)), content.project_revision),
+      );
       done++;
     }
   };

@@ -51,7 +51,11 @@ describe("published packages", () => {
     const built = readdirSync(join(pkg, "dist"), { recursive: true }).map(String);
     expect(built).toContain("index.js");
     expect(built.filter((f) => f.endsWith(".map"))).toEqual([]);
-    const report = inspectPackage(pkg);
+    // The tarball kept for the scripts that install it (CI's AWR_PACKED_TARBALLS).
+    const kept = mkdtempSync(join(tmpdir(), "awr-tarball-kept-"));
+    temps.push(kept);
+    const report = inspectPackage(pkg, PACKED_BOUNDS, kept);
+    expect(readdirSync(kept).filter((f) => f.endsWith(".tgz"))).toHaveLength(1);
     expect(report.name).toBe("@awr/jsonrpc-core");
     expect(report.paths).toContain("package/dist/index.js");
     expect(report.paths.filter((p) => p.endsWith(".map"))).toEqual([]);

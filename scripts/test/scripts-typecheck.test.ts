@@ -56,6 +56,8 @@ describe("the scripts are type-checked in CI", () => {
     const { options, fileNames } = parsedConfig();
     expect(options.checkJs).toBe(true);
     expect(options.strict).toBe(true);
+    // strict's implicit-any check stays on: an untyped parameter is an error, not `any`.
+    expect(options.noImplicitAny).not.toBe(false);
     expect(options.noEmit).toBe(true);
     const checked = new Set(fileNames.map((file) => resolve(file)));
     const scripts = scriptFiles();

@@ -41,7 +41,11 @@ for (const name of EXTERNAL) {
   }
 }
 
-/** The package a file belongs to: its root directory and name. */
+/**
+ * The package a file belongs to: its root directory and name.
+ * @param {string} file
+ * @returns {{ root: string; name: string }}
+ */
 function packageOf(file) {
   for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
     let json;
@@ -56,8 +60,10 @@ function packageOf(file) {
 }
 
 const ROOT_MODULE = "awr-package-root:";
+/** @param {string} path */
 const slash = (path) => path.split(sep).join("/");
 
+/** @type {import("esbuild").Plugin} */
 const moduleUrls = {
   name: "module-urls",
   setup(b) {

@@ -15,6 +15,7 @@ const MIN_CHUNK_BYTES = 40_000;
  * Rewrites the bundle whose entry is `entry` (esbuild's output) into `outDir`: `main.js` and
  * its chunks under `chunksDir`. Everything that is not a relative or absolute path (node
  * built-ins, the packages left out of the bundle) stays an import.
+ * @param {{ entry: string; outDir: string; chunksDir: string }} paths
  */
 export async function mergeBinChunks({ entry, outDir, chunksDir }) {
   const bundle = await rollup({

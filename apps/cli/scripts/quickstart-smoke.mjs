@@ -33,6 +33,7 @@ const NOISE =
 
 const deadline = Date.now() + TOTAL_MS;
 const remaining = () => Math.max(0, deadline - Date.now());
+/** @param {number} ms @param {string} what */
 const timeout = (ms, what) =>
   new Promise((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms).unref());
 const run = promisify(execFile);
@@ -48,11 +49,16 @@ function freePort() {
   });
 }
 
+/** @param {unknown} condition truthy, or the check fails @param {string} message */
 function check(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-/** The indented block after the line matching `label`, up to the next line indented less. */
+/**
+ * The indented block after the line matching `label`, up to the next line indented less.
+ * @param {string[]} lines
+ * @param {RegExp} label
+ */
 function blockAfter(lines, label) {
   const at = lines.findIndex((line) => label.test(line));
   check(at >= 0, `the summary has no line matching ${label}`);
