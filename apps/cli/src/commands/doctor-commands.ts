@@ -6,9 +6,8 @@ import type { CommandContext } from "../context.js";
 /**
  * What `awr doctor` needs beyond its catalog commands (catalog/entries/doctor-operations.ts): its
  * `--database PATH` is a path on the command line, so it is taken from the working directory
- * (as the original takes it), and its inspection flags cannot accompany a repair, which acts on
- * the project's own ledger (`--database-only cannot be combined with a repair`, the original's
- * refusal).
+ * (docs/compatibility/storage.md), and its inspection flags cannot accompany a repair, which
+ * acts on the project's own ledger (`--database-only cannot be combined with a repair`).
  */
 export function registerDoctorHooks(program: Command, context: CommandContext): void {
   const doctor = program.commands.find((command) => command.name() === "doctor");

@@ -26,9 +26,9 @@ function argumentIssues(details: Record<string, unknown> | undefined): ArgumentI
  * A tool's refusal of its arguments (InvalidInput with `details.issues`, each naming an
  * argument by its path), said for a person in the command's own words: the flag or operand
  * that set each argument (`limit: must be from 1 to 100` is `--limit must be from 1 to 100`).
- * The JSON form keeps the tool's message word for word (the original's parity harness compares
- * it); only the human message changes, and only when every issue names an argument the command
- * line can set. Anything else is returned as it came.
+ * The JSON form keeps the tool's message word for word (scripts compare it,
+ * docs/compatibility/commands.md); only the human message changes, and only when every issue
+ * names an argument the command line can set. Anything else is returned as it came.
  */
 export function inFlagTerms(
   thrown: unknown,

@@ -10,8 +10,8 @@ import { confineSourcePath } from "../sources/confinement.js";
 
 const run = promisify(execFile);
 
-// The close input file of `awr branch close --input FILE` (the original's CloseBranchInput,
-// docs/design/work-branches.md R5) and the merge evidence it names.
+// The close input file of `awr branch close --input FILE` (docs/design/work-branches.md R5,
+// docs/compatibility/runtime.md) and the merge evidence it names.
 
 export type LoopResolution =
   | { outcome: "resolved"; reason: string; references: string[] }

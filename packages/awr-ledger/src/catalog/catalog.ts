@@ -171,7 +171,7 @@ export function inputSchemaFor(entry: AnyOperation, mode: ServerMode): ObjectSch
 
 /**
  * The schema a call is checked against: the listed one, but the `lenient` arguments keep only
- * their type, so the implementation answers another value as the original does, and the
+ * their type, so the implementation gives another value its own answer, and the
  * entry's `checked` schemas and variants apply.
  */
 export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): CheckedSchema {
@@ -189,7 +189,7 @@ export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): Checked
   return { ...listed, properties, ...(variants === undefined ? {} : { variants }) };
 }
 
-/** A tools/list entry as the original sends it: name, description, input schema, annotations. */
+/** A tools/list entry: name, description, input schema, annotations (docs/compatibility). */
 export type ToolDefinition = {
   name: ToolName | ServiceTool["tool"];
   description: string;

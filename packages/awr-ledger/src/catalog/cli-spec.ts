@@ -12,7 +12,7 @@ export interface CliCommand {
   readonly operands?: readonly CliOperand[];
   /** A flag name per argument where it is not `--name-with-dashes`; null: no flag. */
   readonly flags?: Readonly<Record<string, string | null>>;
-  /** Further flag names accepted for an argument (the original's alternatives), by flag. */
+  /** Further flag names accepted for an argument (docs/compatibility/commands.md), by flag. */
   readonly aliases?: Readonly<Record<string, string>>;
   /** Arguments whose flag names a JSON file holding the value. */
   readonly files?: Readonly<Record<string, CliFile>>;
@@ -20,7 +20,7 @@ export interface CliCommand {
   readonly inputFile?: CliInputFile;
   /** Arguments this command fixes (e.g. `action: "progress"`): no flag, always sent. */
   readonly fixed?: Readonly<Record<string, unknown>>;
-  /** Values the command line sends when a flag is not given (the original CLI's defaults). */
+  /** Values the command line sends when a flag is not given (docs/compatibility/commands.md). */
   readonly defaults?: Readonly<Record<string, unknown>>;
   /** Flags without a value that set an argument (resume: `--claim` acquires). */
   readonly switches?: readonly CliSwitch[];

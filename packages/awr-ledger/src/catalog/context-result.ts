@@ -23,10 +23,10 @@ export function contextScope(
 /**
  * awr_context_compile answers the compiler's L1 result as it is (the packet under
  * `work_context`). A packet with required gaps (an unknown work item, missing acceptance or
- * rules, an unresolved dependency) is, as the original answers it, ContextIncomplete carrying the
- * whole result, whose `completeness` says what is missing. The error itself has no details, as
- * the original's has none: the result's `completeness` is the one copy (it was repeated in the
- * error's details, some 2 KB per answer).
+ * rules, an unresolved dependency) is ContextIncomplete carrying the whole result, whose
+ * `completeness` says what is missing. The error itself has no details: the result's
+ * `completeness` is the one copy (it was repeated in the error's details, some 2 KB per answer;
+ * docs/compatibility/context-answer.md).
  */
 export function completeContext(compiled: ContextCompileResult): ContextCompileResult {
   if (compiled.completeness.complete) return compiled;

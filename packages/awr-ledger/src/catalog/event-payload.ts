@@ -2,8 +2,8 @@ import type { JsonSchema } from "./json-schema.js";
 import { LIMITS } from "./limits.js";
 
 /**
- * The free-form event payload: observations with known names only (the original's generic
- * payload inventory, version 1), so a payload stays data and never grows into a second channel.
+ * The free-form event payload: observations with known names only (inventory version 1,
+ * docs/compatibility/storage.md), so a payload stays data and never grows into a second channel.
  * Text fields hold at most the byte counts given; `*_id` fields name ledger objects by ULID.
  */
 const TEXT_FIELDS: readonly (readonly [string, number])[] = [

@@ -54,7 +54,7 @@ export function object(
 
 /**
  * `schema` with a description: what the argument means, in the few words tools/list can afford
- * (every argument has one; the whole list stays under the original's 32 KiB).
+ * (every argument has one; the whole list stays under 32 KiB).
  */
 export const about = <S extends JsonSchema>(description: string, schema: S): S => ({
   ...schema,

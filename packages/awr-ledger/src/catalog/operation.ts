@@ -39,7 +39,7 @@ export interface Operation<I = never, R = unknown, T extends string = string> {
    */
   readonly availability?: "workstreams";
   /**
-   * `cli`: a CLI-only operation (the original has no tool for it: branch writes, doctor). It is
+   * `cli`: a CLI-only operation (branch writes, doctor; docs/compatibility/mcp-protocol.md). It is
    * never on tools/list and a tools/call naming it is an unknown tool (-32601); the CLI and the
    * ledger's own dispatch run it like any entry. Absent: `mcp`, a tool.
    */
@@ -47,7 +47,7 @@ export interface Operation<I = never, R = unknown, T extends string = string> {
   /**
    * Arguments whose `const` or `enum` the listed schema shows but the implementation checks
    * itself, so another value gets the implementation's answer (awr_workstream: another
-   * protocol_version or action is Unsupported, as the original answers it, not InvalidInput).
+   * protocol_version or action is Unsupported, not InvalidInput).
    */
   readonly lenient?: readonly string[];
   /**

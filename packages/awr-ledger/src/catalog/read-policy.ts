@@ -1,7 +1,7 @@
 import type { Operation, OperationHost, OperationOptions } from "./operation.js";
 
 /**
- * The fields where a CLI read and a tool read may differ (the original's read-policy table):
+ * The fields where a CLI read and a tool read may differ (docs/compatibility/mcp-protocol.md):
  * the CLI reindexes changed sources first, a tool call reads what is indexed and never writes.
  */
 export function readPolicy(

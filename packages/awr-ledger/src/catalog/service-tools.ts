@@ -11,7 +11,7 @@ export interface ServiceTool {
   readonly input: ObjectSchema;
 }
 
-/** awr_projects_list: the shared service lists it first, as the original does. */
+/** awr_projects_list: the shared service lists it first, so a host finds the keys to pass. */
 export const projectsListTool: ServiceTool = {
   tool: "awr_projects_list",
   description:

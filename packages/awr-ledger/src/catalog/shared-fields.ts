@@ -15,14 +15,14 @@ export const sourceSha = (): JsonSchema =>
 export const expectedRevision = (): JsonSchema =>
   about("The project_revision you last read.", revision());
 
-/** A session, by id; with `conversation` it is one of the original's two session selectors. */
+/** A session, by id; with `conversation` it is one of the two session selectors. */
 export const sessionId = (): JsonSchema => about("Session id.", id());
 
 /** The host's stable conversation id, the other selector (the session bound to it). */
 export const conversationId = (): JsonSchema =>
   about("Your host's conversation id (or session).", id());
 
-/** The caller's stable id for a write (the original's 1..256). */
+/** The caller's stable id for a write, 1..256 bytes (docs/compatibility/mcp-protocol.md). */
 export const requestId = (
   description = "Your id for this write; resend it to retry.",
 ): JsonSchema => ({

@@ -6,7 +6,7 @@ import type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
  * Checks tool arguments against the catalog's JSON Schema subset (json-schema.ts) and returns a
  * clean copy: only the declared arguments, `null` treated as omitted, defaults filled in. Every
  * problem is collected, so one answer names them all. Two deliberate readings of the keywords:
- * `maxLength` counts UTF-8 bytes (what storage and the original's own checks count), and an
+ * `maxLength` counts UTF-8 bytes (what storage counts), and an
  * unknown argument is never copied, so `__proto__` or `constructor` as a key is just refused.
  *
  * A name the caller made up is never repeated back (core/unknown-names.ts): unknown arguments and

@@ -19,7 +19,7 @@ import {
 
 const CLOSED_WORK = ["completed", "cancelled"];
 
-/** How a resume treats claims: the original's `claim` argument. */
+/** How a resume treats claims: its `claim` argument. */
 export type ResumeClaimMode = "inherit" | "acquire" | "none";
 
 /**

@@ -1,6 +1,6 @@
 /** What `awr doctor` reports for one object, and the one repair it suggests for it. */
 
-/** One named repair, as `awr doctor repair ACTION ID` applies it (the original's `kind`s). */
+/** One named repair, as `awr doctor repair ACTION ID` applies it (its `kind`). */
 export type RepairAction =
   | { kind: "expire_claim"; claim_id: string }
   | { kind: "interrupt_session"; session_id: string }

@@ -102,7 +102,7 @@ async function sessionExists(db: Db, id: string): Promise<boolean> {
 
 /**
  * The selected branch may be cleared only when it is invalid: missing, closed, forked after the
- * revision the caller saw (`expected`, as the original judges it), or naming a missing parent or
+ * revision the caller saw (`expected`), or naming a missing parent or
  * itself. Returns whether its row exists.
  */
 async function invalidSelectedBranch(db: Db, id: string, expected: number): Promise<boolean> {

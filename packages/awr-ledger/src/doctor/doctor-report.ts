@@ -21,13 +21,13 @@ export interface DoctorProject {
   manifest(reload?: boolean): LoadedManifest;
 }
 
-/** `awr doctor`'s arguments (the original's flags). */
+/** `awr doctor`'s arguments (its flags). */
 export interface DoctorInput {
   /** Another SQLite ledger file to inspect (SQLite projects only). */
   database?: string | undefined;
   /** Only the database and its schema: no sources, no runtime findings. */
   database_only?: boolean | undefined;
-  /** The original's cap on hashing registered artifacts (1..1 GiB); validated only here. */
+  /** The cap on hashing registered artifacts (1..1 GiB); validated only here. */
   max_bytes?: number | undefined;
 }
 
@@ -207,7 +207,7 @@ export async function diagnose(
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The original's order of findings: by code, object kind, then object id. */
+/** The order of findings: by code, object kind, then object id. */
 function byCodeKindId(a: DoctorFinding, b: DoctorFinding): number {
   return (
     compare(a.code, b.code) ||

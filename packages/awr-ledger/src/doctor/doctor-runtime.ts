@@ -6,12 +6,13 @@ import { type DoctorFinding, finding, type RepairAction } from "./doctor-finding
 
 /**
  * The runtime findings of `awr doctor`, read from one snapshot of the ledger: the codes,
- * severities, object kinds and messages of the original's runtime inspection
- * (docs/design/work-branches.md, "awr doctor", the checks table). Reading only; the suggested
- * repair of a finding is one `awr doctor repair` action the operator may choose to run.
+ * severities, object kinds and messages of the runtime inspection
+ * (docs/design/work-branches.md, "awr doctor", the checks table; docs/compatibility/storage.md).
+ * Reading only; the suggested repair of a finding is one `awr doctor repair` action the
+ * operator may choose to run.
  */
 
-/** Work statuses a session or an active claim should not be bound to (the original's list). */
+/** Work statuses a session or an active claim should not be bound to. */
 const UNUSABLE_WORK_STATUSES: ReadonlySet<string> = new Set(["completed", "cancelled", "unknown"]);
 
 export interface RuntimeInspection {

@@ -1,6 +1,6 @@
 import type { BranchStatus, BranchTable } from "../core/runtime-tables.js";
 
-/** A work branch as results show it (the original's field names). */
+/** A work branch as results show it (docs/compatibility/runtime.md). */
 export interface BranchView {
   id: string;
   project_id: string;

@@ -72,7 +72,7 @@ export function otherClientError(what: string, id: string): LedgerError {
 /**
  * Finds the caller's session by id or by conversation (the newest session bound to that
  * conversation for this client). Another client's session is RuleViolation, and so is a session
- * id given with a conversation it is not bound to (as the original answers it): the call would act
+ * id given with a conversation it is not bound to: the call would act
  * on one session in the name of another's conversation.
  */
 export async function resolveSession(

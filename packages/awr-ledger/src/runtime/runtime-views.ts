@@ -5,9 +5,9 @@ import { entityId } from "../projection/entity-id.js";
 
 /**
  * A session as tools return it: everything but the owning client, the agent and the last
- * checkpoint under the original's names (`agent_id`, `last_checkpoint_id`), and the original's
- * identities beside our keys: `project_id`, `work_item_id` (the work item's entity id, as
- * `object show work` answers it) and `start_project_revision` (the same as `start_revision`).
+ * checkpoint under the names `agent_id` and `last_checkpoint_id`, and these
+ * identities beside our keys (docs/compatibility/runtime.md): `project_id`, `work_item_id`
+ * (the work item's entity id, as `object show work` answers it) and `start_project_revision` (the same as `start_revision`).
  */
 export type SessionView = Omit<SessionTable, "client" | "agent" | "last_checkpoint" | "branch"> & {
   project_id: string;

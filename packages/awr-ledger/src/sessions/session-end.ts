@@ -24,7 +24,7 @@ export interface SessionEndResult {
   session: SessionView;
   /** The claims this end released. */
   released_claims: ClaimView[];
-  /** Their ids (the original's name for what the end closed). */
+  /** Their ids (docs/compatibility/runtime.md). */
   closed_claim_ids: string[];
   /** The `session.ended` event. */
   event_id: string;

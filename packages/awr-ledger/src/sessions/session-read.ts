@@ -24,7 +24,7 @@ const WAITS_SHOWN = LIMITS.sessionWaitsShown;
 /** How far back a session's predecessors are followed for their waits. */
 const LINEAGE_DEPTH = LIMITS.sessionLineageDepth;
 
-/** Which host conversation a session is bound to (as the original names it). */
+/** Which host conversation a session is bound to. */
 export interface SessionBinding {
   client: string;
   conversation: string;

@@ -274,7 +274,7 @@ export async function sessionResume(
   );
 }
 
-/** What a successor is told it cannot recover: the same gaps the original reports. */
+/** What a successor is told it cannot recover, so it does not look for it. */
 function recoveryGaps(checkpoint: string | null, save: CheckpointSave | null): string[] {
   if (checkpoint === null) {
     return [

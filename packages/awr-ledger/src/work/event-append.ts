@@ -36,7 +36,7 @@ export interface EventAppendResult {
  * awr_event_append: one free-form event. A reserved type (a lifecycle event or anything under
  * a domain prefix, see core/event-types.ts) is InvalidInput: it must come from its domain
  * operation, so no client can forge a receipt. A payload `source_id` must name a known source
- * (NotFound otherwise, as the original answers it), so no event is stored with a dangling one.
+ * (NotFound otherwise), so no event is stored with a dangling one.
  */
 export async function eventAppend(
   ctx: RuntimeContext,

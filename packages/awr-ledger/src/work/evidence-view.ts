@@ -2,7 +2,7 @@ import type { EvidenceTable } from "../storage/schema.js";
 
 // Recorded evidence as answers show it: one type and one function that reads a row.
 
-/** A recorded evidence record, as tools return it (the original's names). */
+/** A recorded evidence record, as tools return it (docs/compatibility/runtime.md). */
 export interface EvidenceView {
   id: string;
   external_key: string;

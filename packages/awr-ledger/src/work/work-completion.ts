@@ -11,7 +11,7 @@ import {
   meetsEvidenceLevel,
 } from "./evidence-levels.js";
 
-/** The completion mapping of `awr_work_transition` (action complete), as the original's. */
+/** The completion mapping of `awr_work_transition` (action complete). */
 export interface CompletionInput {
   version: 1;
   /** The source revision (commit SHA) the work is complete at; the evidence must be bound to it. */

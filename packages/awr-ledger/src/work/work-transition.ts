@@ -32,7 +32,7 @@ export interface WorkTransitionInput extends WriteFields {
   action: WorkAction;
   session?: string | undefined;
   conversation?: string | undefined;
-  /** Why (recorded on the event; the original requires it). */
+  /** Why (required; recorded on the event). */
   reason: string;
   next_action?: string | undefined;
   /** A one-line account for the event (defaults to the reason). */
@@ -41,7 +41,7 @@ export interface WorkTransitionInput extends WriteFields {
   completion?: CompletionInput | undefined;
 }
 
-/** The applied change, as the original's proposal receipt names it. */
+/** The applied change, as a proposal receipt (docs/compatibility/runtime.md). */
 export interface AppliedProposal {
   status: "applied";
   action: WorkAction;
@@ -53,7 +53,7 @@ export interface AppliedProposal {
 }
 
 export interface WorkTransitionResult {
-  /** Always null on success (the original's transition receipts carry these two fields). */
+  /** Always null on success (every transition receipt carries these two fields). */
   code: null;
   error: null;
   write_outcome: "committed";

@@ -9,8 +9,8 @@ import { choice, id, object, revision, text } from "../json-schema.js";
 import { LIMITS } from "../limits.js";
 import { type OperationHost, type OperationOptions, operation } from "../operation.js";
 
-// Work branches: CLI-only operations (the original has no branch tool), so they are never on
-// tools/list (docs/design/work-branches.md, "CLI commands").
+// Work branches: CLI-only operations, so they are never on tools/list
+// (docs/design/work-branches.md, "CLI commands"; docs/compatibility/mcp-protocol.md).
 
 function readAt<T>(
   host: OperationHost,

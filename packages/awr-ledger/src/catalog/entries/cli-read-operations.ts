@@ -10,7 +10,7 @@ import { checkSources } from "../source-check.js";
 import { readAt } from "./history-operations.js";
 import { project } from "./read-operations.js";
 
-// The reads the original answers on its command line only (context bootstrap, work list, source
+// The reads answered on the command line only (context bootstrap, work list, source
 // list and scan) and the journal listing operators use: CLI-only entries, never on tools/list.
 //
 // Their commands are written by hand in the CLI (apps/cli/src/commands: project-commands.ts,

@@ -96,7 +96,7 @@ async function requireReadableSources(host: OperationHost): Promise<void> {
 export const sessionResumeOperation = operation({
   tool: "awr_session_resume",
   kind: "write",
-  // As the original's resume: the sources are reindexed first, and a reindex that advanced the
+  // A resume reindexes the sources first, and a reindex that advanced the
   // revision makes a request at the earlier one RevisionConflict.
   freshness: "refresh",
   description:

@@ -7,8 +7,8 @@ import { choice, id, object, revision } from "../json-schema.js";
 import { operation } from "../operation.js";
 
 /**
- * `awr doctor` and `awr doctor repair …`: CLI-only operations (the original has no tool for
- * them), so they are never on tools/list (docs/design/work-branches.md, "awr doctor").
+ * `awr doctor` and `awr doctor repair …`: CLI-only operations, an operator's tools, so they
+ * are never on tools/list (docs/design/work-branches.md, "awr doctor").
  */
 
 export const doctorOperation = operation({
@@ -22,7 +22,7 @@ export const doctorOperation = operation({
   input: object({
     database: { type: "string", minLength: 1, maxLength: LIMITS.doctorPathBytes },
     database_only: { type: "boolean", default: false },
-    // The range is the implementation's to refuse, with the original's message.
+    // The range is the implementation's to refuse, with its own message (1..1 GiB).
     max_bytes: { type: "integer" },
   }),
   run: async (host, input: DoctorInput) =>

@@ -9,9 +9,9 @@ import { readAt } from "./history-operations.js";
 import { workGetOperation } from "./read-operations.js";
 
 // The explicit reads behind a packet (`object show`, `event show`, `context delta`): CLI-only
-// operations, as in the original, which has no tools for them (docs/design/operation-catalog.md).
+// operations, never tools (docs/design/operation-catalog.md).
 
-/** The source-projected kinds `object show` reads besides work items (the original's set). */
+/** The source-projected kinds `object show` reads besides work items. */
 const ENTITY_OBJECT_KINDS = ["goal", "plan", "rule"] as const;
 type EntityObjectKind = (typeof ENTITY_OBJECT_KINDS)[number];
 const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", "checkpoint"];
@@ -29,7 +29,7 @@ const maxBytes = () =>
   );
 
 /**
- * Refuses a full read larger than `limit` bytes (default 64 KiB), as the original does, before
+ * Refuses a full read larger than `limit` bytes (default 64 KiB), before
  * any of it is returned: the brief says how large it is, and a larger --max-bytes reads it.
  */
 function checkReadLimit(what: string, bytes: number, limit: number | undefined): void {

@@ -2,7 +2,7 @@ import type { WorkHandoffInput } from "../../work/work-handoff.js";
 import { id, object, revision, SESSION_SELECTOR, ttlMs } from "../json-schema.js";
 import { operation } from "../operation.js";
 
-/** `awr work handoff`: CLI-only, as in the original (docs/design/work-branches.md R9). */
+/** `awr work handoff`: CLI-only, never a tool (docs/design/work-branches.md R9). */
 export const workHandoffOperation = operation({
   tool: "awr_work_handoff",
   kind: "write",

@@ -25,7 +25,7 @@ import {
 import { operation } from "../operation.js";
 import { conversationId, expectedRevision, identityFields, sessionId } from "../shared-fields.js";
 
-/** The session selector of the original: `session` or `conversation`, and one is required. */
+/** The session selector: `session` or `conversation`, and one is required. */
 const selector = (properties: Record<string, JsonSchema>, required: string[] = []) =>
   object(
     { ...properties, session: nullable(sessionId()), conversation: nullable(conversationId()) },
@@ -33,7 +33,7 @@ const selector = (properties: Record<string, JsonSchema>, required: string[] = [
     SESSION_SELECTOR,
   );
 
-/** What a checkpoint (or a wait's) saves, as the original names it. */
+/** What a checkpoint (or a wait's) saves (docs/compatibility/runtime.md). */
 const contextHash = () => about("context_hash of the packet you used.", id());
 const digest = () => about("Where you stand, briefly.", text());
 const nextAction = () => about("Your next concrete step.", text());

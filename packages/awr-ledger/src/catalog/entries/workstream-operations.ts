@@ -54,7 +54,7 @@ export const WORKSTREAM_ARGS = {
   }),
   catalog: object(
     {
-      // `source` passes, for the read to answer Unsupported as the original does.
+      // `source` passes, for the read to answer Unsupported: no source catalog is served.
       kind: optChoice([...CATALOG_KINDS, "source"]),
       state: optChoice(CATALOG_STATES),
       cursor,
@@ -84,9 +84,9 @@ export const WORKSTREAM_ARGS = {
 
 /**
  * awr_workstream, the shared service's scoped reads (docs/compatibility/workstreams.md): the
- * ledger's workstreamRead for the caller's grants. The schema lists the original's
- * protocol_version 1 and its eight actions, but another version or action reaches the ledger,
- * which answers Unsupported as the original does; each action's `args` are the ledger's to
+ * ledger's workstreamRead for the caller's grants. The schema lists protocol_version 1 and
+ * its eight actions, but another version or action reaches the ledger, which answers
+ * Unsupported; each action's `args` are the ledger's to
  * check. An incomplete context packet is ContextIncomplete carrying the whole envelope.
  */
 export const workstreamOperation = operation({
