@@ -1,35 +1,18 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { awr, removeTemps, tempDir } from "./support/cli-harness.js";
+import { awr, manifestText, removeTemps, tempDir } from "./support/cli-harness.js";
 
 // A session is lost mid-work (its caller exits) and a second agent resumes it, every step a
 // separate `awr --json` run, as the original's compact-recovery harness walks it: the fields the
 // successor needs to continue (the work, the rules, the saved checkpoint or an explicit gap, the
 // source changes since the baseline), faults that must change nothing, and a clean doctor.
 
-const MANIFEST = `[project]
-name = "Recovery walk"
-external_key = "recovery-walk"
-
-[[sources]]
-domain = "goal"
-role = "primary"
-path = "GOALS.md"
-adapter = "markdown-heading-v1"
-
-[[sources]]
-domain = "ledger"
-role = "primary"
-path = "ledger.yaml"
-adapter = "yaml-ledger-v1"
-
-[[sources]]
-domain = "rules"
-role = "primary"
-path = "RULES.md"
-adapter = "markdown-rules-v1"
-`;
+const MANIFEST = manifestText("Recovery walk", "recovery-walk", [
+  ["goal", "GOALS.md", "markdown-heading-v1"],
+  ["ledger", "ledger.yaml", "yaml-ledger-v1"],
+  ["rules", "RULES.md", "markdown-rules-v1"],
+]);
 const LEDGER = `work_items:
   - id: BASE
     title: Lay the groundwork

@@ -1,39 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { awr, removeTemps, tempDir } from "./support/cli-harness.js";
+import { awr, manifestText, removeTemps, tempDir } from "./support/cli-harness.js";
 
 // The options of the CLI-only drill reads (`object show`, `event show`, `context delta`) the
 // original defines, each run as a separate `awr --json` call on a small project.
 
-const MANIFEST = `[project]
-name = "Drill options"
-external_key = "drill-options"
-
-[[sources]]
-domain = "goal"
-role = "primary"
-path = "GOALS.md"
-adapter = "markdown-heading-v1"
-
-[[sources]]
-domain = "plan"
-role = "primary"
-path = "PLAN.md"
-adapter = "markdown-heading-v1"
-
-[[sources]]
-domain = "ledger"
-role = "primary"
-path = "ledger.yaml"
-adapter = "yaml-ledger-v1"
-
-[[sources]]
-domain = "rules"
-role = "primary"
-path = "RULES.md"
-adapter = "markdown-rules-v1"
-`;
+const MANIFEST = manifestText("Drill options", "drill-options", [
+  ["goal", "GOALS.md", "markdown-heading-v1"],
+  ["plan", "PLAN.md", "markdown-heading-v1"],
+  ["ledger", "ledger.yaml", "yaml-ledger-v1"],
+  ["rules", "RULES.md", "markdown-rules-v1"],
+]);
 const LEDGER = `work_items:
   - id: WALL
     title: Build the wall

@@ -81,3 +81,19 @@ export async function demoProject(options: { init?: boolean } = {}): Promise<str
   }
   return root;
 }
+
+/** One primary manifest source: its domain, project-relative path and adapter. */
+export type ManifestSource = readonly [domain: string, path: string, adapter: string];
+
+/** The text of a `.awr/project.toml` naming the project and its primary sources, in order. */
+export function manifestText(
+  name: string,
+  externalKey: string,
+  sources: readonly ManifestSource[],
+): string {
+  const tables = sources.map(
+    ([domain, path, adapter]) =>
+      `[[sources]]\ndomain = "${domain}"\nrole = "primary"\npath = "${path}"\nadapter = "${adapter}"\n`,
+  );
+  return [`[project]\nname = "${name}"\nexternal_key = "${externalKey}"\n`, ...tables].join("\n");
+}

@@ -86,13 +86,19 @@ export const revision = (): JsonSchema => ({
   maximum: LIMITS.revisionMax,
 });
 
-export const limit = (): JsonSchema => ({
-  description: "Max results.",
+/** An integer within one of the LIMITS ranges, with the range's default when it has one. */
+export const bounded = (range: {
+  readonly min: number;
+  readonly max: number;
+  readonly default?: number;
+}): JsonSchema => ({
   type: "integer",
-  minimum: LIMITS.limit.min,
-  maximum: LIMITS.limit.max,
-  default: LIMITS.limit.default,
+  minimum: range.min,
+  maximum: range.max,
+  ...(range.default === undefined ? {} : { default: range.default }),
 });
+
+export const limit = (): JsonSchema => ({ description: "Max results.", ...bounded(LIMITS.limit) });
 
 export const ttlMs = (): JsonSchema =>
   nullable({

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES, JOURNAL_RECEIPT_TYPES } from "../core/event-types.js";
+import { LIMITS } from "../core/limits.js";
 import type { RuntimeCaller } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
@@ -9,7 +10,6 @@ import { eventSeenBy, ownCheckpoint } from "../runtime/conversation-privacy.js";
 import { resolveSession } from "../runtime/runtime-lookup.js";
 import { recoveryCheckpointId, recoveryRevision } from "../sessions/recovery-checkpoint.js";
 import type { EventTable, LedgerSchema } from "../storage/schema.js";
-import { DELTA_EVENT_LIMIT, ENTITY_LIMIT } from "./context-defaults.js";
 import { activeSession } from "./context-selection.js";
 
 export interface ContextDeltaInput {
@@ -166,8 +166,8 @@ export async function contextDelta(
     );
   }
   const { after, origin, checkpoint } = await baselineOf(db, input, caller, session);
-  const limit = input.event_limit ?? DELTA_EVENT_LIMIT.default;
-  const entityLimit = input.entity_limit ?? ENTITY_LIMIT.default;
+  const limit = input.event_limit ?? LIMITS.deltaEventLimit.default;
+  const entityLimit = input.entity_limit ?? LIMITS.entityLimit.default;
   const listed = (rows: readonly EventTable[]) =>
     rows.slice(0, limit).map((row) => eventBrief(eventSeenBy(row, caller.client)));
   const windowEvents = () =>

@@ -1,8 +1,7 @@
-import { DELTA_EVENT_LIMIT, ENTITY_LIMIT } from "../../context/context-defaults.js";
 import type { ContextDeltaInput } from "../../context/context-delta.js";
 import { LedgerError } from "../../errors.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
-import { about, choice, id, limit, nullable, object } from "../json-schema.js";
+import { about, bounded, choice, id, nullable, object } from "../json-schema.js";
 import { LIMITS } from "../limits.js";
 import { operation } from "../operation.js";
 import { readAt } from "./history-operations.js";
@@ -20,12 +19,7 @@ const OBJECT_KINDS = [...ENTITY_OBJECT_KINDS, "work", "work_item", "work-item", 
 const maxBytes = () =>
   about(
     `With full, refuse a read larger than this many bytes (${LIMITS.readBytes.min}..${LIMITS.readBytes.max}, default ${LIMITS.readBytes.default}).`,
-    {
-      type: "integer",
-      minimum: LIMITS.readBytes.min,
-      maximum: LIMITS.readBytes.max,
-      default: LIMITS.readBytes.default,
-    },
+    bounded(LIMITS.readBytes),
   );
 
 /**
@@ -301,18 +295,11 @@ export const contextDeltaOperation = operation({
       "Without a session: this agent's one active session of yours (of the work, when given).",
       nullable(id()),
     ),
-    event_limit: about("At most this many events of each kind.", {
-      type: "integer",
-      minimum: DELTA_EVENT_LIMIT.min,
-      maximum: DELTA_EVENT_LIMIT.max,
-      default: DELTA_EVENT_LIMIT.default,
-    }),
-    entity_limit: about("At most this many changed entities per source change.", {
-      type: "integer",
-      minimum: ENTITY_LIMIT.min,
-      maximum: ENTITY_LIMIT.max,
-      default: ENTITY_LIMIT.default,
-    }),
+    event_limit: about("At most this many events of each kind.", bounded(LIMITS.deltaEventLimit)),
+    entity_limit: about(
+      "At most this many changed entities per source change.",
+      bounded(LIMITS.entityLimit),
+    ),
   }),
   run: async (host, input: ContextDeltaInput, caller, options) => {
     const { contextDelta } = await loadInOrder(() => import("../../context/context-delta.js"));
