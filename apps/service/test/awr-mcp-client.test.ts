@@ -65,7 +65,8 @@ describe("this repository's @awr/mcp-client against awr-mcp", () => {
     const client = new MCPClient(createTransport({ command, args, cwd: SERVICE_DIR }), CLIENT_INFO);
     open.push(client);
     await client.connect();
-    expect(await client.listTools()).toHaveLength(20);
+    // Grouped discovery by default: the 8 domain tools; the flat names stay callable.
+    expect(await client.listTools()).toHaveLength(8);
     await runAgentDay(caller(client), { prefix: "own-stdio" });
   });
 });

@@ -95,7 +95,7 @@ describe("awr-mcp's command line", () => {
     try {
       const { client } = await stdioClient(empty);
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(20);
+      expect(tools).toHaveLength(8);
       const result = await client.callTool({ name: "awr_project_status", arguments: {} });
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({ code: "NotFound" });

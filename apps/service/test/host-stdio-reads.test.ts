@@ -39,6 +39,11 @@ const WRITES = new Set([
   "awr_session_reply",
   "awr_operation_recover",
   "awr_source_reindex",
+  "awr_work_manage",
+  "awr_change_apply",
+  "awr_change_recover",
+  "awr_compaction_observe",
+  "awr_compaction_defer",
 ]);
 
 let dir: string;
@@ -65,12 +70,13 @@ afterAll(async () => {
 });
 
 describe("a host reading over stdio", () => {
-  it("discovers the 20 tools and survives protocol and argument errors", async () => {
+  it("discovers the 32 flat tools (AWR_MCP_TOOL_EXPOSURE_MODE=flat) and survives protocol and argument errors", async () => {
     const root = await project();
     const before = logicalState(root);
-    const client = await host(root);
+    const { client } = await stdioClient(root, { AWR_MCP_TOOL_EXPOSURE_MODE: "flat" });
+    clients.push(client);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(32);
     expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThan(32_768);
     for (const tool of tools) {
       expect({ tool: tool.name, readOnly: tool.annotations?.readOnlyHint }).toEqual({

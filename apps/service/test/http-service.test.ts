@@ -62,7 +62,7 @@ describe("awr-mcp over shared HTTP", () => {
   it("runs an agent's whole day through the official SDK client", async () => {
     const eng = await client(TOKENS.eng);
     const { tools } = await eng.listTools();
-    expect(tools).toHaveLength(21);
+    expect(tools).toHaveLength(9); // awr_projects_list and the 8 domain tools
     const projects = await ok(eng, "awr_projects_list", {});
     expect((projects["projects"] as { key: string }[]).map((p) => p.key)).toEqual([
       "alpha",
@@ -205,7 +205,7 @@ describe("awr-mcp over stdio", () => {
     const { client: c } = await stdioClient(gamma.root);
     clients.push(c);
     const { tools } = await c.listTools();
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(8); // the domain tools (grouped discovery)
     await runAgentDay(sdkCaller(c), { prefix: "stdio-day" });
   });
 });

@@ -17,6 +17,9 @@ import {
  * real awr-mcp lists them over stdio and over HTTP. Descriptions are not compared. Where we add a
  * bound the original leaves open, the snapshot says so under "ours", and each such addition must
  * be a tightening that normal use never meets (docs/design/operation-catalog.md).
+ * Both exposures are checked: the flat catalog (AWR_MCP_TOOL_EXPOSURE_MODE=flat) tool by tool,
+ * and grouped discovery's domain tools, whose manifests must hold exactly the snapshot's
+ * children with the flat catalog's schemas.
  */
 
 type Schema = Record<string, unknown>;
@@ -27,6 +30,11 @@ interface ToolFacts {
 interface Snapshot {
   stdio: Record<string, ToolFacts>;
   shared: Record<string, ToolFacts>;
+  grouped: {
+    children: Record<string, string[]>;
+    stdio: Record<string, ToolFacts>;
+    shared: Record<string, ToolFacts>;
+  };
 }
 
 const SNAPSHOT = JSON.parse(
@@ -34,6 +42,8 @@ const SNAPSHOT = JSON.parse(
 ) as Snapshot;
 
 const NESTED = ["items", "additionalProperties", "propertyNames"] as const;
+/** Keywords holding a list of alternative schemas (the change tools' `change`). */
+const ALTERNATIVES = ["oneOf"] as const;
 
 /** Applies `fn` to a schema and every schema nested in it. */
 function mapSchema(schema: Schema, fn: (s: Schema) => Schema): Schema {
@@ -49,6 +59,10 @@ function mapSchema(schema: Schema, fn: (s: Schema) => Schema): Schema {
   for (const key of NESTED) {
     const nested = out[key];
     if (typeof nested === "object" && nested !== null) out[key] = mapSchema(nested as Schema, fn);
+  }
+  for (const key of ALTERNATIVES) {
+    const list = out[key];
+    if (Array.isArray(list)) out[key] = list.map((alt) => mapSchema(alt as Schema, fn));
   }
   return out;
 }
@@ -93,12 +107,23 @@ function looseAdditions(schema: Schema, path: string, found: string[]): string[]
     if (typeof nested === "object" && nested !== null)
       looseAdditions(nested as Schema, `${path}[${key}]`, found);
   }
+  for (const key of ALTERNATIVES) {
+    const list = schema[key];
+    if (Array.isArray(list))
+      list.forEach((alt, i) => looseAdditions(alt as Schema, `${path}[${key} ${i}]`, found));
+  }
   return found;
 }
 
 async function expectSnapshot(client: Client, facts: Record<string, ToolFacts>): Promise<void> {
   const { tools } = await client.listTools();
   expect(tools.map((t) => t.name)).toEqual(Object.keys(facts));
+  expectFacts(tools as Listed[], facts);
+}
+
+type Listed = { name: string; annotations?: unknown; inputSchema: unknown };
+
+function expectFacts(tools: readonly Listed[], facts: Record<string, ToolFacts>): void {
   for (const tool of tools) {
     const want = facts[tool.name] as ToolFacts;
     expect({ tool: tool.name, annotations: tool.annotations }).toEqual({
@@ -112,11 +137,50 @@ async function expectSnapshot(client: Client, facts: Record<string, ToolFacts>):
   }
 }
 
+/** Every domain's manifest holds its snapshot children, each with the flat tool's facts. */
+async function expectManifests(
+  client: Client,
+  flat: Record<string, ToolFacts>,
+  project?: string,
+): Promise<void> {
+  for (const [domain, children] of Object.entries(SNAPSHOT.grouped.children)) {
+    const result = await client.callTool({
+      name: domain,
+      arguments: project === undefined ? {} : { project },
+    });
+    const manifest = result.structuredContent as {
+      mode: string;
+      domain: string;
+      manifest_version: string;
+      child_total: number;
+      children: { name: string; input_schema: unknown; read_only: boolean }[];
+    };
+    expect({ domain, isError: result.isError }).toEqual({ domain, isError: false });
+    expect(manifest).toMatchObject({ mode: "manifest", domain, manifest_version: "1" });
+    expect(manifest.children.map((c) => c.name)).toEqual(children);
+    expect(manifest.child_total).toBe(children.length);
+    for (const child of manifest.children) {
+      const facts = flat[child.name] as ToolFacts;
+      expect({ child: child.name, read_only: child.read_only }).toEqual({
+        child: child.name,
+        read_only: facts.annotations["readOnlyHint"],
+      });
+      expectFacts(
+        [{ name: child.name, annotations: facts.annotations, inputSchema: child.input_schema }],
+        flat,
+      );
+    }
+  }
+}
+
+const FLAT = { AWR_MCP_TOOL_EXPOSURE_MODE: "flat" };
 const TOKEN = "s".repeat(48);
 let dir: string;
 let cleanup: () => Promise<void>;
 let root: string;
 let service: RunningService;
+let grouped: RunningService;
+let flat: RunningService;
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -129,10 +193,12 @@ beforeAll(async () => {
     [{ id: "one", token: TOKEN, write: ["iface"] }],
   );
   service = await startHttpService(registry.file, registry.env);
+  grouped = await startHttpService(registry.file, registry.env);
+  flat = await startHttpService(registry.file, { ...registry.env, ...FLAT });
 });
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  await service?.stop();
+  await Promise.allSettled([service?.stop(), grouped?.stop(), flat?.stop()]);
   killAll();
   await cleanup?.();
 });
@@ -147,8 +213,8 @@ describe("the tool interface snapshot", () => {
     expect(loose).toEqual([]);
   });
 
-  it("matches tools/list over stdio, and the list stays under the original's 32 KiB", async () => {
-    const { client } = await stdioClient(root);
+  it("the flat catalog (AWR_MCP_TOOL_EXPOSURE_MODE=flat) matches tools/list over stdio, and stays under 32 KiB", async () => {
+    const { client } = await stdioClient(root, FLAT);
     clients.push(client);
     await expectSnapshot(client, SNAPSHOT.stdio);
     const bytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
@@ -170,11 +236,38 @@ describe("the tool interface snapshot", () => {
     expect(error?.code).toBe(-32601);
   });
 
-  it("matches tools/list over shared HTTP, and the list stays under the original's 32 KiB", async () => {
-    const client = await httpClient(service.url, TOKEN);
+  it("the flat catalog matches tools/list over shared HTTP, and stays under 32 KiB", async () => {
+    const client = await httpClient(flat.url, TOKEN);
     clients.push(client);
     await expectSnapshot(client, SNAPSHOT.shared);
     const bytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
     expect(bytes).toBeLessThan(32 * 1024);
+  });
+
+  it("grouped (the default) lists the 8 domain tools over stdio in at most 6 KiB, and each manifest holds the flat children", async () => {
+    const { client } = await stdioClient(root);
+    clients.push(client);
+    await expectSnapshot(client, SNAPSHOT.grouped.stdio);
+    expect(Buffer.byteLength(JSON.stringify(await client.listTools()))).toBeLessThanOrEqual(
+      6 * 1024,
+    );
+    await expectManifests(client, SNAPSHOT.stdio);
+  });
+
+  it("grouped lists awr_projects_list and the 8 domains over shared HTTP in at most 6 KiB, each manifest with the shared children", async () => {
+    const client = await httpClient(grouped.url, TOKEN);
+    clients.push(client);
+    await expectSnapshot(client, SNAPSHOT.grouped.shared);
+    expect(Buffer.byteLength(JSON.stringify(await client.listTools()))).toBeLessThanOrEqual(
+      6 * 1024,
+    );
+    await expectManifests(client, SNAPSHOT.shared, "iface");
+  });
+
+  it("the domains' children are the flat catalog, each in exactly one domain", () => {
+    const children = Object.values(SNAPSHOT.grouped.children).flat();
+    expect(new Set(children).size).toBe(children.length);
+    expect([...children].sort()).toEqual(Object.keys(SNAPSHOT.stdio).sort());
+    expect(children).toHaveLength(32);
   });
 });

@@ -87,7 +87,7 @@ describe("awr-mcp on stdio, line by line", () => {
     host.send(INITIALIZED);
     host.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
     const listed = (await host.reply(2))["result"] as { tools: unknown[] };
-    expect(listed.tools).toHaveLength(20);
+    expect(listed.tools).toHaveLength(8); // the domain tools
     const callLine = (id: number, params: unknown) =>
       JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
     host.send(callLine(3, { name: "awr_project_status", arguments: {} }));

@@ -167,9 +167,9 @@ describe("the shared HTTP service's security", () => {
     expect(calls[0]?.root).toBe(`${fixture.dir}/billing`);
   });
 
-  it("lists 21 tools, each project tool requiring project", async () => {
+  it("lists awr_projects_list and the 8 domain tools, each domain requiring project", async () => {
     const { tools } = await engineering.listTools();
-    expect(tools).toHaveLength(21);
+    expect(tools).toHaveLength(9);
     expect(tools.map((t) => t.name)).toContain("awr_projects_list");
     expect(tools.map((t) => t.name)).not.toContain("awr_workstream");
     for (const tool of tools.filter((t) => t.name !== "awr_projects_list")) {

@@ -26,6 +26,7 @@ function stdioHost(ledger: LedgerPort, limit = 64): ToolHost {
   return {
     mode: "stdio",
     caller: { client: "stdio" },
+    exposure: "flat",
     limiter: new CallLimiter(limit),
     resolveProject: async () => ({ ledger, root: "/nonexistent-root" }),
   };
@@ -56,6 +57,7 @@ async function connect(respond?: Respond, limit = 64) {
   const host: ToolHost = {
     mode: "stdio",
     caller: { client: "stdio" },
+    exposure: "flat",
     limiter: new CallLimiter(limit),
     resolveProject: async () => ({ ledger, root: "/nonexistent-root" }),
   };
@@ -65,14 +67,14 @@ async function connect(respond?: Respond, limit = 64) {
 }
 
 describe("the AWR tools on one project", () => {
-  it("lists the catalog's 20 tools as the original does: strict schemas, honest annotations, no output schemas", async () => {
+  it("lists the catalog's 32 flat tools as the original does: strict schemas, honest annotations, no output schemas", async () => {
     const client = await connect();
     const { tools } = await client.listTools();
     const projectTools = OPERATION_LIST.filter(
       (o) => o.availability === undefined && o.surface !== "cli",
     );
     expect(tools.map((t) => t.name)).toEqual(projectTools.map((o) => o.tool));
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(32);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(tool.outputSchema, tool.name).toBeUndefined();
@@ -125,7 +127,7 @@ describe("the AWR tools on one project", () => {
     expect(answer.error?.code).toBe(ErrorCode.InvalidParams);
     expect(answer.error?.message).toContain("no next cursor");
     const whole = await raw.request({ id: 2, method: "tools/list", params: {} });
-    expect((whole.result as { tools: unknown[] }).tools).toHaveLength(20);
+    expect((whole.result as { tools: unknown[] }).tools).toHaveLength(8); // the domain tools
     await raw.close();
   });
 

@@ -1,3 +1,4 @@
+import { domainOf, domainToolDefinitions, type ToolExposure } from "./domains.js";
 import {
   branchCloseOperation,
   branchCreateOperation,
@@ -6,12 +7,23 @@ import {
   branchSwitchOperation,
 } from "./entries/branch-operations.js";
 import {
+  changeApplyOperation,
+  changePreviewOperation,
+  changeRecoverOperation,
+  changeStatusOperation,
+} from "./entries/change-operations.js";
+import {
   contextBootstrapOperation,
   operationListOperation,
   sourceListOperation,
   sourceScanOperation,
   workListOperation,
 } from "./entries/cli-read-operations.js";
+import {
+  compactionDeferOperation,
+  compactionGetOperation,
+  compactionObserveOperation,
+} from "./entries/compaction-operations.js";
 import {
   operationGetOperation,
   operationRecoverOperation,
@@ -81,6 +93,13 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  changePreviewOperation,
+  changeApplyOperation,
+  changeStatusOperation,
+  changeRecoverOperation,
+  compactionObserveOperation,
+  compactionGetOperation,
+  compactionDeferOperation,
   workstreamOperation,
   // CLI-only (surface "cli"): never tools.
   branchCreateOperation,
@@ -191,7 +210,7 @@ export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): Checked
 
 /** A tools/list entry: name, description, input schema, annotations (docs/compatibility). */
 export type ToolDefinition = {
-  name: ToolName | ServiceTool["tool"];
+  name: string;
   description: string;
   inputSchema: ObjectSchema;
   annotations: {
@@ -202,9 +221,30 @@ export type ToolDefinition = {
   };
 };
 
-/** The catalog's tools for one transport, in catalog order (the service's own first). */
-export function toolDefinitions(mode: ServerMode, features: ToolFeatures = {}): ToolDefinition[] {
+/**
+ * The catalog's tools for one transport, in catalog order (the service's own first). `grouped`
+ * lists the domain tools in place of the operations that belong to a domain; the rest (the
+ * service's own, awr_workstream) stay as they are.
+ */
+export function toolDefinitions(
+  mode: ServerMode,
+  features: ToolFeatures = {},
+  exposure: ToolExposure = "flat",
+): ToolDefinition[] {
   const service = mode === "http" ? SERVICE_TOOLS : [];
+  const operations = OPERATION_LIST.filter((entry) => offeredOn(entry, mode, features)).map(
+    (entry) => ({
+      name: entry.tool,
+      description: entry.description,
+      inputSchema: inputSchemaFor(entry, mode),
+      annotations: {
+        readOnlyHint: entry.kind === "read",
+        destructiveHint: "destructive" in entry && entry.destructive === true,
+        idempotentHint: entry.kind === "read",
+        openWorldHint: false as const,
+      },
+    }),
+  );
   return [
     ...service.map((tool) => ({
       name: tool.tool,
@@ -217,16 +257,11 @@ export function toolDefinitions(mode: ServerMode, features: ToolFeatures = {}): 
         openWorldHint: false as const,
       },
     })),
-    ...OPERATION_LIST.filter((entry) => offeredOn(entry, mode, features)).map((entry) => ({
-      name: entry.tool,
-      description: entry.description,
-      inputSchema: inputSchemaFor(entry, mode),
-      annotations: {
-        readOnlyHint: entry.kind === "read",
-        destructiveHint: "destructive" in entry && entry.destructive === true,
-        idempotentHint: entry.kind === "read",
-        openWorldHint: false as const,
-      },
-    })),
+    ...(exposure === "flat"
+      ? operations
+      : [
+          ...domainToolDefinitions(mode),
+          ...operations.filter((tool) => domainOf(tool.name) === undefined),
+        ]),
   ];
 }

@@ -28,6 +28,8 @@ export type JsonSchema = {
   maxProperties?: number;
   propertyNames?: JsonSchema;
   anyOf?: readonly JsonSchema[];
+  /** Listed only (tools/list); the gate checks such an argument by its `checked` schema. */
+  oneOf?: readonly JsonSchema[];
 };
 
 /** A tool's input: always an object that refuses unknown arguments. */

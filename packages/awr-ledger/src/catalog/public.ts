@@ -36,6 +36,19 @@ export {
   toolDefinitions,
 } from "./catalog.js";
 export type { CliCommand, CliFile, CliInputFile, CliOperand, CliSwitch } from "./cli-spec.js";
+export {
+  DOMAINS,
+  type Domain,
+  type DomainManifest,
+  domainManifest,
+  domainOf,
+  findDomain,
+  MANIFEST_VERSION,
+  type ManifestChild,
+  TOOL_EXPOSURE_ENV,
+  type ToolExposure,
+  toolExposureFrom,
+} from "./domains.js";
 export { workstreamRead } from "./entries/workstream-read-entry.js";
 export type { JsonSchema, JsonType, ObjectSchema } from "./json-schema.js";
 export type { LedgerRuntime } from "./ledger-runtime.js";

@@ -6,6 +6,7 @@ import {
   argumentsProblem,
   describeArgumentsProblem,
   PROTO_KEY_ALIAS,
+  toolExposureFrom,
 } from "@awr/awr-ledger/catalog";
 import { JsonRpcErrorCode } from "@awr/jsonrpc-core";
 import { z } from "zod";
@@ -19,6 +20,7 @@ import {
   Server,
 } from "../sdk/mcp-sdk.js";
 import { toolErrorPayload, toolFailure, toolSuccess } from "../tool-result.js";
+import { readDomainCall } from "./domain-call.js";
 import type { ToolHost } from "./tool-host.js";
 import { type ToolSetEntry, toolSet } from "./tool-set.js";
 
@@ -71,7 +73,10 @@ export function createAwrServer(host: ToolHost): Server {
       jsonSchemaValidator: sharedValidator,
     },
   );
-  const tools = toolSet(host.mode, { workstreams: host.workstreams === true });
+  const tools = toolSet(host.mode, {
+    workstreams: host.workstreams === true,
+    exposure: host.exposure ?? toolExposureFrom(process.env),
+  });
 
   async function runProjectTool(
     entry: ToolSetEntry & { target: { kind: "project" } },
@@ -126,19 +131,36 @@ export function createAwrServer(host: ToolHost): Server {
     if (Object.getPrototypeOf(args) !== Object.prototype) {
       args = Object.assign({ [PROTO_KEY_ALIAS]: true }, args);
     }
-    // Measured once: too deep is a protocol error, before the tool is looked up; too large is
-    // the gate's InvalidInput result.
-    const problem = argumentsProblem(args);
-    if (problem?.kind === "depth") {
-      throw new McpError(JsonRpcErrorCode.InvalidParams, describeArgumentsProblem(problem));
-    }
-    const entry = tools.entries.get(name);
+    let entry = tools.entries.get(name);
     if (!entry) {
+      checkDepth(args);
       throw new McpError(
         JsonRpcErrorCode.MethodNotFound,
         `Unknown tool: ${name}. Call tools/list.`,
       );
     }
+    let manifestProject: string | undefined;
+    if (entry.target.kind === "domain") {
+      // A domain runs its child exactly as the flat call would: the child's arguments are
+      // measured, checked and run as if they had come by the child's own name.
+      const call = readDomainCall(entry.target.domain, args, host.mode);
+      if (call.kind === "manifest") {
+        if (call.project === undefined) return toolSuccess(entry.target.manifest);
+        manifestProject = call.project;
+      } else {
+        const child = tools.entries.get(call.child);
+        if (child === undefined) {
+          throw new McpError(
+            JsonRpcErrorCode.MethodNotFound,
+            `${call.child} is not offered by this server. Call ${name} with no arguments for its children.`,
+          );
+        }
+        entry = child;
+        args = call.arguments;
+      }
+    }
+    // Measured once: too deep is a protocol error; too large is the gate's InvalidInput result.
+    const problem = checkDepth(args);
     if (!host.limiter.tryAcquire()) {
       throw new McpError(
         BUSY_ERROR_CODE,
@@ -147,11 +169,38 @@ export function createAwrServer(host: ToolHost): Server {
       );
     }
     try {
+      if (manifestProject !== undefined && entry.target.kind === "domain") {
+        return await manifestFor(entry.target.manifest, manifestProject, extra.signal);
+      }
       return await callTool(entry, args, problem, extra.signal);
     } finally {
       host.limiter.release();
     }
   });
+
+  function checkDepth(args: Record<string, unknown>): ArgumentsProblem | undefined {
+    const problem = argumentsProblem(args);
+    if (problem?.kind === "depth") {
+      throw new McpError(JsonRpcErrorCode.InvalidParams, describeArgumentsProblem(problem));
+    }
+    return problem;
+  }
+
+  /** A manifest on the shared service, for a project the caller may read (else its error). */
+  async function manifestFor(
+    manifest: unknown,
+    project: string,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    try {
+      await host.resolveProject(project, "read", { signal });
+      return toolSuccess(manifest);
+    } catch (error) {
+      const payload = toolErrorPayload(error);
+      if (payload) return toolFailure(payload);
+      throw error;
+    }
+  }
 
   async function callTool(
     entry: ToolSetEntry,

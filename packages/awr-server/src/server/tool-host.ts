@@ -1,4 +1,5 @@
 import type { ServerMode } from "@awr/awr-ledger";
+import type { ToolExposure } from "@awr/awr-ledger/catalog";
 import type { WorkstreamAccess } from "@awr/awr-ledger/workstreams";
 import type { CallLimiter } from "../internal/call-limiter.js";
 import type { LedgerCaller, LedgerPort } from "../ledger-port.js";
@@ -49,6 +50,11 @@ export interface ToolHost {
   ): Promise<ResolvedProject>;
   /** awr_projects_list (shared HTTP only). */
   listProjects?(): Record<string, unknown>;
+  /**
+   * What tools/list shows: the domain tools (`grouped`) or every tool by name (`flat`). Absent:
+   * as the environment says (AWR_MCP_TOOL_EXPOSURE_MODE=flat, else grouped).
+   */
+  readonly exposure?: ToolExposure;
   /** The registry grants workstreams (version 2): awr_workstream is offered. */
   readonly workstreams?: boolean;
   /** Diagnostics for stderr; never stdout. */

@@ -1,18 +1,27 @@
-import { type ServerMode, toolDefinitions } from "@awr/awr-ledger";
+import { type ServerMode, type ToolDefinition, toolDefinitions } from "@awr/awr-ledger";
 import {
   type CatalogOperation,
   type CheckedSchema,
   checkedSchemaFor,
+  DOMAINS,
+  type Domain,
+  type DomainManifest,
+  domainManifest,
   findOperation,
   SERVICE_TOOLS,
   type ServiceTool,
+  type ToolExposure,
 } from "@awr/awr-ledger/catalog";
 import type { Tool } from "../sdk/mcp-sdk.js";
 
-/** What answers a tool call: a catalog operation of the project, or one the service answers. */
+/**
+ * What answers a tool call: a catalog operation of the project, one the service answers, or a
+ * domain tool (grouped discovery), which answers its manifest or runs one of its children.
+ */
 export type ToolTarget =
   | { readonly kind: "project"; readonly operation: CatalogOperation }
-  | { readonly kind: "service"; readonly tool: ServiceTool };
+  | { readonly kind: "service"; readonly tool: ServiceTool }
+  | { readonly kind: "domain"; readonly domain: Domain; readonly manifest: DomainManifest };
 
 export interface ToolSetEntry {
   readonly name: string;
@@ -22,10 +31,10 @@ export interface ToolSetEntry {
 }
 
 /**
- * The tools one server instance offers, built from the operation catalog for the transport and
- * whether the registry grants workstreams. Built once per process and shared by every request;
- * the tools/list answer is the catalog's definitions as they are (name,
- * description, input schema, annotations), frozen.
+ * The tools one server instance offers, built from the operation catalog for the transport,
+ * whether the registry grants workstreams, and the exposure. Built once per process and shared
+ * by every request. Every flat tool and every domain tool is callable whatever the exposure
+ * (hosts written for either keep working); the exposure only chooses what tools/list shows.
  */
 export interface ToolSet {
   readonly entries: ReadonlyMap<string, ToolSetEntry>;
@@ -35,13 +44,14 @@ export interface ToolSet {
 
 export interface ToolSetFeatures {
   readonly workstreams: boolean;
+  readonly exposure: ToolExposure;
 }
 
 const sets = new Map<string, ToolSet>();
 
-/** The shared ToolSet of a mode and feature combination (at most four exist). */
+/** The shared ToolSet of a mode and feature combination (at most eight exist). */
 export function toolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
-  const key = `${mode}:${features.workstreams}`;
+  const key = `${mode}:${features.workstreams}:${features.exposure}`;
   let set = sets.get(key);
   if (!set) {
     set = buildToolSet(mode, features);
@@ -51,9 +61,10 @@ export function toolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
 }
 
 function buildToolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
-  const tools = toolDefinitions(mode, features);
+  const flat = toolDefinitions(mode, features, "flat");
+  const listed = features.exposure === "flat" ? flat : toolDefinitions(mode, features, "grouped");
   const entries = new Map<string, ToolSetEntry>();
-  for (const definition of tools) {
+  for (const definition of flat) {
     const { name } = definition;
     const operation = findOperation(name) as CatalogOperation | undefined;
     const service = SERVICE_TOOLS.find((tool) => tool.tool === name);
@@ -64,7 +75,17 @@ function buildToolSet(mode: ServerMode, features: ToolSetFeatures): ToolSet {
       entries.set(name, { name, input: service.input, target: { kind: "service", tool: service } });
     }
   }
-  const list = deepFreeze({ tools: tools as Tool[] });
+  const definitions = toolDefinitions(mode, features, "grouped");
+  for (const domain of DOMAINS) {
+    const definition = definitions.find((d) => d.name === domain.name) as ToolDefinition;
+    const manifest = deepFreeze(domainManifest(domain, flat, mode));
+    entries.set(domain.name, {
+      name: domain.name,
+      input: definition.inputSchema,
+      target: { kind: "domain", domain, manifest },
+    });
+  }
+  const list = deepFreeze({ tools: listed as Tool[] });
   return { entries, listResult: () => list };
 }
 
