@@ -109,8 +109,9 @@ function looseAdditions(schema: Schema, path: string, found: string[]): string[]
   }
   for (const key of ALTERNATIVES) {
     const list = schema[key];
-    if (Array.isArray(list))
-      list.forEach((alt, i) => looseAdditions(alt as Schema, `${path}[${key} ${i}]`, found));
+    if (!Array.isArray(list)) continue;
+    for (const [i, alt] of list.entries())
+      looseAdditions(alt as Schema, `${path}[${key} ${i}]`, found);
   }
   return found;
 }
