@@ -213,7 +213,10 @@ AWR demo service is running at $url (Ctrl-C stops it)
      [mcp_servers.awr]
      url = "$url"
      bearer_token_env_var = "$token_env"
-   Then call awr_projects_list, and pass "project": "$project_key" to every other AWR tool.
+   The host sees awr_projects_list and 8 domain tools (awr_query, awr_context, awr_work, ...):
+   call a domain with only "project": "$project_key" for its child tools, then with
+   "project", "child_tool" and "arguments" to run one. For every tool by its own name (32 + 1),
+   start awr-mcp with AWR_MCP_TOOL_EXPOSURE_MODE=flat.
 
 3. Or drive it from a terminal in $repo:
      $awr_line

@@ -8,7 +8,7 @@
 //     itself appears nowhere on screen;
 //   - the printed `export` line and `awr` command, run in a fresh shell, work;
 //   - the official MCP SDK client, sending the header of the Claude Code config with the variable
-//     expanded, connects, sees 21 tools and the "bookshop" project;
+//     expanded, connects, sees awr_projects_list and the 8 domain tools and the "bookshop" project;
 // then stops it like Ctrl-C (SIGINT to its process group) and expects exit code 0.
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -163,7 +163,7 @@ try {
     timeout(15_000, "connect"),
   ]);
   const { tools } = await client.listTools();
-  check(tools.length === 21, `expected 21 tools, got ${tools.length}`);
+  check(tools.length === 9, `expected 9 tools (awr_projects_list and 8 domains), got ${tools.length}`);
   const listed = await client.callTool({ name: "awr_projects_list", arguments: {} });
   const listedContent = /** @type {{ projects?: { key: string }[] } | undefined} */ (
     listed.structuredContent
@@ -171,8 +171,12 @@ try {
   const keys = listedContent?.projects?.map((p) => p.key);
   check(JSON.stringify(keys) === '["bookshop"]', `projects: ${JSON.stringify(listed)}`);
   const result = await client.callTool({
-    name: "awr_project_status",
-    arguments: { project: "bookshop" },
+    name: "awr_query",
+    arguments: {
+      project: "bookshop",
+      child_tool: "awr_project_status",
+      arguments: { view: "full" },
+    },
   });
   const { project_id, project } = /** @type {{ project_id?: unknown, project?: unknown }} */ (
     result.structuredContent ?? {}
@@ -181,7 +185,7 @@ try {
     !result.isError && typeof project_id === "string" && project === "bookshop",
     `awr_project_status: ${JSON.stringify(result)}`,
   );
-  console.log(`quickstart-smoke: SDK client: 21 tools, project bookshop (${project_id})`);
+  console.log(`quickstart-smoke: SDK client: 9 tools, project bookshop (${project_id})`);
   await client.close();
 } catch (error) {
   console.error(`quickstart-smoke: FAILED: ${/** @type {Error} */ (error).message}`);

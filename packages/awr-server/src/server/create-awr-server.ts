@@ -38,9 +38,9 @@ export const SERVER_NAME = "awr-mcp";
 export const SERVER_VERSION = PACKAGE_VERSION;
 
 const INSTRUCTIONS = {
-  http: "AWR work ledger. Call awr_projects_list first; every project tool then needs `project` (a key from that list), and every write needs expected_revision and a stable request_id.",
+  http: "AWR work ledger. Call awr_projects_list first; every project tool then needs `project` (a key from that list), and every write needs expected_revision and a stable request_id. Tools are grouped in domains: call one (e.g. awr_query) with only project for its child tools, then with project, child_tool and arguments. Start with awr_project_status, then awr_work_prepare.",
   stdio:
-    "AWR work ledger for one project. Start with awr_project_status; every write needs expected_revision (request_id is optional but makes retries safe).",
+    "AWR work ledger for one project. Tools are grouped in domains: call one (e.g. awr_query) with no arguments for its child tools, then with child_tool and arguments. Start with awr_project_status, then awr_work_prepare; every write needs expected_revision (request_id is optional but makes retries safe).",
 } as const;
 
 /**
