@@ -24,6 +24,7 @@ import {
   eventShowOperation,
   objectShowOperation,
 } from "./entries/drill-operations.js";
+import { workGraphOperation } from "./entries/graph-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
 import {
@@ -81,6 +82,7 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  workGraphOperation,
   workstreamOperation,
   // CLI-only (surface "cli"): never tools.
   branchCreateOperation,
