@@ -161,6 +161,7 @@ const LEDGER_LAYERS = [
   "doctor/",
   "project/",
   "read/",
+  "graph/",
   "context/",
   "workstreams/",
   "catalog/",

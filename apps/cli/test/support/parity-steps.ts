@@ -23,8 +23,9 @@ export interface Step {
    */
   cliOnly?: boolean;
   /**
-   * Top-level fields left out of a write's comparison, with the reason: a context packet quotes
-   * ids in its events, and two runs' ids tokenise into slightly different counts.
+   * Top-level fields left out of the comparison, with the reason: a context packet quotes ids in
+   * its events, and two runs' ids tokenise into slightly different counts; a work graph's
+   * evaluated_at is the clock reading of each call.
    */
   ignore?: string[];
 }
@@ -75,6 +76,12 @@ export const STEPS: Step[] = [
   },
   { cli: ["ready", "--limit", "5"], tool: "awr_work_ready", args: { limit: 5 } },
   { cli: ["work", "show", "W-2"], tool: "awr_work_get", args: { work: "W-2" } },
+  {
+    cli: ["work", "graph", "--root", "W-2", "--limit", "20"],
+    tool: "awr_work_graph",
+    args: { roots: ["W-2"], limit: 20 },
+    ignore: ["evaluated_at"],
+  },
   {
     cli: ["search", "payment provider", "--type", "work"],
     tool: "awr_search",

@@ -36,6 +36,7 @@ import {
   eventShowOperation,
   objectShowOperation,
 } from "./entries/drill-operations.js";
+import { workGraphOperation } from "./entries/graph-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
 import {
@@ -93,6 +94,7 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  workGraphOperation,
   changePreviewOperation,
   changeApplyOperation,
   changeStatusOperation,

@@ -19,6 +19,10 @@ export const LIMITS = {
   listItems: 256,
   /** `limit` of the list reads (the original's 1..100, default 10). */
   limit: { min: 1, max: 100, default: 10 },
+  /** awr_work_graph: `limit` on the closure's size (the original's 1..1000, default 100). */
+  graphLimit: { min: 1, max: 1000, default: 100 },
+  /** awr_work_graph: roots in one call (the original refuses more than 100). */
+  graphRoots: 100,
   /** Context budget in tokens (the original's 1..100 000, default 5000). */
   budget: { min: 1, max: 100_000, default: 5_000 },
   /** Claim lifetime: the original's minimum 1 ms; at most 30 days. */
