@@ -163,7 +163,10 @@ try {
     timeout(15_000, "connect"),
   ]);
   const { tools } = await client.listTools();
-  check(tools.length === 9, `expected 9 tools (awr_projects_list and 8 domains), got ${tools.length}`);
+  check(
+    tools.length === 9,
+    `expected 9 tools (awr_projects_list and 8 domains), got ${tools.length}`,
+  );
   const listed = await client.callTool({ name: "awr_projects_list", arguments: {} });
   const listedContent = /** @type {{ projects?: { key: string }[] } | undefined} */ (
     listed.structuredContent

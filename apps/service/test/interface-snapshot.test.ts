@@ -214,12 +214,12 @@ describe("the tool interface snapshot", () => {
     expect(loose).toEqual([]);
   });
 
-  it("the flat catalog (AWR_MCP_TOOL_EXPOSURE_MODE=flat) matches tools/list over stdio, and stays under 32 KiB", async () => {
+  it("the flat catalog (AWR_MCP_TOOL_EXPOSURE_MODE=flat) matches tools/list over stdio, and stays within 48 KiB", async () => {
     const { client } = await stdioClient(root, FLAT);
     clients.push(client);
     await expectSnapshot(client, SNAPSHOT.stdio);
     const bytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
-    expect(bytes).toBeLessThan(32 * 1024);
+    expect(bytes).toBeLessThanOrEqual(48 * 1024);
   });
 
   it("answers a CLI-only operation (awr_branch_create) as an unknown tool, -32601", async () => {
@@ -237,12 +237,12 @@ describe("the tool interface snapshot", () => {
     expect(error?.code).toBe(-32601);
   });
 
-  it("the flat catalog matches tools/list over shared HTTP, and stays under 32 KiB", async () => {
+  it("the flat catalog matches tools/list over shared HTTP, and stays within 48 KiB", async () => {
     const client = await httpClient(flat.url, TOKEN);
     clients.push(client);
     await expectSnapshot(client, SNAPSHOT.shared);
     const bytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
-    expect(bytes).toBeLessThan(32 * 1024);
+    expect(bytes).toBeLessThanOrEqual(48 * 1024);
   });
 
   it("grouped (the default) lists the 8 domain tools over stdio in at most 6 KiB, and each manifest holds the flat children", async () => {

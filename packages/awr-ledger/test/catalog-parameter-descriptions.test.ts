@@ -3,15 +3,16 @@ import type { JsonSchema } from "@awr/awr-ledger/catalog";
 import { describe, expect, it } from "vitest";
 
 // Every tool argument says what it means (an agent has only tools/list to go by), and the whole
-// tools/list answer stays under the original's bound of 32 KiB, on every transport and with
-// the workstream tool listed or not.
+// flat tools/list answer stays within 48 KiB (the original bounded its 20-tool catalog at
+// 32 KiB; the 0.5 catalog has 32 tools, and grouped discovery, the default, lists 6 KiB), on
+// every transport and with the workstream tool listed or not.
 const EXPOSURES = [
   { mode: "stdio", workstreams: false },
   { mode: "http", workstreams: false },
   { mode: "http", workstreams: true },
 ] as const;
 
-const ORIGINAL_LIST_BOUND = 32 * 1024;
+const FLAT_LIST_BOUND = 48 * 1024;
 
 describe.each(EXPOSURES)("tools/list on $mode (workstreams: $workstreams)", (exposure) => {
   const tools = toolDefinitions(exposure.mode, { workstreams: exposure.workstreams });
@@ -28,7 +29,7 @@ describe.each(EXPOSURES)("tools/list on $mode (workstreams: $workstreams)", (exp
     );
   });
 
-  it(`stays under ${ORIGINAL_LIST_BOUND} bytes`, () => {
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(ORIGINAL_LIST_BOUND);
+  it(`stays under ${FLAT_LIST_BOUND} bytes`, () => {
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThan(FLAT_LIST_BOUND);
   });
 });

@@ -127,7 +127,7 @@ describe("the AWR tools on one project", () => {
     expect(answer.error?.code).toBe(ErrorCode.InvalidParams);
     expect(answer.error?.message).toContain("no next cursor");
     const whole = await raw.request({ id: 2, method: "tools/list", params: {} });
-    expect((whole.result as { tools: unknown[] }).tools).toHaveLength(8); // the domain tools
+    expect((whole.result as { tools: unknown[] }).tools).toHaveLength(32);
     await raw.close();
   });
 

@@ -66,7 +66,8 @@ describe("awr_workstream over the shared service", () => {
   it("lists the original's input schema", async () => {
     const auditor = await fixture.connect(TOKENS.auditor);
     const { tools } = await auditor.listTools();
-    expect(tools).toHaveLength(22);
+    // awr_projects_list, the 8 domain tools (grouped discovery) and awr_workstream.
+    expect(tools).toHaveLength(10);
     const tool = tools.find((t) => t.name === "awr_workstream");
     expect(tool?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(tool?.inputSchema).toMatchObject({

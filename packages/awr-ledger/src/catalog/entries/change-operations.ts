@@ -1,5 +1,6 @@
-import { choice, type JsonSchema, object, revision, text } from "../json-schema.js";
+import { about, choice, type JsonSchema, object, text } from "../json-schema.js";
 import { operation } from "../operation.js";
+import { expectedRevision } from "../shared-fields.js";
 import { notYetImplemented } from "./not-yet-implemented.js";
 
 /**
@@ -15,6 +16,8 @@ const changeKey = (): JsonSchema => ({
   description: "Your id for this change; keep it for apply, status and recover.",
 });
 const CHANGE_KINDS = ["create", "batch", "edit", "work_edit"] as const;
+const reason = () => about("Why, in a sentence.", text());
+const changeKind = () => about("The change's kind, as previewed.", choice(CHANGE_KINDS));
 const fields = (): JsonSchema => ({
   type: "object",
   description: "Fields to set; never identity, lifecycle or evidence.",
@@ -90,7 +93,7 @@ export const changePreviewOperation = operation({
   freshness: "runtime",
   description:
     "Preview a source change without writing: before/after text and a fingerprint to review. Keep request_id for apply.",
-  input: object({ request_id: changeKey(), reason: text(), change: change() }, [
+  input: object({ request_id: changeKey(), reason: reason(), change: change() }, [
     "request_id",
     "reason",
     "change",
@@ -110,10 +113,10 @@ export const changeApplyOperation = operation({
   input: object(
     {
       request_id: changeKey(),
-      reason: text(),
+      reason: reason(),
       change: change(),
-      expected_revision: revision(),
-      expected_preview: text(),
+      expected_revision: expectedRevision(),
+      expected_preview: about("The preview fingerprint you reviewed.", text()),
     },
     ["request_id", "reason", "change", "expected_revision", "expected_preview"],
   ),
@@ -128,7 +131,7 @@ export const changeStatusOperation = operation({
   freshness: "runtime",
   description:
     "Read the outcome of your source change by kind and request_id, even while sources are stale.",
-  input: object({ request_id: changeKey(), kind: choice(CHANGE_KINDS) }, ["request_id", "kind"]),
+  input: object({ request_id: changeKey(), kind: changeKind() }, ["request_id", "kind"]),
   run: notYetImplemented("awr_change_status", MISSING, INSTEAD),
   cli: [],
 });
@@ -141,7 +144,7 @@ export const changeRecoverOperation = operation({
   description:
     "Resume an interrupted source change of yours by kind and request_id; never writes twice.",
   input: object(
-    { request_id: changeKey(), kind: choice(CHANGE_KINDS), expected_revision: revision() },
+    { request_id: changeKey(), kind: changeKind(), expected_revision: expectedRevision() },
     ["request_id", "kind", "expected_revision"],
   ),
   run: notYetImplemented("awr_change_recover", MISSING, INSTEAD),

@@ -1,12 +1,6 @@
-import {
-  id,
-  type JsonSchema,
-  nullable,
-  object,
-  revision,
-  SESSION_SELECTOR,
-} from "../json-schema.js";
+import { about, id, type JsonSchema, nullable, object, SESSION_SELECTOR } from "../json-schema.js";
 import { operation } from "../operation.js";
+import { conversationId, expectedRevision, sessionId } from "../shared-fields.js";
 import { notYetImplemented } from "./not-yet-implemented.js";
 
 /**
@@ -16,7 +10,7 @@ import { notYetImplemented } from "./not-yet-implemented.js";
  */
 
 const count = (): JsonSchema => nullable({ type: "integer", minimum: 0 });
-const selector = { session: id(), conversation: id() };
+const selector = { session: sessionId(), conversation: conversationId() };
 
 const observation = (): JsonSchema =>
   object(
@@ -66,18 +60,21 @@ export const compactionObserveOperation = operation({
     "Record one completed native compaction from host telemetry (stable id, rising sequence); omit what is unknown.",
   input: object(
     {
-      expected_revision: revision(),
-      observation: observation(),
-      policy: object(
-        {
-          post_compaction_threshold_percent: {
-            type: "integer",
-            minimum: 1,
-            maximum: 100,
-            default: 50,
+      expected_revision: expectedRevision(),
+      observation: about("The host's telemetry of one compaction.", observation()),
+      policy: about(
+        "Your advice threshold.",
+        object(
+          {
+            post_compaction_threshold_percent: {
+              type: "integer",
+              minimum: 1,
+              maximum: 100,
+              default: 50,
+            },
           },
-        },
-        ["post_compaction_threshold_percent"],
+          ["post_compaction_threshold_percent"],
+        ),
       ),
       ...selector,
     },
@@ -95,7 +92,10 @@ export const compactionGetOperation = operation({
   description:
     "Read the latest compaction advice of a session; include_observation adds its measurements.",
   input: object(
-    { include_observation: { type: "boolean", default: false }, ...selector },
+    {
+      include_observation: about("Add the measurements.", { type: "boolean", default: false }),
+      ...selector,
+    },
     [],
     SESSION_SELECTOR,
   ),
@@ -110,7 +110,11 @@ export const compactionDeferOperation = operation({
   description:
     "Record that the user postponed the handoff advice of the latest observation, until the next compaction.",
   input: object(
-    { expected_revision: revision(), observation_event_id: id(), ...selector },
+    {
+      expected_revision: expectedRevision(),
+      observation_event_id: about("The observation to defer.", id()),
+      ...selector,
+    },
     ["expected_revision", "observation_event_id"],
     SESSION_SELECTOR,
   ),
