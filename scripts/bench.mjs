@@ -29,6 +29,7 @@ const BENCHMARKS = {
   secrets: "./bench/secrets.mjs",
   sources: "./bench/large-source.mjs",
   claims: "./bench/claims.mjs",
+  workflow: "./bench/workflow.mjs",
 };
 
 const argv = process.argv.slice(2);

@@ -1,0 +1,314 @@
+// Figure: what an agent spends from "what should I do next?" to "claimed, with context", and
+// through a whole small task, counted in MCP calls and bytes on the wire: without prepare
+// (work_get + work_assess + context_compile, the original's "primitive" strategy) and with
+// awr_work_prepare (its "prepared" strategy), each over the flat catalog and over grouped
+// discovery. A real awr-mcp over stdio, driven line by line so every byte is counted.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { DIST, fixtureProject, fmtInt, fmtPct } from "./lib.mjs";
+
+export const title = "Agent workflow: calls and bytes, with and without awr_work_prepare";
+
+const SHA = "a".repeat(40);
+
+/** One stdio MCP session whose every request and answer is counted. */
+class CountedSession {
+  /** @param {string} root @param {"flat" | "grouped"} exposure */
+  constructor(root, exposure) {
+    this.exposure = exposure;
+    this.child = spawn(process.execPath, [DIST.service, "--project", root], {
+      env: { ...process.env, AWR_MCP_TOOL_EXPOSURE_MODE: exposure === "flat" ? "flat" : "" },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    /** @type {Map<number, (line: string) => void>} */
+    this.waiting = new Map();
+    createInterface({ input: /** @type {import("node:stream").Readable} */ (this.child.stdout) }).on(
+      "line",
+      (line) => {
+        const id = /** @type {{ id?: number }} */ (JSON.parse(line)).id;
+        if (id !== undefined) this.waiting.get(id)?.(line);
+      },
+    );
+    this.next = 0;
+    this.counts = { rpc: 0, tool: 0, discovery: 0, bytesOut: 0, bytesIn: 0, catalogBytes: 0 };
+    /** @type {Set<string>} */
+    this.discovered = new Set();
+  }
+
+  /** @param {string} method @param {unknown} params */
+  async rpc(method, params) {
+    const id = ++this.next;
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method, params });
+    const answered = new Promise((resolve) => this.waiting.set(id, resolve));
+    this.child.stdin?.write(`${line}\n`);
+    const answer = /** @type {string} */ (await answered);
+    this.counts.rpc++;
+    this.counts.bytesOut += Buffer.byteLength(line) + 1;
+    this.counts.bytesIn += Buffer.byteLength(answer) + 1;
+    const parsed = JSON.parse(answer);
+    if (parsed.error) throw new Error(`${method}: ${JSON.stringify(parsed.error)}`);
+    return { result: parsed.result, bytes: Buffer.byteLength(answer) };
+  }
+
+  async connect() {
+    await this.rpc("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "workflow-bench", version: "1" },
+    });
+    this.child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const { bytes } = await this.rpc("tools/list", {});
+    this.counts.catalogBytes = bytes;
+  }
+
+  /**
+   * A tool call as a host makes it: by flat name, or (grouped) through its domain, reading the
+   * domain's manifest first the first time the host needs one of its children.
+   * @param {string} tool @param {Record<string, unknown>} args @param {boolean} [failing]
+   */
+  async call(tool, args, failing = false) {
+    let name = tool;
+    let params = args;
+    if (this.exposure === "grouped") {
+      const domain = DOMAIN_OF[tool];
+      if (domain === undefined) throw new Error(`no domain for ${tool}`);
+      if (!this.discovered.has(domain)) {
+        this.discovered.add(domain);
+        await this.rpc("tools/call", { name: domain, arguments: {} });
+        this.counts.discovery++;
+      }
+      name = domain;
+      params = { child_tool: tool, arguments: args };
+    }
+    const { result } = await this.rpc("tools/call", { name, arguments: params });
+    this.counts.tool++;
+    if (result.isError !== failing) {
+      throw new Error(`${tool}: ${failing ? "expected a refusal" : "failed"}: ${result.content?.[0]?.text}`);
+    }
+    return result.structuredContent;
+  }
+
+  close() {
+    this.child.stdin?.end();
+    this.child.kill();
+  }
+}
+
+/** The domain of each child tool, as grouped discovery files them. */
+const DOMAIN_OF = Object.fromEntries(
+  Object.entries({
+    awr_query: ["awr_project_status", "awr_work_ready", "awr_work_get", "awr_search"],
+    awr_context: ["awr_context_compile", "awr_work_prepare", "awr_work_assess", "awr_completion_prepare"],
+    awr_work: ["awr_work_transition", "awr_work_manage", "awr_work_graph"],
+    awr_evidence: ["awr_event_append", "awr_evidence_record"],
+    awr_session: [
+      "awr_session_start",
+      "awr_session_get",
+      "awr_session_list",
+      "awr_session_checkpoint",
+      "awr_session_end",
+      "awr_session_resume",
+      "awr_session_claim",
+    ],
+  }).flatMap(([domain, children]) => children.map((child) => [child, domain])),
+);
+
+/** The revision an answer reports, for the next write's expected_revision. */
+const revisionOf = (/** @type {any} */ answer, /** @type {number} */ fallback) =>
+  typeof answer?.project_revision === "number" ? answer.project_revision : fallback;
+
+/**
+ * "What next?" to "claimed, with context": status, then the start with a claim, then either
+ * prepare (one call) or work_get + work_assess + context_compile.
+ * @param {CountedSession} s @param {string} work @param {"primitive" | "prepared"} strategy
+ */
+async function startWork(s, work, strategy, conversation) {
+  const status = await s.call("awr_project_status", {});
+  let revision = revisionOf(status, 0);
+  const started = await s.call("awr_session_start", {
+    work,
+    conversation,
+    agent: "bench-agent",
+    provider: "fixture",
+    model: "none",
+    claim: true,
+    expected_revision: revision,
+  });
+  revision = revisionOf(started, revision);
+  const session = started.session.id;
+  const context = await prepare(s, work, session, strategy);
+  return { session, revision, contextHash: context };
+}
+
+/** @param {CountedSession} s @param {string} work @param {string} session @param {string} strategy */
+async function prepare(s, work, session, strategy) {
+  if (strategy === "prepared") {
+    const prepared = await s.call("awr_work_prepare", { work, session, source_sha: SHA });
+    return JSON.stringify(prepared).match(/"context_hash":"([^"]+)"/)?.[1] ?? "";
+  }
+  await s.call("awr_work_get", { work, source_sha: SHA });
+  await s.call("awr_work_assess", { work });
+  const compiled = await s.call("awr_context_compile", { work, session, source_sha: SHA });
+  return compiled.work_context.context_hash;
+}
+
+/**
+ * A whole small task after the start, as the original's lightweight workload runs it:
+ * progress, a refused completion without evidence, a fresh read, prepare again, checkpoint,
+ * completion prepare, evidence, completion, session end.
+ * @param {CountedSession} s @param {string} root @param {{ work: string }} item
+ * @param {string} strategy
+ */
+async function finishWork(s, root, item, strategy, started) {
+  const { work } = item;
+  const { session } = started;
+  let revision = started.revision;
+  const write = async (/** @type {string} */ tool, /** @type {Record<string, unknown>} */ args, failing = false) => {
+    const answer = await s.call(tool, { ...args, expected_revision: revision }, failing);
+    revision = revisionOf(answer, revision);
+    return answer;
+  };
+  await write("awr_work_transition", {
+    work,
+    session,
+    action: "progress",
+    reason: "Begin",
+    next_action: "Produce and review the change",
+  });
+  await write("awr_work_transition", { work, session, action: "complete", reason: "Probe" }, true);
+  const criteria = criteriaOf(await s.call("awr_work_get", { work }));
+  const contextHash = await prepare(s, work, session, strategy);
+  await write("awr_session_checkpoint", {
+    session,
+    context_hash: contextHash,
+    digest: "Reviewed the change",
+    next_action: "Record the evidence",
+    open_loops: [],
+  });
+  const report = JSON.stringify({
+    version: 1,
+    work_item: work,
+    source_sha: SHA,
+    command: "review the change",
+    scope: [work],
+    verified_at: Date.now(),
+    checks: criteria.map((criterion, i) => ({
+      name: `criterion-${i}`,
+      passed: true,
+      details: "Checked",
+      criteria: [criterion],
+    })),
+  });
+  const reportPath = `${work}-report.json`;
+  writeFileSync(join(root, reportPath), report);
+  const preflight = await s.call("awr_completion_prepare", {
+    work,
+    report: reportPath,
+    evidence_key: `PROOF-${work}`,
+    source_sha: SHA,
+    level: "locally_verified",
+  });
+  if (preflight.report_sha256 !== createHash("sha256").update(report).digest("hex")) {
+    throw new Error("completion prepare changed the report hash");
+  }
+  await write("awr_evidence_record", preflight.evidence);
+  await write("awr_work_transition", {
+    work,
+    session,
+    action: "complete",
+    reason: "The report covers every criterion",
+    completion: preflight.completion,
+  });
+  await write("awr_session_end", { session, outcome: "ended" });
+}
+
+/** @param {import("./lib.mjs").BenchOptions} _options */
+export async function run(_options) {
+  const fixture = await fixtureProject(150);
+  const ready = fixture.items.filter((i) => i.status === "ready");
+  /** @type {Record<string, { start: CountedSession["counts"], task?: CountedSession["counts"], error?: string }>} */
+  const measured = {};
+  let index = 0;
+  for (const exposure of /** @type {const} */ (["flat", "grouped"])) {
+    for (const strategy of /** @type {const} */ (["primitive", "prepared"])) {
+      const item = ready[index++];
+      if (item === undefined) throw new Error("the fixture has too few ready items");
+      const s = new CountedSession(fixture.root, exposure);
+      try {
+        await s.connect();
+        const started = await startWork(s, item.work, strategy, `bench-${exposure}-${strategy}`);
+        const start = { ...s.counts };
+        let task;
+        let error;
+        try {
+          await finishWork(s, fixture.root, { work: item.work }, strategy, started);
+          task = { ...s.counts };
+        } catch (caught) {
+          error = /** @type {Error} */ (caught).message;
+        }
+        measured[`${exposure}/${strategy}`] = { start, ...(task ? { task } : {}), ...(error ? { error } : {}) };
+      } finally {
+        s.close();
+      }
+    }
+  }
+  return report(measured);
+}
+
+/** The acceptance criteria texts of a work_get answer. */
+function criteriaOf(/** @type {any} */ answer) {
+  const acceptance = answer?.work?.acceptance ?? [];
+  return acceptance.map((/** @type {any} */ a) => (typeof a === "string" ? a : a.text ?? a.criterion));
+}
+
+function report(/** @type {Record<string, any>} */ m) {
+  const cmd = "pnpm bench --only workflow";
+  const rows = [];
+  const the = (/** @type {string} */ key) => m[key];
+  for (const exposure of ["flat", "grouped"]) {
+    const p = the(`${exposure}/primitive`);
+    const q = the(`${exposure}/prepared`);
+    const startCalls = (/** @type {any} */ c) => c.tool + c.discovery;
+    rows.push({
+      figure: `${exposure}: tool calls from "what next?" to claimed with context (without → with prepare)`,
+      value: `${startCalls(p.start)} → ${startCalls(q.start)}${exposure === "grouped" ? ` (incl. ${q.start.discovery} manifest reads)` : ""}`,
+      baseline: "the original: prepare cuts a workflow's calls 18–27%",
+      ratio: `${fmtPct(1 - startCalls(q.start) / startCalls(p.start))} fewer`,
+      goal: "≥ 18% fewer calls",
+      met: startCalls(q.start) <= startCalls(p.start) * 0.82,
+      command: cmd,
+    });
+    rows.push({
+      figure: `${exposure}: wire bytes to claimed with context, incl. tools/list (without → with prepare)`,
+      value: `${fmtInt(p.start.bytesOut + p.start.bytesIn)} → ${fmtInt(q.start.bytesOut + q.start.bytesIn)} (tools/list ${fmtInt(q.start.catalogBytes)})`,
+      baseline: "without prepare",
+      ratio: `${fmtPct(1 - (q.start.bytesOut + q.start.bytesIn) / (p.start.bytesOut + p.start.bytesIn))} fewer`,
+      goal: "fewer bytes with prepare",
+      met: q.start.bytesOut + q.start.bytesIn < p.start.bytesOut + p.start.bytesIn,
+      command: cmd,
+    });
+    if (p.task && q.task) {
+      rows.push({
+        figure: `${exposure}: tool calls for the whole small task (without → with prepare)`,
+        value: `${startCalls(p.task)} → ${startCalls(q.task)}`,
+        baseline: "the original's lightweight workload: 18–27% fewer",
+        ratio: `${fmtPct(1 - startCalls(q.task) / startCalls(p.task))} fewer`,
+        goal: "≥ 18% fewer calls",
+        met: startCalls(q.task) <= startCalls(p.task) * 0.82,
+        command: cmd,
+      });
+    }
+  }
+  const errors = Object.entries(m).filter(([, v]) => v.error).map(([k, v]) => `${k}: ${v.error}`);
+  return {
+    rows,
+    notes: [
+      "Without prepare = the original's primitive strategy (awr_work_get, awr_work_assess and awr_context_compile after the claimed start); with prepare = its prepared strategy (one awr_work_prepare). Grouped counts each domain's manifest read once per connection, as a host that caches manifests does. Bytes are the JSON-RPC lines both ways over stdio.",
+      ...(errors.length ? [`Whole-task runs that failed: ${errors.join("; ")}`] : []),
+    ],
+    profiles: [],
+  };
+}
