@@ -25,13 +25,12 @@ class CountedSession {
     });
     /** @type {Map<number, (line: string) => void>} */
     this.waiting = new Map();
-    createInterface({ input: /** @type {import("node:stream").Readable} */ (this.child.stdout) }).on(
-      "line",
-      (line) => {
-        const id = /** @type {{ id?: number }} */ (JSON.parse(line)).id;
-        if (id !== undefined) this.waiting.get(id)?.(line);
-      },
-    );
+    createInterface({
+      input: /** @type {import("node:stream").Readable} */ (this.child.stdout),
+    }).on("line", (line) => {
+      const id = /** @type {{ id?: number }} */ (JSON.parse(line)).id;
+      if (id !== undefined) this.waiting.get(id)?.(line);
+    });
     this.next = 0;
     this.counts = { rpc: 0, tool: 0, discovery: 0, bytesOut: 0, bytesIn: 0, catalogBytes: 0 };
     /** @type {Set<string>} */
@@ -59,7 +58,9 @@ class CountedSession {
       capabilities: {},
       clientInfo: { name: "workflow-bench", version: "1" },
     });
-    this.child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    this.child.stdin?.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`,
+    );
     const { bytes } = await this.rpc("tools/list", {});
     this.counts.catalogBytes = bytes;
   }
@@ -86,7 +87,9 @@ class CountedSession {
     const { result } = await this.rpc("tools/call", { name, arguments: params });
     this.counts.tool++;
     if (result.isError !== failing) {
-      throw new Error(`${tool}: ${failing ? "expected a refusal" : "failed"}: ${result.content?.[0]?.text}`);
+      throw new Error(
+        `${tool}: ${failing ? "expected a refusal" : "failed"}: ${result.content?.[0]?.text}`,
+      );
     }
     return result.structuredContent;
   }
@@ -101,7 +104,12 @@ class CountedSession {
 const DOMAIN_OF = Object.fromEntries(
   Object.entries({
     awr_query: ["awr_project_status", "awr_work_ready", "awr_work_get", "awr_search"],
-    awr_context: ["awr_context_compile", "awr_work_prepare", "awr_work_assess", "awr_completion_prepare"],
+    awr_context: [
+      "awr_context_compile",
+      "awr_work_prepare",
+      "awr_work_assess",
+      "awr_completion_prepare",
+    ],
     awr_work: ["awr_work_transition", "awr_work_manage", "awr_work_graph"],
     awr_evidence: ["awr_event_append", "awr_evidence_record"],
     awr_session: [
@@ -124,6 +132,7 @@ const revisionOf = (/** @type {any} */ answer, /** @type {number} */ fallback) =
  * "What next?" to "claimed, with context": status, then the start with a claim, then either
  * prepare (one call) or work_get + work_assess + context_compile.
  * @param {CountedSession} s @param {string} work @param {"primitive" | "prepared"} strategy
+ * @param {string} conversation
  */
 async function startWork(s, work, strategy, conversation) {
   const status = await s.call("awr_project_status", {});
@@ -160,13 +169,17 @@ async function prepare(s, work, session, strategy) {
  * progress, a refused completion without evidence, a fresh read, prepare again, checkpoint,
  * completion prepare, evidence, completion, session end.
  * @param {CountedSession} s @param {string} root @param {{ work: string }} item
- * @param {string} strategy
+ * @param {string} strategy @param {{ session: string, revision: number }} started
  */
 async function finishWork(s, root, item, strategy, started) {
   const { work } = item;
   const { session } = started;
   let revision = started.revision;
-  const write = async (/** @type {string} */ tool, /** @type {Record<string, unknown>} */ args, failing = false) => {
+  const write = async (
+    /** @type {string} */ tool,
+    /** @type {Record<string, unknown>} */ args,
+    failing = false,
+  ) => {
     const answer = await s.call(tool, { ...args, expected_revision: revision }, failing);
     revision = revisionOf(answer, revision);
     return answer;
@@ -195,7 +208,7 @@ async function finishWork(s, root, item, strategy, started) {
     command: "review the change",
     scope: [work],
     verified_at: Date.now(),
-    checks: criteria.map((criterion, i) => ({
+    checks: criteria.map((/** @type {string} */ criterion, /** @type {number} */ i) => ({
       name: `criterion-${i}`,
       passed: true,
       details: "Checked",
@@ -249,7 +262,11 @@ export async function run(_options) {
         } catch (caught) {
           error = /** @type {Error} */ (caught).message;
         }
-        measured[`${exposure}/${strategy}`] = { start, ...(task ? { task } : {}), ...(error ? { error } : {}) };
+        measured[`${exposure}/${strategy}`] = {
+          start,
+          ...(task ? { task } : {}),
+          ...(error ? { error } : {}),
+        };
       } finally {
         s.close();
       }
@@ -261,7 +278,9 @@ export async function run(_options) {
 /** The acceptance criteria texts of a work_get answer. */
 function criteriaOf(/** @type {any} */ answer) {
   const acceptance = answer?.work?.acceptance ?? [];
-  return acceptance.map((/** @type {any} */ a) => (typeof a === "string" ? a : a.text ?? a.criterion));
+  return acceptance.map((/** @type {any} */ a) =>
+    typeof a === "string" ? a : (a.text ?? a.criterion),
+  );
 }
 
 function report(/** @type {Record<string, any>} */ m) {
@@ -302,7 +321,9 @@ function report(/** @type {Record<string, any>} */ m) {
       });
     }
   }
-  const errors = Object.entries(m).filter(([, v]) => v.error).map(([k, v]) => `${k}: ${v.error}`);
+  const errors = Object.entries(m)
+    .filter(([, v]) => v.error)
+    .map(([k, v]) => `${k}: ${v.error}`);
   return {
     rows,
     notes: [
