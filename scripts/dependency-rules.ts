@@ -161,6 +161,7 @@ const LEDGER_LAYERS = [
   "doctor/",
   "project/",
   "read/",
+  "management/",
   "context/",
   "workstreams/",
   "catalog/",

@@ -27,6 +27,11 @@ import {
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
 import {
+  completionPrepareOperation,
+  workAssessOperation,
+  workManageOperation,
+} from "./entries/management-operations.js";
+import {
   contextCompileOperation,
   projectStatusOperation,
   searchOperation,
@@ -81,6 +86,9 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  workAssessOperation,
+  workManageOperation,
+  completionPrepareOperation,
   workstreamOperation,
   // CLI-only (surface "cli"): never tools.
   branchCreateOperation,
