@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { DOMAIN_EVENT_TYPES } from "../core/event-types.js";
 import { canonicalJson } from "../journal/fingerprint.js";
+import { ENTITY_COLUMNS } from "../read/entity-row.js";
 import {
   acceptanceOf,
   type EntityView,
@@ -9,7 +10,7 @@ import {
   stringsOf,
   workNotFound,
 } from "../read/entity-view.js";
-import type { Projection } from "../read/projection.js";
+import { Projection } from "../read/projection.js";
 import { projectionAt } from "../read/projection-cache.js";
 import { branchIdOf, resolveBranch } from "../runtime/branch-select.js";
 import { fingerprintBytes } from "../sources/fingerprint.js";
@@ -136,6 +137,27 @@ function contractFingerprint(work: EntityView, projection: Projection): string {
   );
 }
 
+/**
+ * The projection as `db` holds it, read in full without the shared cache: what a write's own
+ * transaction sees (the cache reads in a snapshot transaction of its own, which a write
+ * transaction cannot open).
+ */
+export async function projectionIn(db: Db): Promise<Projection> {
+  const entities = await db
+    .selectFrom("entities")
+    .select(ENTITY_COLUMNS)
+    .orderBy("source_path")
+    .orderBy("ordinal")
+    .execute();
+  const dependencies = await db
+    .selectFrom("dependencies")
+    .select(["work_key", "depends_on", "required"])
+    .orderBy("work_key")
+    .orderBy("depends_on")
+    .execute();
+  return Projection.fromRows(0, entities, dependencies);
+}
+
 /** Runtime history that calls for continuous management, by event type. */
 const HISTORY_REASONS = [
   [DOMAIN_EVENT_TYPES.waitCreated, "persistent_wait"],
@@ -150,12 +172,11 @@ const HISTORY_REASONS = [
  */
 export async function assessWork(
   db: Db,
-  revision: number,
+  projection: Projection,
   key: string,
   branch: string | null,
   provided?: { observation: ManagementObservation; observer: string },
 ): Promise<WorkAssessment> {
-  const projection = await projectionAt(db, revision);
   const work = projection.entity(key);
   if (work?.kind !== "work") throw workNotFound(key);
   const fingerprint = contractFingerprint(work, projection);
@@ -205,7 +226,7 @@ export async function assessWork(
     version: 1,
     work: key,
     work_id: work.id,
-    work_revision: projection.revisions.get(work.key) ?? revision,
+    work_revision: projection.revisions.get(work.key) ?? 0,
     source_ref: work.source,
     branch_id: branch,
     contract_fingerprint: fingerprint,
@@ -234,5 +255,5 @@ export async function workAssess(
   revision: number,
 ): Promise<WorkAssessment> {
   const branch = branchIdOf(await resolveBranch(db, input.branch));
-  return assessWork(db, revision, input.work, branch);
+  return assessWork(db, await projectionAt(db, revision), input.work, branch);
 }

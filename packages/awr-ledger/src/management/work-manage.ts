@@ -19,7 +19,7 @@ import {
   type ManagementObservation,
   normalizeObservation,
 } from "./management-decision.js";
-import { assessWork, parseReceipt, type WorkAssessment } from "./work-assess.js";
+import { assessWork, parseReceipt, projectionIn, type WorkAssessment } from "./work-assess.js";
 
 type Db = Kysely<LedgerSchema>;
 
@@ -137,7 +137,6 @@ async function check(
   db: Db,
   caller: RuntimeCaller,
   input: WorkManageInput,
-  revision: number,
   nowMs: number,
 ): Promise<Checked> {
   checkObservation(input.observation, nowMs);
@@ -151,7 +150,7 @@ async function check(
     );
   }
   requireActive(session, "recording management observations");
-  const assessment = await assessWork(db, revision, work.key, session.branch, {
+  const assessment = await assessWork(db, await projectionIn(db), work.key, session.branch, {
     observation: normalizeObservation(input.observation),
     observer: session.agent,
   });
@@ -193,18 +192,12 @@ export async function workManage(
       precheck: async (db) => {
         const recorded = await recordedUnderKey(db, input);
         if (recorded !== undefined) return recorded;
-        await check(db, caller, input, await ctx.store.currentRevision(db), ctx.now());
+        await check(db, caller, input, ctx.now());
         return undefined;
       },
       domain: (op) =>
         op.commit(async (unit) => {
-          const { session, assessment } = await check(
-            unit.tx,
-            caller,
-            input,
-            unit.revision,
-            unit.nowMs,
-          );
+          const { session, assessment } = await check(unit.tx, caller, input, unit.nowMs);
           const payload = {
             version: 1,
             request_key: input.request_key,
