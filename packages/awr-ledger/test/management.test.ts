@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { ToolInput } from "@awr/awr-ledger";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ledgerFailure } from "./fixtures/runtime/harness.js";
@@ -332,7 +333,10 @@ describe.each(BACKENDS)("work management and completion preparation on %s", (bac
     const session = (await startOn("W")).session.id;
     await p.ledger.call(
       "awr_evidence_record",
-      { ...(prepared.evidence as never), expected_revision: await revision() },
+      {
+        ...(prepared.evidence as unknown as ToolInput<"awr_evidence_record">),
+        expected_revision: await revision(),
+      },
       caller,
     );
     await p.ledger.call(

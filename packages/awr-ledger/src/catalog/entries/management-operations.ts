@@ -21,34 +21,26 @@ function readAt<T>(
   return store.read(async (db) => fn(db, await store.currentRevision(db)), options);
 }
 
-const fact = (description: string) => about(description, { type: ["boolean", "null"] });
-const count = (description: string, min: number, max: number) =>
-  about(description, nullable(bounded({ min, max })));
+const fact = () => ({ type: ["boolean", "null"] }) as const;
+const count = (min: number, max: number) => nullable(bounded({ min, max }));
 
 /** The host's observation: only observed_at and note are required; the rest may be unknown. */
 const observation = () =>
   about(
-    "What you observed; null facts stay unknown.",
+    "observed_at (ms), note, and the facts you know (null: unknown).",
     object(
       {
-        observed_at: about(
-          "When, ms since epoch.",
-          bounded({ min: 0, max: 8_640_000_000_000_000 }),
-        ),
-        note: about("Why you say so.", { type: "string", maxLength: LIMITS.managementNoteBytes }),
-        single_outcome: fact("One outcome only?"),
-        bounded_scope: fact("Scope needs no planning?"),
-        single_executor: fact("No handoff or collaboration?"),
-        no_deferred_wait: fact("No wait on someone later?"),
-        independently_schedulable_units: count(
-          "Units that could run apart.",
-          1,
-          LIMITS.managementCountMax,
-        ),
-        plan_valid: fact("Plan still valid?"),
-        outcome_known: fact("Last outcome known?"),
-        active_elapsed_ms: count("Active time so far, ms.", 0, LIMITS.managementElapsedMsMax),
-        completed_rework_cycles: count("Rework cycles done.", 0, LIMITS.managementCountMax),
+        observed_at: bounded({ min: 0, max: 8_640_000_000_000_000 }),
+        note: { type: "string", maxLength: LIMITS.managementNoteBytes },
+        single_outcome: fact(),
+        bounded_scope: fact(),
+        single_executor: fact(),
+        no_deferred_wait: fact(),
+        independently_schedulable_units: count(1, LIMITS.managementCountMax),
+        plan_valid: fact(),
+        outcome_known: fact(),
+        active_elapsed_ms: count(0, LIMITS.managementElapsedMsMax),
+        completed_rework_cycles: count(0, LIMITS.managementCountMax),
       },
       ["observed_at", "note"],
     ),
@@ -59,11 +51,15 @@ export const workAssessOperation = operation({
   kind: "read",
   freshness: "sources",
   description:
-    "How intensely a work item needs managing (lightweight, continuous or undetermined), with reasons, unknown facts, required actions and contract_fingerprint. Changes nothing; never admits execution or completion.",
+    "How much managing a work item needs (lightweight, continuous, undetermined): reasons, unknown facts, required actions, contract_fingerprint. Admits nothing.",
   input: object({ work: about("Work item key.", id()), branch: branch() }, ["work"]),
   run: async (host, input: WorkAssessInput, _caller, options) => {
     const { workAssess } = await loadInOrder(() => import("../../management/work-assess.js"));
-    return readAt(host, options, (db, revision) => workAssess(db, input, revision));
+    // The answer names the revision it was read at, as every read of the original does.
+    return readAt(host, options, async (db, revision) => ({
+      ...(await workAssess(db, input, revision)),
+      project_revision: revision,
+    }));
   },
   cli: [
     {
@@ -79,7 +75,7 @@ export const workManageOperation = operation({
   kind: "write",
   freshness: "refresh",
   description:
-    "Records your observations of a work item and the assessment they give, bound to your session of it and to contract_fingerprint from awr_work_assess. Writes no source. A request_key reused with other input is SourceConflict.",
+    "Records your observations of a work item and their assessment, from your session of it, at contract_fingerprint (awr_work_assess). Writes no source.",
   input: object(
     {
       work: about("Work item key.", id()),
@@ -121,7 +117,7 @@ export const completionPrepareOperation = operation({
   kind: "read",
   freshness: "sources",
   description:
-    "Checks a completion report file against the work's current acceptance criteria and derives the evidence record (with sha256) and completion mapping to use. Runs nothing, records nothing, completes nothing; level is your assertion.",
+    "Checks a report file covers the work's acceptance; derives its evidence record (sha256) and completion mapping. Runs, records, completes nothing.",
   input: object(
     {
       work: about("Work item key.", id()),
@@ -143,9 +139,10 @@ export const completionPrepareOperation = operation({
     const { completionPrepare } = await loadInOrder(
       () => import("../../management/completion-prepare.js"),
     );
-    return readAt(host, options, (db, revision) =>
-      completionPrepare(db, host.runtime.root, input, revision, host.runtime.now()),
-    );
+    return readAt(host, options, async (db, revision) => ({
+      ...(await completionPrepare(db, host.runtime.root, input, revision, host.runtime.now())),
+      project_revision: revision,
+    }));
   },
   cli: [
     {
