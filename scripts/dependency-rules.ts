@@ -162,6 +162,7 @@ const LEDGER_LAYERS = [
   "project/",
   "read/",
   "graph/",
+  "management/",
   "context/",
   "workstreams/",
   "catalog/",

@@ -151,10 +151,15 @@ function addCommand(
       context.print(result, () => readView(spec.view, result, context.colors));
       return;
     }
-    const expected = given["expectedRevision"] as number | undefined;
+    const flagged = given["expectedRevision"] as number | undefined;
     // A stale revision is refused before any file is read, as the tool would refuse it.
-    await context.checkRevision(expected);
+    await context.checkRevision(flagged);
     const input = await withFiles(context, spec, flags, parsed, fromLine);
+    // An --input file that holds the whole request (`work manage`) may carry its own revision.
+    const fromFile = input["expected_revision"];
+    const expected =
+      flagged ??
+      (spec.inputFile !== undefined && typeof fromFile === "number" ? fromFile : undefined);
     const requestId = given["requestId"] as string | undefined;
     const { result, expectedRevision } = await context
       .write(operation.tool, input, {

@@ -40,6 +40,11 @@ import { workGraphOperation } from "./entries/graph-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
 import {
+  completionPrepareOperation,
+  workAssessOperation,
+  workManageOperation,
+} from "./entries/management-operations.js";
+import {
   contextCompileOperation,
   projectStatusOperation,
   searchOperation,
@@ -94,6 +99,9 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  workAssessOperation,
+  workManageOperation,
+  completionPrepareOperation,
   workGraphOperation,
   changePreviewOperation,
   changeApplyOperation,

@@ -36,6 +36,8 @@ export const DOMAIN_EVENT_TYPES = {
   branchLoopCarried: "branch.loop_carried",
   workHandoff: "work.handoff",
   sessionHandoffReceived: "session.handoff_received",
+  /** awr_work_manage's receipt: the host's observations and the assessment they produced. */
+  managementAssessed: "management.assessed",
 } as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];

@@ -108,4 +108,18 @@ export const LIMITS = {
   /** `awr doctor`'s other inputs: a database path and a repair's reason (bytes). */
   doctorPathBytes: 4096,
   doctorReasonBytes: 4096,
+  /** awr_work_manage: an observation's note and the request_key (the original's bounds, bytes). */
+  managementNoteBytes: 4096,
+  managementRequestKeyBytes: 512,
+  /** A management receipt's payload as JSON (the original's 64 KiB). */
+  managementReceiptBytes: 64 * 1024,
+  /** Observation counts and durations (ours: u32 counts, milliseconds within a safe integer). */
+  managementCountMax: 4_294_967_295,
+  managementElapsedMsMax: Number.MAX_SAFE_INTEGER,
+  /** What asks for a re-evaluation (the original's thresholds): 30 minutes active, 3 rework cycles. */
+  managementReevaluateElapsedMs: 30 * 60 * 1000,
+  managementReevaluateReworkCycles: 3,
+  /** awr_completion_prepare: the report it reads (the original's 1 MiB) and evidence_key (bytes). */
+  completionReportBytes: 1024 * 1024,
+  evidenceKeyBytes: 4096,
 } as const;
