@@ -163,6 +163,7 @@ const LEDGER_LAYERS = [
   "read/",
   "context/",
   "workstreams/",
+  "prepare/",
   "catalog/",
   "init/",
   "testing/",

@@ -26,6 +26,7 @@ import {
 } from "./entries/drill-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
+import { workPrepareOperation } from "./entries/prepare-operations.js";
 import {
   contextCompileOperation,
   projectStatusOperation,
@@ -81,6 +82,7 @@ export const OPERATION_LIST = [
   operationGetOperation,
   operationRecoverOperation,
   sourceReindexOperation,
+  workPrepareOperation,
   workstreamOperation,
   // CLI-only (surface "cli"): never tools.
   branchCreateOperation,

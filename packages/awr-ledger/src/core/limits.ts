@@ -104,4 +104,9 @@ export const LIMITS = {
   /** `awr doctor`'s other inputs: a database path and a repair's reason (bytes). */
   doctorPathBytes: 4096,
   doctorReasonBytes: 4096,
+  /**
+   * awr_work_prepare's action view: its guidance card (when, basis, next_action, recheck) as
+   * JSON is at most this many bytes (the original's 1024).
+   */
+  actionGuidanceBytes: 1024,
 } as const;
