@@ -24,7 +24,7 @@ describe.each(EXPOSURES)("tools/list on $mode (workstreams: $workstreams)", (exp
     );
     expect(undescribed).toEqual([]);
     expect(tools.reduce((n, t) => n + Object.keys(t.inputSchema.properties).length, 0)).toBe(
-      exposure.mode === "stdio" ? 133 : exposure.workstreams ? 160 : 153,
+      exposure.mode === "stdio" ? 141 : exposure.workstreams ? 169 : 162,
     );
   });
 

@@ -14,19 +14,19 @@ export const workPrepareOperation = operation({
   kind: "read",
   freshness: "sources",
   description:
-    "Readiness and required context of one work item in one read (awr_work_get's readiness with awr_context_compile's packet); claims, starts and writes nothing. Read the context before checkpointing. response_view summary drops packet indexes; action adds one guidance card (when, basis, next_action, recheck). ContextIncomplete: required gaps, with the whole answer.",
+    "Readiness plus required context of one work item; writes and claims nothing. ContextIncomplete: gaps.",
   input: object(
     {
       work: about("Work item key.", id()),
-      session: about("Session id; omit: detached.", nullable(id())),
+      session: about("Session id.", nullable(id())),
       branch: branch(),
-      goals: about("Goal keys; default: primary goals.", strings()),
+      goals: about("Goal keys.", strings()),
       source_sha: sourceSha(),
       budget: about(
         "Token budget (default 5000).",
         bounded({ min: LIMITS.budget.min, max: LIMITS.budget.max }),
       ),
-      response_view: about("summary: shorter; action: plus guidance.", {
+      response_view: about("Shorter views.", {
         ...choice(RESPONSE_VIEWS),
         default: "full",
       }),

@@ -99,7 +99,7 @@ export const workTransitionOperation = operation({
       summary: about("A new summary.", nullable(text())),
       blocker: about("block: what it waits on.", nullable(text())),
       completion: completion(),
-      response_view: about("summary: shorter; needs request_id.", {
+      response_view: about("summary needs request_id.", {
         ...choice(["full", "summary"]),
         default: "full",
       }),
