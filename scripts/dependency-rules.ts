@@ -165,6 +165,7 @@ const LEDGER_LAYERS = [
   "management/",
   "context/",
   "workstreams/",
+  "prepare/",
   "catalog/",
   "init/",
   "testing/",

@@ -105,6 +105,9 @@ export function cancelledError(reason: unknown): CliError {
 
 /** The rendered packet, or the diagnostic, of an error's partial context result. */
 function partialText(result: Record<string, unknown> | undefined): string | undefined {
+  // A preparation carries its context under `context`, as awr_context_compile answers it.
+  const context = result?.["context"];
+  if (isRecord(context) && result?.["stage"] === "prepared") return partialText(context);
   const packet = result?.["work_context"];
   const rendered = isRecord(packet) ? packet["rendered_context"] : result?.["diagnostic_text"];
   return typeof rendered === "string" ? rendered : undefined;
@@ -179,7 +182,10 @@ export function writeError(
   const label = error.usage ? "usage error" : `error [${error.code}]`;
   stream.write(`${colors.red(colors.bold(label))}: ${error.display ?? cliText(error.message)}\n`);
   // An incomplete context's gaps are in its result's completeness (its error has no details).
-  const completeness = error.result?.["completeness"];
+  const prepared = error.result?.["context"];
+  const completeness = isRecord(prepared)
+    ? prepared["completeness"]
+    : error.result?.["completeness"];
   if (isRecord(completeness)) stream.write(`  ${colors.dim("gaps")}: ${gapsText(completeness)}\n`);
   // A message said in the command's own words says its details too.
   if (error.details !== undefined && !error.usage && error.display === undefined) {

@@ -247,6 +247,47 @@ export function contextLines(result: Result, colors: Colors): string[] {
   ];
 }
 
+/**
+ * `awr work prepare`: what to do first (the action view's guidance card, or the stage and next
+ * action), then the rendered packet, then the rest of the answer.
+ */
+export function prepareLines(result: Result, colors: Colors): string[] {
+  const guidance = result["guidance"] as Result | undefined;
+  const head =
+    guidance === undefined
+      ? formatPairs([
+          ["stage", text(result["stage"])],
+          ["ready", text(result["ready"])],
+          ["next action", text(result["next_action"])],
+        ])
+      : formatPairs([
+          ["stage", text(result["stage"])],
+          ["when", text(guidance["when"])],
+          ["basis", text(guidance["basis"])],
+          ["next", text(guidance["next_action"])],
+          ["recheck", text(guidance["recheck"])],
+        ]);
+  const context = (result["context"] ?? {}) as Result;
+  const packet = context["work_context"] as Result | null | undefined;
+  const rendered = packet?.["rendered_context"] ?? context["diagnostic_text"];
+  const rest = without(result, "stage", "guidance", "next_action", "context");
+  return [
+    ...head,
+    ...(typeof rendered === "string" ? ["", rendered.trimEnd()] : []),
+    "",
+    colors.dim("---"),
+    ...documentLines(
+      {
+        tokens: packet ? `${packet["token_estimate"]} of ${packet["token_budget"]}` : null,
+        context_hash: packet?.["context_hash"] ?? null,
+        status: (context["completeness"] as Result | undefined)?.["status"],
+        ...rest,
+      },
+      colors,
+    ),
+  ];
+}
+
 /** L0: the rendered packet, then its size, hash and the gaps that make it incomplete. */
 export function bootstrapLines(result: Result, colors: Colors): string[] {
   const rendered = result["rendered_context"];
@@ -286,6 +327,8 @@ export function readView(view: string | undefined, result: Result, colors: Color
       return searchLines(shown, colors);
     case "context":
       return contextLines(shown, colors);
+    case "prepare":
+      return prepareLines(shown, colors);
     default:
       return documentLines(shown, colors);
   }

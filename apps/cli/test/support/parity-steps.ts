@@ -23,6 +23,11 @@ export interface Step {
    */
   cliOnly?: boolean;
   /**
+   * A read whose answer is an error carrying a result (an incomplete context): the CLI exits 1
+   * with this error code, prints the result on stdout, and the tool answers it with isError.
+   */
+  error?: string;
+  /**
    * Top-level fields left out of the comparison, with the reason: a context packet quotes ids in
    * its events, and two runs' ids tokenise into slightly different counts; a work graph's
    * evaluated_at is the clock reading of each call.
@@ -125,6 +130,14 @@ export const STEPS: Step[] = [
       goals: ["goal#checkout"],
       paths: ["migrations/001-orders.sql"],
     },
+  },
+  {
+    // W-2's hard rules need a path the item does not declare precisely (prepare takes none):
+    // the preparation is incomplete, with its guidance card, on both sides alike.
+    cli: ["work", "prepare", "W-2", "--goal", "goal#checkout", "--response-view", "action"],
+    tool: "awr_work_prepare",
+    args: { work: "W-2", goals: ["goal#checkout"], response_view: "action" },
+    error: "ContextIncomplete",
   },
   {
     // An explicit main: the fork baseline from revision 0 (main's whole runtime history).

@@ -39,6 +39,7 @@ import {
 import { workGraphOperation } from "./entries/graph-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
+import { workPrepareOperation } from "./entries/prepare-operations.js";
 import {
   completionPrepareOperation,
   workAssessOperation,
@@ -101,6 +102,7 @@ export const OPERATION_LIST = [
   sourceReindexOperation,
   workAssessOperation,
   workManageOperation,
+  workPrepareOperation,
   completionPrepareOperation,
   workGraphOperation,
   changePreviewOperation,

@@ -35,7 +35,15 @@ export interface CliCommand {
   /** CLI-only flags that set a call option instead of a tool argument (no tool expresses them). */
   readonly callOptions?: readonly CliCallOption[];
   /** The CLI's human rendering of the result (its own views); a generic one when absent. */
-  readonly view?: "status" | "ready" | "work" | "search" | "context" | "doctor" | "doctor-repair";
+  readonly view?:
+    | "status"
+    | "ready"
+    | "work"
+    | "search"
+    | "context"
+    | "prepare"
+    | "doctor"
+    | "doctor-repair";
 }
 
 export interface CliOperand {

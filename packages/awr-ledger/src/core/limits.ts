@@ -122,4 +122,9 @@ export const LIMITS = {
   /** awr_completion_prepare: the report it reads (the original's 1 MiB) and evidence_key (bytes). */
   completionReportBytes: 1024 * 1024,
   evidenceKeyBytes: 4096,
+  /**
+   * awr_work_prepare's action view: its guidance card (when, basis, next_action, recheck) as
+   * JSON is at most this many bytes (the original's 1024).
+   */
+  actionGuidanceBytes: 1024,
 } as const;

@@ -2,7 +2,13 @@ import type { Kysely } from "kysely";
 import { LIMITS } from "../core/limits.js";
 import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
-import { type ActiveClaim, activeClaims, type EntityView } from "./entity-view.js";
+import {
+  type ActiveClaim,
+  activeClaims,
+  type EntityView,
+  type SourceRef,
+  workNotFound,
+} from "./entity-view.js";
 import type { Projection } from "./projection.js";
 import { projectionAt } from "./projection-cache.js";
 import { isUnblocked, READINESS, type UnblockedEntry } from "./readiness.js";
@@ -188,4 +194,40 @@ export async function workReady(
     source_issues: sourceIssues,
     source_warnings: sourceIssues.filter((i) => i.severity === "warning").length,
   };
+}
+
+/**
+ * One work item's readiness on `branch` (null = main): its brief with `ready` (eligible for a new
+ * claim), the diagnostics that say why not (or its unmet optional dependencies when it is) and
+ * the claims in force on it, and where its source is. NotFound when the key names no work item.
+ */
+export async function workReadiness(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+  branch: string | null,
+  key: string,
+): Promise<ReadyBrief & { source: SourceRef }> {
+  const [analysis, revisions] = await Promise.all([
+    analyseReady(db, revision, branch),
+    briefRevisions(db, revision),
+  ]);
+  const { projection, claims } = analysis;
+  const item = projection.entity(key);
+  if (item?.kind !== "work") throw workNotFound(key);
+  const claimedBy = new Map(claims.map((c) => [c.work, c]));
+  const blockers = TERMINAL.has(item.status)
+    ? [
+        {
+          code: "status_not_ready" as const,
+          work_item_key: key,
+          detail: `status is ${item.status}`,
+        },
+      ]
+    : notReadyDiagnostics(analysis, item, claimedBy);
+  const source = item.source;
+  if (blockers.length > 0) {
+    return { ...readyBrief(item, revisions, false, blockers, claims), source };
+  }
+  const entry = projection.derive(READINESS).unblocked.find((e) => e.work.key === key);
+  return { ...readyBrief(item, revisions, true, entry?.diagnostics ?? [], claims), source };
 }

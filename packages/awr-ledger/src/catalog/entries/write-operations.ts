@@ -1,3 +1,4 @@
+import { LedgerError } from "../../errors.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
 import { EVIDENCE_LEVELS } from "../../sources/adapters/yaml-work-item.js";
 import type { EventAppendInput } from "../../work/event-append.js";
@@ -71,6 +72,8 @@ const transitionCommands: CliCommand[] = WORK_ACTION_NAMES.map((action) => ({
   fixed: { action },
   flags: {
     ...(action === "complete" ? { blocker: null, completion: "--input" } : { completion: null }),
+    // The original's transition commands have no view flag; the tool's argument is MCP's.
+    response_view: null,
   },
   ...(action === "complete"
     ? { files: { completion: { base: "cwd", maxBytes: LIMITS.completionFileBytes } } }
@@ -96,17 +99,40 @@ export const workTransitionOperation = operation({
       summary: about("A new summary.", nullable(text())),
       blocker: about("block: what it waits on.", nullable(text())),
       completion: completion(),
+      response_view: about("summary needs request_id.", {
+        ...choice(["full", "summary"]),
+        default: "full",
+      }),
     },
     ["work", "action", "expected_revision", "reason"],
     SESSION_SELECTOR,
   ),
-  run: async (host, input: WorkTransitionInput, caller, options) =>
-    (await loadInOrder(() => import("../../work/work-transition.js"))).workTransition(
-      host.runtime,
-      input,
-      caller,
-      options,
-    ),
+  run: async (
+    host,
+    { response_view, ...input }: WorkTransitionInput & { response_view?: "full" | "summary" },
+    caller,
+    options,
+  ) => {
+    // The view is presentation only: it is not part of the journaled request (a retry with
+    // another view replays the same write) and never changes what the transition does.
+    const summary = response_view === "summary";
+    if (summary && input.request_id === undefined) {
+      throw new LedgerError(
+        "InvalidInput",
+        "response_view summary needs a request_id, so that the full answer stays readable with awr_operation_get",
+        { field: "request_id" },
+      );
+    }
+    const [{ workTransition }, { summarizeTransition }] = await Promise.all([
+      loadInOrder(() => import("../../work/work-transition.js")),
+      import("../../work/response-view.js"),
+    ]);
+    const answer = await workTransition(host.runtime, input, caller, options);
+    if (!summary || input.request_id === undefined) return answer;
+    // Typed as the full answer, the default view's: a caller asking for the summary reads
+    // its `response_view` to know which fields it left out.
+    return summarizeTransition(answer, input.request_id) as typeof answer;
+  },
   cli: transitionCommands,
 });
 
