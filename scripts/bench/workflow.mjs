@@ -5,14 +5,40 @@
 // discovery. A real awr-mcp over stdio, driven line by line so every byte is counted.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { DIST, fixtureProject, fmtInt, fmtPct } from "./lib.mjs";
+import { DIST, fmtInt, fmtPct, load, tempDir } from "./lib.mjs";
 
 export const title = "Agent workflow: calls and bytes, with and without awr_work_prepare";
 
 const SHA = "a".repeat(40);
+const CRITERIA = ["The handoff names its sources", "The handoff states its limits"];
+
+/**
+ * A fresh project per run, in the shape of the original's workflow benchmark (our own text):
+ * one goal, one ready work item W with two acceptance criteria, one hard rule.
+ * @param {string} name
+ */
+async function workflowProject(name) {
+  const root = join(tempDir("workflow"), name);
+  mkdirSync(root, { recursive: true });
+  writeFileSync(
+    join(root, "work.yaml"),
+    `goals:\n  - id: G\n    title: Hand over a reviewed summary\n    status: active\nwork_items:\n  - id: W\n    title: Review the handoff\n    status: ready\n    goal: G\n    next_action: Review the observations\n    acceptance: ${JSON.stringify(CRITERIA)}\n    paths: [w]\n`,
+  );
+  writeFileSync(
+    join(root, "rules.md"),
+    "# Rules\n\n## Evidence {#truth severity=hard scope=global}\n\nEvery claim names its evidence.\n",
+  );
+  writeFileSync(
+    join(root, "project.toml"),
+    `[project]\nname = "workflow"\n\n[[sources]]\ndomain = "work"\nrole = "primary"\npath = "work.yaml"\nadapter = "yaml-ledger-v1"\n\n[[sources]]\ndomain = "rule"\nrole = "primary"\npath = "rules.md"\nadapter = "markdown-rules-v1"\n`,
+  );
+  const { initProject } = await load(DIST.ledger);
+  await initProject({ root, manifest: join(root, "project.toml"), accept: true });
+  return root;
+}
 
 /** One stdio MCP session whose every request and answer is counted. */
 class CountedSession {
@@ -239,25 +265,21 @@ async function finishWork(s, root, item, strategy, started) {
 }
 
 /** @param {import("./lib.mjs").BenchOptions} _options */
-export async function run(_options) {
-  const fixture = await fixtureProject(150);
-  const ready = fixture.items.filter((i) => i.status === "ready");
+export async function run(/** @type {import("./lib.mjs").BenchOptions} */ _options) {
   /** @type {Record<string, { start: CountedSession["counts"], task?: CountedSession["counts"], error?: string }>} */
   const measured = {};
-  let index = 0;
   for (const exposure of /** @type {const} */ (["flat", "grouped"])) {
     for (const strategy of /** @type {const} */ (["primitive", "prepared"])) {
-      const item = ready[index++];
-      if (item === undefined) throw new Error("the fixture has too few ready items");
-      const s = new CountedSession(fixture.root, exposure);
+      const root = await workflowProject(`${exposure}-${strategy}`);
+      const s = new CountedSession(root, exposure);
       try {
         await s.connect();
-        const started = await startWork(s, item.work, strategy, `bench-${exposure}-${strategy}`);
+        const started = await startWork(s, "W", strategy, `bench-${exposure}-${strategy}`);
         const start = { ...s.counts };
         let task;
         let error;
         try {
-          await finishWork(s, fixture.root, { work: item.work }, strategy, started);
+          await finishWork(s, root, { work: "W" }, strategy, started);
           task = { ...s.counts };
         } catch (caught) {
           error = /** @type {Error} */ (caught).message;
@@ -277,7 +299,7 @@ export async function run(_options) {
 
 /** The acceptance criteria texts of a work_get answer. */
 function criteriaOf(/** @type {any} */ answer) {
-  const acceptance = answer?.work?.acceptance ?? [];
+  const acceptance = answer?.acceptance ?? [];
   return acceptance.map((/** @type {any} */ a) =>
     typeof a === "string" ? a : (a.text ?? a.criterion),
   );

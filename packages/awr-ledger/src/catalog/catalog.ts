@@ -39,12 +39,12 @@ import {
 import { workGraphOperation } from "./entries/graph-operations.js";
 import { workHandoffOperation } from "./entries/handoff-operations.js";
 import { eventHistoryOperation, workHistoryOperation } from "./entries/history-operations.js";
-import { workPrepareOperation } from "./entries/prepare-operations.js";
 import {
   completionPrepareOperation,
   workAssessOperation,
   workManageOperation,
 } from "./entries/management-operations.js";
+import { workPrepareOperation } from "./entries/prepare-operations.js";
 import {
   contextCompileOperation,
   projectStatusOperation,

@@ -3,6 +3,7 @@ import { type CompileContextScope, compileContext } from "../context/compile-con
 import type { ContextCompileResult } from "../context/context-types.js";
 import type { ContinuityWait } from "../context/continuity.js";
 import type { RuntimeCaller } from "../core/runtime-context.js";
+import { type WorkAssessment, workAssess } from "../management/work-assess.js";
 import type { SourceRef } from "../read/entity-view.js";
 import type { ReadyBrief, ReadyDiagnostic } from "../read/work-brief.js";
 import { workReadiness } from "../read/work-ready.js";
@@ -50,6 +51,8 @@ export interface PreparedWork {
   active_claims: ReadyBrief["active_claims"];
   /** The awr_context_compile answer for this work (and session, when one is given). */
   context: ContextCompileResult;
+  /** The awr_work_assess answer for this work: how to manage it, and its contract fingerprint. */
+  management: WorkAssessment;
   context_consumed: false;
   completion_claimed: false;
   /** The given session's own waits; `waiting_user` while one of them is pending. */
@@ -93,6 +96,11 @@ export async function prepareWork(
     context.completeness.branch_id,
     input.work,
   );
+  const management = await workAssess(
+    db,
+    { work: input.work, ...(input.branch === undefined ? {} : { branch: input.branch }) },
+    scope.revision,
+  );
   const waits = context.continuity.waits.filter((w) => w.session_id === session?.id);
   const waiting = waits.some((w) => w.status === "waiting_user");
   const complete = context.completeness.complete;
@@ -113,6 +121,7 @@ export async function prepareWork(
       diagnostics: readiness.diagnostics,
       active_claims: readiness.active_claims,
       context,
+      management,
       context_consumed: false,
       completion_claimed: false,
       continuity: { state: waiting ? "waiting_user" : "available", waits },
