@@ -162,6 +162,7 @@ const LEDGER_LAYERS = [
   "project/",
   "read/",
   "context/",
+  "status/",
   "workstreams/",
   "catalog/",
   "init/",

@@ -114,7 +114,7 @@ export async function workReadyView(
 }
 
 export interface StatusFilters {
-  view?: "full" | "summary" | undefined;
+  view?: "action" | "full" | "summary" | undefined;
   work?: string[] | undefined;
   goal?: string | undefined;
   milestone?: string | undefined;
@@ -139,6 +139,22 @@ export interface ScopedWork {
 /** What `summary` leaves out of the full status. */
 type Detail = "current" | "organisation_gaps" | "entity_counts";
 
+/**
+ * awr_project_status's answer for any view: full's fields as the full view types them (the
+ * action view's `current` entries are its own briefs, keyed by `key`), and the action view's own
+ * queues and blocks as optional (an answer holds the fields of the view asked
+ * for; `view` says which).
+ */
+export type ProjectStatusAnswer = Omit<ProjectStatusView, "view"> & {
+  view: "action" | "full" | "summary";
+  schema_version?: number;
+  waiting_count?: number;
+  ready?: Record<string, unknown>[];
+  waiting?: Record<string, unknown>[];
+  blocked?: Record<string, unknown>[];
+  [field: string]: unknown;
+};
+
 export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
   Partial<Pick<ProjectStatusResult, Detail>> & {
     view: "full" | "summary";
@@ -156,7 +172,7 @@ export async function projectStatusView(
 ): Promise<ProjectStatusView> {
   const view: ProjectStatusView & Record<string, unknown> = {
     ...result,
-    view: filters.view ?? "full",
+    view: filters.view === "summary" ? "summary" : "full",
   };
   if (filters.view === "summary") {
     view["organisation_gap_count"] = result.organisation_gaps.length;
