@@ -28,7 +28,9 @@ async function client(token: string): Promise<Client> {
 }
 
 async function revisionOf(c: Client, project: string): Promise<number> {
-  return (await ok(c, "awr_project_status", { project, view: "full" }))["project_revision"] as number;
+  return (await ok(c, "awr_project_status", { project, view: "full" }))[
+    "project_revision"
+  ] as number;
 }
 
 beforeAll(async () => {
@@ -194,7 +196,7 @@ describe("awr-mcp over shared HTTP", () => {
       request_id: "ro-1",
     });
     expect(write.code).toBe("RuleViolation");
-    const path = await fails(rev, "awr_project_status", { project: `${dir, view: "full" }/alpha` });
+    const path = await fails(rev, "awr_project_status", { project: `${dir}/alpha` });
     expect(path).toEqual({ code: "RuleViolation", message: "project access denied" });
   });
 });

@@ -11,6 +11,7 @@ import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 // omissions; history aggregated; a page of one queue read from the same snapshot as the totals.
 
 const caller = { client: "stdio" };
+// biome-ignore lint/suspicious/noExplicitAny: the answers are read as loose JSON here
 type Json = Record<string, any>;
 
 const MANIFEST =
