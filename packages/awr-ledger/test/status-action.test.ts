@@ -223,3 +223,44 @@ describe.each(BACKENDS)("awr_project_status view=action on %s", (backend) => {
     expect(status["omissions"]["ready"]).toBe(2000 - status["ready"].length);
   }, 120_000);
 });
+
+describe.each(BACKENDS)("awr_project_status view=summary on %s", (backend) => {
+  let p: OpenProject | undefined;
+  afterEach(async () => {
+    await p?.close();
+    p = undefined;
+  });
+
+  it("answers the selection's counts, current work, blockers and omissions", async () => {
+    p = await open(backend, dailyYaml(3));
+    const summary = (await p.ledger.call(
+      "awr_project_status",
+      { view: "summary" },
+      caller,
+    )) as Json;
+    expect(summary).toMatchObject({
+      view: "summary",
+      schema_version: 1,
+      scope_combination: "intersection",
+      total: 8,
+      project_work_total: 8,
+      current_total: 1,
+      ready_count: 1,
+      // The legacy not-selectable count: in-progress work included.
+      blocked_count: 4,
+      diagnostic_counts: { status_not_ready: 3, required_dependency_incomplete: 1 },
+      source_freshness: { total: 1, fresh: 1, not_fresh: [] },
+      omissions: { current: 0, blockers: 0, outside_scope: 0, text_cap_characters: 240 },
+    });
+    expect(summary["current"][0]["key"]).toBe("W");
+    expect(summary["suggested_work"]["key"]).toBe("W");
+    expect(summary["blockers"].map((b: Json) => b["work"]).sort()).toEqual(["B", "D", "U", "W"]);
+    const scoped = (await p.ledger.call(
+      "awr_project_status",
+      { view: "summary", work: ["B"] },
+      caller,
+    )) as Json;
+    expect(scoped).toMatchObject({ total: 1, current_total: 0, blocked_count: 1 });
+    expect(scoped["omissions"]["outside_scope"]).toBe(7);
+  });
+});

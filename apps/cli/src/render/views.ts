@@ -77,7 +77,7 @@ function actionLines(result: Result, colors: Colors): string[] {
     return [
       `${colors.bold(label)}${more}`,
       ...entries.map((e) => {
-        const codes = rows([e]).flatMap((r) => (Array.isArray(r["codes"]) ? r["codes"] : []));
+        const codes = Array.isArray(e["codes"]) ? (e["codes"] as unknown[]).map(text) : [];
         const why = codes.length > 0 ? colors.dim(` [${codes.join(", ")}]`) : "";
         return `  ${text(e["key"])}  ${color(text(e["status"]))}  ${text(e["title"])}${why}`;
       }),
@@ -133,8 +133,51 @@ function actionLines(result: Result, colors: Colors): string[] {
   return lines;
 }
 
+/** The summary view (awr status --view summary): counts, the next action, the first blockers. */
+function summaryLines(result: Result, colors: Colors): string[] {
+  const color = statusColor(colors);
+  const suggested = result["suggested_work"] as Row | null | undefined;
+  const lines = [
+    `${colors.bold(text(result["project"]))}  ${colors.dim(`revision ${text(result["project_revision"])} · ${text(result["total"])} selected of ${text(result["project_work_total"])}`)}`,
+    ...formatPairs(
+      [
+        ["active", text(result["current_total"])],
+        ["ready", text(result["ready_count"])],
+        ["not selectable", text(result["blocked_count"])],
+        ["suggested", suggested ? `${text(suggested["key"])} ${text(suggested["title"])}` : "-"],
+        ["next action", text(result["next_action"])],
+      ],
+      colors.dim,
+      colors.width,
+    ),
+    ...sourceIssueLines(result, colors),
+  ];
+  const current = rows(result["current"]);
+  if (current.length > 0) {
+    lines.push("", colors.bold("current work"));
+    lines.push(
+      ...current.map(
+        (w) => `  ${text(w["key"])}  ${color(text(w["status"]))}  ${text(w["title"])}`,
+      ),
+    );
+  }
+  const blockers = rows(result["blockers"]);
+  if (blockers.length > 0) {
+    lines.push("", colors.bold("not selectable"));
+    lines.push(
+      ...blockers.map((b) => {
+        const codes = Array.isArray(b["codes"]) ? (b["codes"] as unknown[]).map(text) : [];
+        return `  ${text(b["work"])}${codes.length > 0 ? colors.dim(` [${codes.join(", ")}]`) : ""}`;
+      }),
+    );
+  }
+  lines.push("", colors.dim("more: awr status --view full; awr work show KEY"));
+  return lines;
+}
+
 export function statusLines(result: Result, colors: Colors): string[] {
   if (result["view"] === "action") return actionLines(result, colors);
+  if (result["view"] === "summary") return summaryLines(result, colors);
   const counts = (result["counts"] ?? {}) as Record<string, number>;
   const color = statusColor(colors);
   const countText = Object.entries(counts)

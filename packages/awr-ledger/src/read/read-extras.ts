@@ -130,13 +130,7 @@ export interface ScopedWork {
   next_action: string | null;
 }
 
-/**
- * awr_project_status's views and filters. `summary` keeps the counts, the next action and the
- * suggested work and reduces the lists to their lengths (`current_total` is always there); `work`, `goal` and `milestone` add the matching items as
- * `scoped_work` (the counts stay project-wide); `source_sha` reports recorded evidence verified
- * at another revision as `stale_evidence`.
- */
-/** What `summary` leaves out of the full status. */
+/** Fields the answer type leaves optional (the earlier summary left them out). */
 type Detail = "current" | "organisation_gaps" | "entity_counts";
 
 /**
@@ -165,6 +159,12 @@ export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
     stale_evidence?: { external_key: string; work: string | null; source_sha: string | null }[];
   };
 
+/**
+ * awr_project_status view=full with its filters (the action and summary views are status/'s):
+ * `work`, `goal` and `milestone` add the matching items as `scoped_work` (the counts stay
+ * project-wide); `source_sha` reports recorded evidence verified at another revision as
+ * `stale_evidence`.
+ */
 export async function projectStatusView(
   db: Kysely<LedgerSchema>,
   result: ProjectStatusResult,
@@ -172,12 +172,8 @@ export async function projectStatusView(
 ): Promise<ProjectStatusView> {
   const view: ProjectStatusView & Record<string, unknown> = {
     ...result,
-    view: filters.view === "summary" ? "summary" : "full",
+    view: "full",
   };
-  if (filters.view === "summary") {
-    view["organisation_gap_count"] = result.organisation_gaps.length;
-    for (const key of ["current", "organisation_gaps", "entity_counts"]) delete view[key];
-  }
   const scoped =
     filters.work !== undefined || filters.goal !== undefined || filters.milestone !== undefined;
   if (scoped) {

@@ -4,11 +4,12 @@ import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { ActiveClaim, EntityView } from "../read/entity-view.js";
 import { stringOf, tableExists, workNotFound } from "../read/entity-view.js";
+import type { Projection } from "../read/projection.js";
 import { assessEvidence } from "../read/read-extras.js";
 import { isUnblocked, priorityRank } from "../read/readiness.js";
 import { missingSourceIssues } from "../read/source-issues.js";
 import { type OrganisationGap, STATUS_SUMMARY } from "../read/status-summary.js";
-import { briefRevisions, shortText } from "../read/work-brief.js";
+import { type BriefRevisions, briefRevisions, shortText } from "../read/work-brief.js";
 import { analyseReady } from "../read/work-ready.js";
 import type { SourceIssue } from "../sources/adapters/index.js";
 import type { LedgerSchema } from "../storage/schema.js";
@@ -39,7 +40,7 @@ const STRUCTURAL = new Set<OrganisationGap["gap"]>([
   "unknown_milestone",
 ]);
 
-type Item = Record<string, unknown>;
+export type Item = Record<string, unknown>;
 
 /** view=action's answer: its counts typed, the rest as documented on actionStatus. */
 export interface ActionStatusView {
@@ -74,6 +75,74 @@ interface Entry {
 
 const short = (text: string | null): string | null => (text === null ? null : shortText(text));
 
+/** A status scope: work keys, a goal, a milestone; they intersect. */
+export interface StatusScope {
+  work: string[];
+  goal: string | null;
+  milestone: string | null;
+}
+
+export const scopeOf = (input: ActionStatusInput): StatusScope => ({
+  work: input.work ?? [],
+  goal: input.goal ?? null,
+  milestone: input.milestone ?? null,
+});
+
+/**
+ * The scope's work items, highest priority first, then in source order. A scope naming more
+ * than LIMITS.statusScopeWork keys is InvalidInput; an unknown work key, goal or milestone is
+ * NotFound.
+ */
+export function selectWork(projection: Projection, scope: StatusScope): EntityView[] {
+  if (scope.work.length > LIMITS.statusScopeWork) {
+    throw new LedgerError(
+      "InvalidInput",
+      `work names ${scope.work.length} keys; a status scope takes at most ${LIMITS.statusScopeWork}`,
+      { field: "work" },
+    );
+  }
+  for (const key of scope.work) {
+    if (projection.slot(key)?.kind !== "work") throw workNotFound(key);
+  }
+  if (scope.goal !== null && projection.slot(scope.goal)?.kind !== "goal") {
+    throw new LedgerError("NotFound", `goal ${scope.goal} is not in the ledger`, {
+      goal: scope.goal,
+    });
+  }
+  if (scope.milestone !== null && projection.slot(scope.milestone)?.kind !== "milestone") {
+    throw new LedgerError("NotFound", `milestone ${scope.milestone} is not in the ledger`, {
+      milestone: scope.milestone,
+    });
+  }
+  const wanted = new Set(scope.work);
+  return projection
+    .ofKind("work")
+    .map((work, position) => ({ work, position, rank: priorityRank(work.attributes["priority"]) }))
+    .filter(
+      ({ work }) =>
+        (wanted.size === 0 || wanted.has(work.key)) &&
+        (scope.goal === null || stringOf(work, "goal") === scope.goal) &&
+        (scope.milestone === null || stringOf(work, "milestone") === scope.milestone),
+    )
+    .sort((a, b) => a.rank - b.rank || a.position - b.position)
+    .map((s) => s.work);
+}
+
+/** A work item as the action and summary views list it (texts cut at 240 characters). */
+export function statusBrief(work: EntityView, revisions: BriefRevisions): Item {
+  return {
+    key: work.key,
+    title: shortText(work.title),
+    status: work.status,
+    raw_status: shortText(work.raw_status ?? work.status),
+    owner: stringOf(work, "owner"),
+    next_action: short(stringOf(work, "next_action")),
+    blocker: short(stringOf(work, "blocker")),
+    source_revision: revisions.sources.get(work.source.path) ?? null,
+    details: { cli: ["work", "show", work.key], mcp: "awr_work_get" },
+  };
+}
+
 /** Pending user waits of sessions bound to work on `branch`, by work key, oldest first. */
 async function pendingWaits(
   db: Kysely<LedgerSchema>,
@@ -100,7 +169,7 @@ async function pendingWaits(
 }
 
 /** Runtime findings project-wide: requests whose outcome is unknown, and pending waits. */
-async function pendingFindings(
+export async function pendingFindings(
   db: Kysely<LedgerSchema>,
 ): Promise<{ code: string; kind: string; id: string }[]> {
   const findings: { code: string; kind: string; id: string }[] = [];
@@ -198,11 +267,7 @@ export async function actionStatus(
   input: ActionStatusInput,
   page?: StatusPageRequest,
 ): Promise<ActionStatusView> {
-  const scope = {
-    work: input.work ?? [],
-    goal: input.goal ?? null,
-    milestone: input.milestone ?? null,
-  };
+  const scope = scopeOf(input);
   const [analysis, revisions, sourceIssues, waits, findings] = await Promise.all([
     analyseReady(db, revision, branch),
     briefRevisions(db, revision),
@@ -211,38 +276,8 @@ export async function actionStatus(
     pendingFindings(db),
   ]);
   const { projection } = analysis;
-  if (scope.work.length > LIMITS.statusScopeWork) {
-    throw new LedgerError(
-      "InvalidInput",
-      `work names ${scope.work.length} keys; a status scope takes at most ${LIMITS.statusScopeWork}`,
-      { field: "work" },
-    );
-  }
-  for (const key of scope.work) {
-    if (projection.slot(key)?.kind !== "work") throw workNotFound(key);
-  }
-  if (scope.goal !== null && projection.slot(scope.goal)?.kind !== "goal") {
-    throw new LedgerError("NotFound", `goal ${scope.goal} is not in the ledger`, {
-      goal: scope.goal,
-    });
-  }
-  if (scope.milestone !== null && projection.slot(scope.milestone)?.kind !== "milestone") {
-    throw new LedgerError("NotFound", `milestone ${scope.milestone} is not in the ledger`, {
-      milestone: scope.milestone,
-    });
-  }
   const works = projection.ofKind("work");
-  const wanted = new Set(scope.work);
-  const selected = works
-    .map((work, position) => ({ work, position, rank: priorityRank(work.attributes["priority"]) }))
-    .filter(
-      ({ work }) =>
-        (wanted.size === 0 || wanted.has(work.key)) &&
-        (scope.goal === null || stringOf(work, "goal") === scope.goal) &&
-        (scope.milestone === null || stringOf(work, "milestone") === scope.milestone),
-    )
-    .sort((a, b) => a.rank - b.rank || a.position - b.position)
-    .map((s) => s.work);
+  const selected = selectWork(projection, scope);
 
   const summary = projection.derive(STATUS_SUMMARY);
   const gapsByKey = new Map<string, OrganisationGap[]>();
@@ -321,17 +356,8 @@ export async function actionStatus(
   }
 
   const item = (entry: Entry): Item => {
-    const { work } = entry;
     return {
-      key: work.key,
-      title: shortText(work.title),
-      status: work.status,
-      raw_status: shortText(work.raw_status ?? work.status),
-      owner: stringOf(work, "owner"),
-      next_action: short(stringOf(work, "next_action")),
-      blocker: short(stringOf(work, "blocker")),
-      source_revision: revisions.sources.get(work.source.path) ?? null,
-      details: { cli: ["work", "show", work.key], mcp: "awr_work_get" },
+      ...statusBrief(entry.work, revisions),
       codes: entry.codes,
       claims: entry.claims.map((c) => ({ session: c.session_id, agent: c.agent_id })),
       ...entry.extra,

@@ -127,6 +127,10 @@ export const projectStatusOperation = operation({
           page,
         )) as unknown as ProjectStatusAnswer;
       }
+      if (view === "summary") {
+        const { summaryStatus } = await import("../../status/status-summary-view.js");
+        return (await summaryStatus(db, identity, revision, branch, input)) as ProjectStatusAnswer;
+      }
       const { projectStatus } = await import("../../read/project-status.js");
       const { projectStatusView } = await import("../../read/read-extras.js");
       const status = await projectStatus(db, identity, revision, branch);
