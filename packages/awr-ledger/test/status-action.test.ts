@@ -177,8 +177,10 @@ describe.each(BACKENDS)("awr_project_status view=action on %s", (backend) => {
       next_offset: 7,
     });
     expect((await page(28))["page"]).toMatchObject({ returned: 2, next_offset: null });
+    const answers: Json[] = [];
+    const started: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const [answer] = await Promise.all([
+      const [answer, start] = await Promise.all([
         page(20),
         revision().then((rev) =>
           ledger.call(
@@ -191,11 +193,17 @@ describe.each(BACKENDS)("awr_project_status view=action on %s", (backend) => {
           ),
         ),
       ]);
-      // Totals, queue entries and the page agree: one snapshot.
+      answers.push(answer);
+      started.push(start.project_revision);
+    }
+    for (const answer of answers) {
+      // Totals, queue entries and the page agree, and the claims are the revision's: one snapshot.
       const total = answer["ready_count"] as number;
       expect(answer["page"]["total"]).toBe(total);
       expect(answer["current_total"] + total).toBe(30);
       expect(answer["page"]["returned"]).toBe(Math.max(0, Math.min(7, total - 20)));
+      const claimedBy = started.filter((r) => r <= answer["project_revision"]).length;
+      expect(answer["current_total"]).toBe(claimedBy);
     }
     const refused = await ledger
       .call("awr_project_status", { view: "full" }, caller, { statusQueue: "ready" })

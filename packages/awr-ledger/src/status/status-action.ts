@@ -3,15 +3,16 @@ import { countTokens } from "../context/tokens.js";
 import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { ActiveClaim, EntityView } from "../read/entity-view.js";
-import { stringOf, tableExists, workNotFound } from "../read/entity-view.js";
+import { activeClaims, stringOf, tableExists, workNotFound } from "../read/entity-view.js";
 import type { Projection } from "../read/projection.js";
+import { readStateAt } from "../read/projection-cache.js";
 import { assessEvidence } from "../read/read-extras.js";
 import { isUnblocked, priorityRank } from "../read/readiness.js";
 import { missingSourceIssues } from "../read/source-issues.js";
 import { type OrganisationGap, STATUS_SUMMARY } from "../read/status-summary.js";
-import { type BriefRevisions, briefRevisions, shortText } from "../read/work-brief.js";
-import { analyseReady } from "../read/work-ready.js";
+import { type BriefRevisions, shortText } from "../read/work-brief.js";
 import type { SourceIssue } from "../sources/adapters/index.js";
+import { inReadSnapshot, readClock } from "../storage/read-clock.js";
 import type { LedgerSchema } from "../storage/schema.js";
 
 import { STATUS_QUEUES, type StatusQueue } from "./status-queues.js";
@@ -220,6 +221,73 @@ async function verifiedAt(
   return verified;
 }
 
+/** What one status answer reads: the projection and the runtime rows of one read snapshot. */
+export interface StatusSnapshot {
+  /** The project revision of the snapshot. */
+  revision: number;
+  projection: Projection;
+  claims: ActiveClaim[];
+  revisions: BriefRevisions;
+  sources: { path: string; fingerprint: string }[];
+  sourceIssues: SourceIssue[];
+  waits: Map<string, string[]>;
+  findings: { code: string; kind: string; id: string }[];
+  /** Work with evidence verified at `sha` (when given). */
+  verified: Set<string> | undefined;
+}
+
+/**
+ * Reads a status answer's inputs from ONE read snapshot (inReadSnapshot): the claims, waits,
+ * requests, sources and evidence rows of one commit, and the cached projection only when its
+ * generation is that commit's (else the projection is brought up to date and the snapshot read
+ * again), so the totals, queues and pages of an answer describe one state under concurrent
+ * writes.
+ */
+export async function readStatusSnapshot(
+  db: Kysely<LedgerSchema>,
+  revision: number,
+  branch: string | null,
+  sha: string | undefined,
+): Promise<StatusSnapshot> {
+  let at = revision;
+  for (;;) {
+    const { projection } = await readStateAt(db, at);
+    const read = await inReadSnapshot(db, async (tx) => {
+      const clock = await readClock(tx);
+      if (clock.generation !== projection.generation) return clock.revision;
+      const [claims, sources, sourceIssues, waits, findings, verified] = await Promise.all([
+        activeClaims(tx, branch),
+        tx
+          .selectFrom("sources")
+          .select(["path", "fingerprint", "indexed_revision"])
+          .orderBy("path")
+          .execute(),
+        missingSourceIssues(tx),
+        pendingWaits(tx, branch),
+        pendingFindings(tx),
+        sha === undefined ? Promise.resolve(undefined) : verifiedAt(tx, sha, branch),
+      ]);
+      const revisions: BriefRevisions = {
+        entities: projection.revisions,
+        sources: new Map(sources.map((s) => [s.path, Number(s.indexed_revision)])),
+      };
+      return {
+        revision: clock.revision,
+        projection,
+        claims,
+        revisions,
+        sources: sources.map(({ path, fingerprint }) => ({ path, fingerprint })),
+        sourceIssues,
+        waits,
+        findings,
+        verified,
+      } satisfies StatusSnapshot;
+    });
+    if (typeof read !== "number") return read;
+    at = read;
+  }
+}
+
 const GUIDANCE = {
   current: {
     when: "Current work can be continued",
@@ -262,20 +330,14 @@ const GUIDANCE = {
 export async function actionStatus(
   db: Kysely<LedgerSchema>,
   project: { id: string; name: string },
-  revision: number,
+  at: number,
   branch: string | null,
   input: ActionStatusInput,
   page?: StatusPageRequest,
 ): Promise<ActionStatusView> {
   const scope = scopeOf(input);
-  const [analysis, revisions, sourceIssues, waits, findings] = await Promise.all([
-    analyseReady(db, revision, branch),
-    briefRevisions(db, revision),
-    missingSourceIssues(db),
-    pendingWaits(db, branch),
-    pendingFindings(db),
-  ]);
-  const { projection } = analysis;
+  const snapshot = await readStatusSnapshot(db, at, branch, input.source_sha);
+  const { projection, revision, revisions, sourceIssues, waits, findings, verified } = snapshot;
   const works = projection.ofKind("work");
   const selected = selectWork(projection, scope);
 
@@ -287,7 +349,7 @@ export async function actionStatus(
     gapsByKey.set(gap.key, list);
   }
   const claimsByWork = new Map<string, ActiveClaim[]>();
-  for (const claim of analysis.claims) {
+  for (const claim of snapshot.claims) {
     claimsByWork.set(claim.work, [...(claimsByWork.get(claim.work) ?? []), claim]);
   }
 
@@ -374,7 +436,6 @@ export async function actionStatus(
 
   const completed = works.filter((w) => w.status === "completed");
   const sha = input.source_sha;
-  const verified = sha === undefined ? undefined : await verifiedAt(db, sha, branch);
   const verifiedCompleted =
     verified === undefined ? 0 : completed.filter((w) => verified.has(w.key)).length;
 

@@ -1,16 +1,14 @@
 import type { Kysely } from "kysely";
 import { LIMITS } from "../core/limits.js";
 import { isUnblocked } from "../read/readiness.js";
-import { missingSourceIssues } from "../read/source-issues.js";
 import { STATUS_SUMMARY } from "../read/status-summary.js";
-import { briefRevisions, shortText } from "../read/work-brief.js";
-import { analyseReady } from "../read/work-ready.js";
+import { shortText } from "../read/work-brief.js";
 import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
   type ActionStatusInput,
   type Item,
-  pendingFindings,
+  readStatusSnapshot,
   scopeOf,
   selectWork,
   statusBrief,
@@ -28,23 +26,17 @@ const SHOWN = LIMITS.statusQueueShown;
 export async function summaryStatus(
   db: Kysely<LedgerSchema>,
   project: { id: string; name: string },
-  revision: number,
+  at: number,
   branch: string | null,
   input: ActionStatusInput,
 ): Promise<Record<string, unknown>> {
   const scope = scopeOf(input);
-  const [analysis, revisions, sources, findings, sourceIssues] = await Promise.all([
-    analyseReady(db, revision, branch),
-    briefRevisions(db, revision),
-    db.selectFrom("sources").select(["path", "fingerprint"]).orderBy("path").execute(),
-    pendingFindings(db),
-    missingSourceIssues(db),
-  ]);
-  const { projection } = analysis;
+  const snapshot = await readStatusSnapshot(db, at, branch, undefined);
+  const { projection, revision, revisions, sources, findings, sourceIssues } = snapshot;
   const works = projection.ofKind("work");
   const selected = selectWork(projection, scope);
   const keys = new Set(selected.map((w) => w.key));
-  const claimed = new Set(analysis.claims.map((c) => c.work));
+  const claimed = new Set(snapshot.claims.map((c) => c.work));
 
   const counts: Record<string, number> = {};
   const current = [];
