@@ -164,6 +164,7 @@ const LEDGER_LAYERS = [
   "graph/",
   "management/",
   "context/",
+  "status/",
   "workstreams/",
   "prepare/",
   "catalog/",

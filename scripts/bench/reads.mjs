@@ -11,7 +11,13 @@
  */
 /** @type {[Read, ...Read[]]} */
 export const READS = [
-  { name: "status", tool: "awr_project_status", targetMs: 5, stdioMs: 3, args: () => ({}) },
+  {
+    name: "status",
+    tool: "awr_project_status",
+    targetMs: 5,
+    stdioMs: 3,
+    args: () => ({ view: "full" }),
+  },
   {
     name: "ready",
     tool: "awr_work_ready",

@@ -61,7 +61,10 @@ describe("awr init --accept prints stdio host configurations", () => {
       new StdioClientTransport({ command: server.command, args: server.args, stderr: "pipe" }),
     );
     try {
-      const status = await client.callTool({ name: "awr_project_status", arguments: {} });
+      const status = await client.callTool({
+        name: "awr_project_status",
+        arguments: { view: "full" },
+      });
       expect(status.isError ?? false).toBe(false);
       const served = status.structuredContent as { project_id: string };
       const local = await awr(["--json", "--project", root, "status"]);

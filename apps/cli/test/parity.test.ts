@@ -89,7 +89,10 @@ describe("awr --json equals the tools' structuredContent", () => {
     const cliEarlier = new Map<string, Record<string, unknown>[]>();
     const toolEarlier = new Map<string, Record<string, unknown>[]>();
     let cliRevision = -1;
-    const initial = await client.callTool({ name: "awr_project_status", arguments: {} });
+    const initial = await client.callTool({
+      name: "awr_project_status",
+      arguments: { view: "full" },
+    });
     let toolRevision = (initial.structuredContent as { project_revision: number }).project_revision;
     const coveredTools = new Set<string>();
     const coveredCommands = new Set<string>();

@@ -96,7 +96,10 @@ describe("awr-mcp's command line", () => {
       const { client } = await stdioClient(empty);
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(8);
-      const result = await client.callTool({ name: "awr_project_status", arguments: {} });
+      const result = await client.callTool({
+        name: "awr_project_status",
+        arguments: { view: "full" },
+      });
       expect(result.isError).toBe(true);
       expect(result.structuredContent).toMatchObject({ code: "NotFound" });
       expect((result.structuredContent as { message: string }).message).toContain(

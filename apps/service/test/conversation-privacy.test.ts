@@ -113,8 +113,8 @@ async function leaveSecrets(c: Client, project: string, writer: "wa" | "wb"): Pr
 /** Every read tool, once each, as a reader of `project` would call them. */
 function readCalls(project: string, secrets: string[]): [string, Record<string, unknown>][] {
   return [
-    ["awr_project_status", { project }],
-    ["awr_project_status", { project, work: ["W-1", "W-2"] }],
+    ["awr_project_status", { project, view: "full" }],
+    ["awr_project_status", { project, work: ["W-1", "W-2"], view: "full" }],
     ["awr_work_ready", { project }],
     ["awr_work_get", { project, work: "W-1" }],
     ["awr_work_get", { project, work: "W-2" }],

@@ -87,9 +87,14 @@ describe("a host reading over stdio", () => {
     }
     await expect(client.callTool({ name: "awr_unlisted", arguments: {} })).rejects.toThrow();
     await failure(client, "awr_work_ready", { limit: 0 }, "InvalidInput");
-    await failure(client, "awr_project_status", { project: "elsewhere" }, "InvalidInput");
+    await failure(
+      client,
+      "awr_project_status",
+      { project: "elsewhere", view: "full" },
+      "InvalidInput",
+    );
     await failure(client, "awr_work_get", { work: "MISSING" }, "NotFound");
-    await call(client, "awr_project_status", {});
+    await call(client, "awr_project_status", { view: "full" });
     expect(logicalState(root)).toEqual(before);
   });
 
@@ -99,7 +104,7 @@ describe("a host reading over stdio", () => {
     const { session } = await claimWork(client, root, "W", "reads");
     const before = logicalState(root);
     const file = await readText(root, "work.yaml");
-    const status = await call(client, "awr_project_status", {});
+    const status = await call(client, "awr_project_status", { view: "full" });
     expect(status["total"]).toBe(3);
     const ready = await call(client, "awr_work_ready", {});
     expect(ready["ready_total"]).toBe(1);
@@ -140,7 +145,7 @@ describe("a host reading over stdio", () => {
       WORK.replace("Outline the report", "Check the totals"),
     );
     for (const [name, args] of [
-      ["awr_project_status", {}],
+      ["awr_project_status", { view: "full" }],
       ["awr_work_ready", {}],
       ["awr_work_get", { work: "W" }],
       ["awr_context_compile", { work: "W" }],
@@ -192,7 +197,7 @@ describe("a host reading over stdio", () => {
     const root = join(dir, "empty");
     await mkdir(root);
     const client = await host(root);
-    await failure(client, "awr_project_status", {}, "NotFound");
+    await failure(client, "awr_project_status", { view: "full" }, "NotFound");
     const transition = {
       action: "progress",
       work: "W",
@@ -209,7 +214,7 @@ describe("a host reading over stdio", () => {
     await mkdir(join(root, ".awr"), { recursive: true });
     await writeFile(join(root, ".awr", "project.toml"), MANIFEST);
     const client = await host(root);
-    const body = await failure(client, "awr_project_status", {}, "NotFound");
+    const body = await failure(client, "awr_project_status", { view: "full" }, "NotFound");
     expect(body["message"]).toContain("awr init --accept");
     expect(body["message"]).toContain("Nothing was created.");
     expect(await readdir(join(root, ".awr"))).toEqual(["project.toml"]);

@@ -244,7 +244,7 @@ describe("a host writing over stdio", () => {
       if (tool === "awr_work_transition") {
         await failure(client, tool, args[tool] as Record<string, unknown>, "SourceConflict");
         expect(revisionOf(root)).toBe(revision);
-        await failure(client, "awr_project_status", {}, "SourceStale");
+        await failure(client, "awr_project_status", { view: "full" }, "SourceStale");
         await reindex(client, root);
       } else {
         await failure(client, tool, args[tool] as Record<string, unknown>, "RevisionConflict");
@@ -254,7 +254,7 @@ describe("a host writing over stdio", () => {
       const work = await call(client, "awr_work_get", { work: "W" });
       expect(work["work"]).toMatchObject({ status: "ready", next_action: "Keep this human edit" });
       await failure(client, "awr_evidence_record", { external_key: "x" }, "InvalidInput");
-      await call(client, "awr_project_status", {});
+      await call(client, "awr_project_status", { view: "full" });
     });
   }
 });

@@ -28,7 +28,9 @@ async function client(token: string): Promise<Client> {
 }
 
 async function revisionOf(c: Client, project: string): Promise<number> {
-  return (await ok(c, "awr_project_status", { project }))["project_revision"] as number;
+  return (await ok(c, "awr_project_status", { project, view: "full" }))[
+    "project_revision"
+  ] as number;
 }
 
 beforeAll(async () => {

@@ -71,7 +71,7 @@ adapter = "yaml-ledger-v1"
 
   it("continues a session started on one process through the other, and replays across them", async () => {
     const [a, b] = clients as [Client, Client];
-    const before = (await ok(a, "awr_project_status", { project: "shared" }))[
+    const before = (await ok(a, "awr_project_status", { project: "shared", view: "full" }))[
       "project_revision"
     ] as number;
     const startArgs = {
@@ -110,7 +110,7 @@ adapter = "yaml-ledger-v1"
 
   it("loses no write and duplicates none when clients alternate and race across processes", async () => {
     const [a, b] = clients as [Client, Client];
-    const start = (await ok(a, "awr_project_status", { project: "shared" }))[
+    const start = (await ok(a, "awr_project_status", { project: "shared", view: "full" }))[
       "project_revision"
     ] as number;
     let revision = start;
@@ -158,8 +158,8 @@ adapter = "yaml-ledger-v1"
       });
       expect(receipt["outcome"]).toBe("recorded");
     }
-    expect((await ok(b, "awr_project_status", { project: "shared" }))["project_revision"]).toBe(
-      revision,
-    );
+    expect(
+      (await ok(b, "awr_project_status", { project: "shared", view: "full" }))["project_revision"],
+    ).toBe(revision);
   });
 });

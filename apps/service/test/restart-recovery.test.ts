@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const revisionOf = async (c: Client, project = "durable") =>
-  (await ok(c, "awr_project_status", { project }))["project_revision"] as number;
+  (await ok(c, "awr_project_status", { project, view: "full" }))["project_revision"] as number;
 
 describe("awr-mcp across restarts", () => {
   it("keeps sessions, claims and waits through a service restart", async () => {

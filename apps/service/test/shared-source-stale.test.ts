@@ -93,7 +93,7 @@ describe("SourceStale over the shared service", () => {
   it("tells a read-only client who can reindex, and the operator's command, without a server path", async () => {
     const reader = await connect(TOKENS.reader);
     await editSource("Review the receipts");
-    const stale = await fails(reader, "awr_project_status", { project: "alpha" });
+    const stale = await fails(reader, "awr_project_status", { project: "alpha", view: "full" });
     expect(stale.code).toBe("SourceStale");
     const revision = stale.details?.["project_revision"] as number;
     expect(stale.message).toMatch(/read-only access and cannot reindex/);
@@ -117,9 +117,8 @@ describe("SourceStale over the shared service", () => {
 
     // Once a writer reindexes, the reader reads again.
     const writer = await connect(TOKENS.writer);
-    const hint = (await fails(writer, "awr_project_status", { project: "alpha" })).details?.[
-      "next"
-    ] as { tool: string; arguments: Record<string, unknown> };
+    const hint = (await fails(writer, "awr_project_status", { project: "alpha", view: "full" }))
+      .details?.["next"] as { tool: string; arguments: Record<string, unknown> };
     await ok(writer, hint.tool, hint.arguments);
     const work = await ok(reader, "awr_work_get", { project: "alpha", work: "W-1" });
     expect((work["work"] as { next_action: string }).next_action).toBe("Review the receipts");

@@ -87,7 +87,7 @@ async function running(client: Client, call: object) {
     });
   const read = await client.callTool({
     name: "awr_project_status",
-    arguments: { project: "loaded" },
+    arguments: { project: "loaded", view: "full" },
   });
   expect(read.structuredContent).toMatchObject({ code: "SourceStale" });
   expect(answeredAt).toBeUndefined();

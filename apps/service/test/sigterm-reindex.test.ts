@@ -69,7 +69,10 @@ describe("awr-mcp over stdio, SIGTERM in the middle of a large reindex", () => {
         reindexSettled = true;
       });
     // Another call is answered while the reindex is still running.
-    const status = await client.callTool({ name: "awr_project_status", arguments: {} });
+    const status = await client.callTool({
+      name: "awr_project_status",
+      arguments: { view: "full" },
+    });
     expect(status).toBeDefined();
     expect(reindexSettled).toBe(false);
 

@@ -90,7 +90,7 @@ describe("awr-mcp on stdio, line by line", () => {
     expect(listed.tools).toHaveLength(8); // the domain tools
     const callLine = (id: number, params: unknown) =>
       JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params });
-    host.send(callLine(3, { name: "awr_project_status", arguments: {} }));
+    host.send(callLine(3, { name: "awr_project_status", arguments: { view: "full" } }));
     const status = (await host.reply(3))["result"] as { structuredContent: { read_only: boolean } };
     expect(status.structuredContent.read_only).toBe(true);
     // Invalid params are -32602, never an internal error.

@@ -166,14 +166,16 @@ describe("workstreams over the shared HTTP service (registry version 2)", () => 
   it("refuses the project's other tools on the workstream project only", async () => {
     const everyone = await client(TOKENS.everyone);
     for (const [name, args] of [
-      ["awr_project_status", { project: "shop" }],
+      ["awr_project_status", { project: "shop", view: "full" }],
       ["awr_work_get", { project: "shop", work: "SHOP-1" }],
       ["awr_source_reindex", { project: "shop", expected_revision: 1, request_id: "r-1" }],
     ] as const) {
       expect((await fails(everyone, name, args)).code).toBe("Unsupported");
     }
     expect(
-      (await ok(everyone, "awr_project_status", { project: "other" }))["project_revision"],
+      (await ok(everyone, "awr_project_status", { project: "other", view: "full" }))[
+        "project_revision"
+      ],
     ).toBeTypeOf("number");
     expect(
       (

@@ -170,11 +170,11 @@ describe.each(BACKENDS)("the interface's error rules on %s", (backend) => {
 
   it("reads the baseline for a null, omitted or main branch; an unknown one is NotFound", async () => {
     for (const branch of [null, undefined, "main"]) {
-      const status = await p.ledger.execute("awr_project_status", { branch }, A);
+      const status = await p.ledger.execute("awr_project_status", { branch, view: "full" }, A);
       expect(status["project_revision"]).toBe(await revision());
     }
     const calls: [string, Record<string, unknown>][] = [
-      ["awr_project_status", {}],
+      ["awr_project_status", { view: "full" }],
       ["awr_work_ready", {}],
       ["awr_work_get", { work: "PAY-2" }],
       ["awr_context_compile", { work: "PAY-2" }],

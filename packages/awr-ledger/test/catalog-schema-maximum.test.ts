@@ -170,9 +170,14 @@ describe.each(BACKENDS)("schema-maximum inputs on %s", (backend) => {
     expect(sessions.sessions).toEqual([]);
     const status = await p.ledger.call(
       "awr_project_status",
-      { work: list(LIMITS.listItems, 64), view: "summary" },
+      { work: list(LIMITS.listItems, 64), view: "full" },
       caller,
     );
     expect(status.project_revision).toBe(await revision());
+    // The action and summary views select at most 100 work keys (the original's bound).
+    const scoped = await p.ledger
+      .call("awr_project_status", { work: list(LIMITS.listItems, 64), view: "summary" }, caller)
+      .catch((e: { code?: string }) => e);
+    expect((scoped as { code?: string }).code).toBe("InvalidInput");
   });
 });

@@ -143,7 +143,7 @@ describe.each(BACKENDS)("context profile and ledger goals on %s", (backend) => {
   it("follows the profile of the manifest the sources were indexed under", async () => {
     p = await handbook(backend, "minimal");
     const { root } = p;
-    const before = await p.ledger.call("awr_project_status", {});
+    const before = await p.ledger.call("awr_project_status", { view: "full" });
     expect((await compileL1(p.ledger, { work: "H1" })).completeness.complete).toBe(true);
 
     // Back to the standard profile: after the reindex the rules source is required again.

@@ -58,7 +58,11 @@ describe("awr init on the default SQLite ledger", () => {
 
       const ledger = await openLedger({ root });
       try {
-        const status = await ledger.call("awr_project_status", {}, { client: "stdio" });
+        const status = await ledger.call(
+          "awr_project_status",
+          { view: "full" },
+          { client: "stdio" },
+        );
         expect(status.project_id).toBe(accepted.project_id);
       } finally {
         await ledger.close();

@@ -267,7 +267,9 @@ describe.each(BACKENDS)("awr_source_reindex through the request journal on %s", 
 
   it("keeps the CLI's refreshing reads a local, unjournaled reindex", async () => {
     editGoals();
-    const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller, {
+      refresh: true,
+    });
     expect(status.project_revision).toBe(2);
     const events = await reindexEvents();
     expect(events.map((e) => [Number(e.revision), e.operation_id])).toEqual([

@@ -33,7 +33,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("initialises with its own manifest and indexes every source completely", async () => {
     const { ledger } = await open();
-    const status = await ledger.call("awr_project_status", {}, caller);
+    const status = await ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status.entity_counts).toEqual({
       // Every heading is an entity, each file's lone first heading included, as in the original.
       goal: 6,
@@ -158,7 +158,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
 
   it("shows the ledger's current: block in status as the ledger's own note", async () => {
     const { ledger } = await open();
-    const status = await ledger.call("awr_project_status", {}, caller);
+    const status = await ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status.ledger_notes).toEqual([
       expect.objectContaining({
         source: "ledger/work-ledger.yaml",
@@ -172,7 +172,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
   it("shows a current: block edited and reindexed in the next status", async () => {
     const { root, ledger } = await open();
     expect(
-      (await ledger.call("awr_project_status", {}, caller)).ledger_notes[0]?.current,
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).ledger_notes[0]?.current,
     ).toMatchObject({
       work_item: "TG-2",
     });
@@ -186,7 +186,7 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       { expected_revision: await ledgerStore(ledger).currentRevision() },
       caller,
     );
-    const status = await ledger.call("awr_project_status", {}, caller);
+    const status = await ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status.ledger_notes[0]?.current).toMatchObject({
       work_item: "TG-3",
       milestone: "TG-M1",
@@ -237,7 +237,9 @@ describe.each(BACKENDS)("a project in the original AWR's layout (%s)", (backend)
       readFileSync(first, "utf8").replace("Status: accepted", "Status: superseded"),
     );
     rmSync(join(dir, "sub/RFC-0003-drone-survey.md"));
-    const stale = await ledger.call("awr_project_status", {}, caller).catch((e: unknown) => e);
+    const stale = await ledger
+      .call("awr_project_status", { view: "full" }, caller)
+      .catch((e: unknown) => e);
     expect(stale).toMatchObject({ code: "SourceStale" });
     const result = await ledger.call("awr_source_reindex", { expected_revision: 1 }, caller);
     expect(result.added_paths).toEqual(["docs/decisions/ADR-0004-new.md"]);

@@ -102,7 +102,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
 
   it("answers SourceStale with the changed paths after an edit, changing nothing", async () => {
     p = await openFixtureProject("basic", backend);
-    await expect(p.ledger.call("awr_project_status", {}, caller)).resolves.toMatchObject({
+    await expect(
+      p.ledger.call("awr_project_status", { view: "full" }, caller),
+    ).resolves.toMatchObject({
       project_revision: 1,
     });
     appendFileSync(join(p.root, "RULES.md"), "\n## New rule {#new severity=hard}\n");
@@ -130,7 +132,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
     p = await openFixtureProject("basic", backend);
     const future = new Date(Date.now() + 60_000);
     utimesSync(join(p.root, "PLAN.md"), future, future);
-    await expect(p.ledger.call("awr_project_status", {}, caller)).resolves.toMatchObject({
+    await expect(
+      p.ledger.call("awr_project_status", { view: "full" }, caller),
+    ).resolves.toMatchObject({
       project_revision: 1,
     });
   });
@@ -138,7 +142,9 @@ describe.each(BACKENDS)("indexing and reindexing on %s", (backend) => {
   it("reindexes first when a read asks for refresh (the CLI's reads)", async () => {
     p = await openFixtureProject("basic", backend);
     appendFileSync(join(p.root, "PLAN.md"), "\n## Phase 3 {#phase-3}\n");
-    const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller, {
+      refresh: true,
+    });
     expect(status.project_revision).toBe(2);
     expect(status.entity_counts?.["plan"]).toBe(4);
   });

@@ -248,7 +248,7 @@ describe.each(BACKENDS)("cached reads under writers in other processes on %s", (
       const work = pickWork();
       switch (Math.floor(random() * 5)) {
         case 0:
-          return ["awr_project_status", {}];
+          return ["awr_project_status", { view: "full" }];
         case 1:
           return ["awr_work_ready", { limit: 1 + Math.floor(random() * 30) }];
         case 2:

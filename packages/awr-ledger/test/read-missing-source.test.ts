@@ -38,7 +38,9 @@ describe.each(BACKENDS)("a missing source in status and ready, %s", (backend) =>
     const ledgerFile = join(p.root, "work-ledger.yaml");
     renameSync(ledgerFile, `${ledgerFile}.away`);
 
-    const status = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller, {
+      refresh: true,
+    });
     expect(status.total).toBe(0);
     expect(status.source_issues).toEqual([
       {
@@ -63,7 +65,9 @@ describe.each(BACKENDS)("a missing source in status and ready, %s", (backend) =>
     expect(plain.source_issues).toEqual(status.source_issues);
 
     renameSync(`${ledgerFile}.away`, ledgerFile);
-    const back = await p.ledger.call("awr_project_status", {}, caller, { refresh: true });
+    const back = await p.ledger.call("awr_project_status", { view: "full" }, caller, {
+      refresh: true,
+    });
     expect(back.source_issues).toEqual([]);
     expect(back.source_warnings).toBe(0);
     expect(back.total).toBeGreaterThan(0);
@@ -72,7 +76,7 @@ describe.each(BACKENDS)("a missing source in status and ready, %s", (backend) =>
   });
 
   it("reports no source issue while every source exists", async () => {
-    const status = await p.ledger.call("awr_project_status", {}, caller);
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status).toMatchObject({ source_issues: [], source_warnings: 0 });
     const ready = await p.ledger.call("awr_work_ready", {}, caller);
     expect(ready).toMatchObject({ source_issues: [], source_warnings: 0 });

@@ -15,7 +15,7 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
 
   it("project status counts work by status and names the next action and organisation gaps", async () => {
     p = await openFixtureProject("basic", backend);
-    const status = await p.ledger.call("awr_project_status", {}, caller);
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status.project_id).toBe(p.ledger.projectId);
     expect(status.project_revision).toBe(1);
     expect(status.counts).toEqual({ completed: 1, ready: 2, planned: 1, unknown: 1 });
@@ -210,7 +210,7 @@ describe.each(BACKENDS)("read models on %s", (backend) => {
     const reason = new Error("user hit Ctrl-C");
     controller.abort(reason);
     await expect(
-      p.ledger.call("awr_project_status", {}, caller, { signal: controller.signal }),
+      p.ledger.call("awr_project_status", { view: "full" }, caller, { signal: controller.signal }),
     ).rejects.toBe(reason);
   });
 });

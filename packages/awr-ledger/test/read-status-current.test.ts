@@ -78,7 +78,7 @@ describe.each(BACKENDS)("status current work on %s", (backend) => {
     await claim(p.ledger, "B2");
     // A claim on an item current by status does not count it twice.
     await claim(p.ledger, "A1");
-    const before = await p.ledger.call("awr_project_status", {}, caller);
+    const before = await p.ledger.call("awr_project_status", { view: "full" }, caller);
     expect((before.current ?? []).map((w) => w.external_key)).toEqual([
       "A5",
       "B1",
@@ -98,7 +98,7 @@ describe.each(BACKENDS)("status current work on %s", (backend) => {
         .where("key", "=", "A4")
         .execute();
     });
-    const after = await p.ledger.call("awr_project_status", {}, caller);
+    const after = await p.ledger.call("awr_project_status", { view: "full" }, caller);
     expect((after.current ?? []).map((w) => w.external_key)).toEqual([
       "A4",
       "A5",

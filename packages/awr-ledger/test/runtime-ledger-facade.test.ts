@@ -59,7 +59,7 @@ describe.each(BACKENDS)("the runtime through the Ledger facade on %s", (backend)
       ),
     );
     // The ledger's own edit does not make its sources stale.
-    const status = await p.ledger.call("awr_project_status", {}, caller);
+    const status = await p.ledger.call("awr_project_status", { view: "full" }, caller);
     expect(status.counts).toMatchObject({ in_progress: 1 });
     const claimed = await p.ledger.call("awr_work_get", { work: "PAY-2" }, caller);
     expect(claimed.work.active_claims.map((c) => c.session_id)).toEqual([session]);

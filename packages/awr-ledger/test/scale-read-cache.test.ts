@@ -16,9 +16,9 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
   it("answers repeated reads identically and sees a claim and a transition at once", async () => {
     p = await openFixtureProject("basic", backend);
     const ledger = p.ledger;
-    const firstStatus = await ledger.call("awr_project_status", {}, caller);
+    const firstStatus = await ledger.call("awr_project_status", { view: "full" }, caller);
     const firstReady = await ledger.call("awr_work_ready", {}, caller);
-    expect(await ledger.call("awr_project_status", {}, caller)).toEqual(firstStatus);
+    expect(await ledger.call("awr_project_status", { view: "full" }, caller)).toEqual(firstStatus);
     expect(await ledger.call("awr_work_ready", {}, caller)).toEqual(firstReady);
     expect(firstReady.ready.map((i) => i.external_key)).toContain("PAY-2");
 
@@ -40,7 +40,7 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
     expect(claimedReady.ready.map((i) => i.external_key)).not.toContain("PAY-2");
     const held = claimedReady.blocked_sample.find((b) => b.external_key === "PAY-2");
     expect(held?.active_claims.map((c) => c.session_id)).toEqual([session]);
-    const claimedStatus = await ledger.call("awr_project_status", {}, caller);
+    const claimedStatus = await ledger.call("awr_project_status", { view: "full" }, caller);
     expect(claimedStatus.current).toContainEqual(
       expect.objectContaining({ external_key: "PAY-2" }),
     );
@@ -56,7 +56,7 @@ describe.each(BACKENDS)("reads memoised per project revision on %s", (backend) =
       },
       caller,
     );
-    const progressed = await ledger.call("awr_project_status", {}, caller);
+    const progressed = await ledger.call("awr_project_status", { view: "full" }, caller);
     expect(progressed.counts["in_progress"]).toBe((firstStatus.counts["in_progress"] ?? 0) + 1);
     expect(progressed.counts["ready"]).toBe((firstStatus.counts["ready"] ?? 0) - 1);
     expect((await ledger.call("awr_work_get", { work: "PAY-2" }, caller)).work.status).toBe(

@@ -57,7 +57,9 @@ describe("hostile sources are refused clearly, quickly, and change nothing", () 
     try {
       rmSync(p.goals);
       execFileSync("mkfifo", [p.goals]);
-      const stale = await ledger.call("awr_project_status", {}, caller).catch((e: unknown) => e);
+      const stale = await ledger
+        .call("awr_project_status", { view: "full" }, caller)
+        .catch((e: unknown) => e);
       expect(isLedgerError(stale, "SourceStale")).toBe(true);
       const reindex = await ledger
         .call("awr_source_reindex", { expected_revision: 1 }, caller)

@@ -100,7 +100,7 @@ describe.each(BACKENDS)("a changed source the reindex refuses, %s", (backend) =>
     utimesSync(target, old, old);
     const atimeMatters = readsMoveAtime(outside);
 
-    const stale = await failure(p.ledger.call("awr_project_status", {}));
+    const stale = await failure(p.ledger.call("awr_project_status", { view: "full" }));
     expect(stale.code).toBe("SourceStale");
     const message = await expectRefusedAsReindexRefuses("GOALS.md", "RuleViolation");
     expect(message).toContain("is a symlink whose real path");

@@ -98,7 +98,8 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
 
     // A reindex that adds an entity changes the shape; the next read reloads and sees it.
     const goals =
-      (await ledger.call("awr_project_status", {}, caller)).entity_counts?.["goal"] ?? 0;
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).entity_counts?.["goal"] ??
+      0;
     appendFileSync(
       join(p.root, "GOALS.md"),
       "\n## Another goal {#another status=active}\n\nMore.\n",
@@ -107,13 +108,15 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     const reshaped = await at();
     expect(reshaped.shape).toBeGreaterThan(evidenced.generation);
     expect(reshaped.generation).toBe(reshaped.shape);
-    expect((await ledger.call("awr_project_status", {}, caller)).entity_counts?.["goal"]).toBe(
-      goals + 1,
-    );
+    expect(
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).entity_counts?.["goal"],
+    ).toBe(goals + 1);
 
     // A source's note (a ledger's current: block, which status shows) is part of the
     // projection: changing it alone, as a reindex of an edited current: block may, reshapes it.
-    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([]);
+    expect(
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).ledger_notes,
+    ).toEqual([]);
     const note = async (value: string | null) => {
       await ledgerStore(ledger).write(async (tx) => {
         await spendRevision(tx);
@@ -127,7 +130,9 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     };
     const noted = await note(JSON.stringify({ current: { work_item: "PAY-2" } }));
     expect(noted.shape).toBe(reshaped.generation + 1);
-    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([
+    expect(
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).ledger_notes,
+    ).toEqual([
       expect.objectContaining({ source: "work-ledger.yaml", current: { work_item: "PAY-2" } }),
     ]);
     // A transition's new fingerprint for the same source leaves the projection alone.
@@ -141,6 +146,8 @@ describe.each(BACKENDS)("the read clock on %s", (backend) => {
     });
     expect((await at()).generation).toBe(noted.generation);
     expect((await note(null)).shape).toBe(noted.generation + 1);
-    expect((await ledger.call("awr_project_status", {}, caller)).ledger_notes).toEqual([]);
+    expect(
+      (await ledger.call("awr_project_status", { view: "full" }, caller)).ledger_notes,
+    ).toEqual([]);
   });
 });

@@ -83,7 +83,10 @@ async function fuzzOne(i: number, frame: string): Promise<RawResponse> {
 
 describe("the shared HTTP service under 10,000 fuzzed requests", () => {
   it("stays up, answers every request with a client status or JSON-RPC, and keeps serving", async () => {
-    const warm = await post(service.url, toolCall(1, "awr_project_status", { project: "chaos" }));
+    const warm = await post(
+      service.url,
+      toolCall(1, "awr_project_status", { project: "chaos", view: "full" }),
+    );
     expect(warm.status).toBe(200);
     const rssBefore = rssBytes(service.pid);
 
@@ -118,7 +121,10 @@ describe("the shared HTTP service under 10,000 fuzzed requests", () => {
     expect(unexpected.slice(0, 5)).toEqual([]);
     expect(statuses.get(401)).toBeGreaterThan(0);
 
-    const after = await post(service.url, toolCall(2, "awr_project_status", { project: "chaos" }));
+    const after = await post(
+      service.url,
+      toolCall(2, "awr_project_status", { project: "chaos", view: "full" }),
+    );
     expect(after.status).toBe(200);
     const [message] = messagesOf(after) as {
       result?: { structuredContent?: { project_id?: string } };

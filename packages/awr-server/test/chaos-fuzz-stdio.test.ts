@@ -71,7 +71,7 @@ async function request(id: string, frame: string): Promise<Answer> {
 }
 
 async function projectStatus(id: string): Promise<Answer> {
-  return request(id, toolCall(id, "awr_project_status", {}));
+  return request(id, toolCall(id, "awr_project_status", { view: "full" }));
 }
 
 describe("awr-mcp over stdio under 10,000 fuzzed frames", () => {

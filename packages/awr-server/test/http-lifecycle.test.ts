@@ -79,11 +79,14 @@ describe("the shared HTTP service's lifecycle", () => {
     fixture = await startFixture(backend);
     const client = await fixture.connect(TOKENS.engineering);
     const calls = Array.from({ length: 64 }, () =>
-      client.callTool({ name: "awr_project_status", arguments: { project: "billing" } }),
+      client.callTool({
+        name: "awr_project_status",
+        arguments: { project: "billing", view: "full" },
+      }),
     );
     while (running < 64) await new Promise((resolve) => setTimeout(resolve, 10));
     const busy = await client
-      .callTool({ name: "awr_project_status", arguments: { project: "billing" } })
+      .callTool({ name: "awr_project_status", arguments: { project: "billing", view: "full" } })
       .catch((error: unknown) => error);
     expect((busy as McpError).code).toBe(BUSY_ERROR_CODE);
     release.open();
@@ -96,7 +99,7 @@ describe("the shared HTTP service's lifecycle", () => {
     fixture = await startFixture(fakeBackend(), { log: (line) => logged.push(line) });
     const client = await fixture.connect(TOKENS.engineering);
     const status = (project: string) =>
-      client.callTool({ name: "awr_project_status", arguments: { project } });
+      client.callTool({ name: "awr_project_status", arguments: { project, view: "full" } });
     expect((await status("billing")).isError).toBeFalsy();
     await initFakeProject(join(fixture.dir, "billing"), "01SOMEONE-ELSE");
     const swapped = await status("billing");

@@ -131,7 +131,7 @@ describe("the shared HTTP service's security", () => {
     expect(write.structuredContent).toMatchObject({ code: "RuleViolation" });
     const read = await reviewer.callTool({
       name: "awr_project_status",
-      arguments: { project: "billing" },
+      arguments: { project: "billing", view: "full" },
     });
     expect(read.isError).toBeFalsy();
   });
@@ -139,7 +139,7 @@ describe("the shared HTTP service's security", () => {
   it("gives an ungranted key, an unknown key and a path the same denial", async () => {
     const answers = await Promise.all(
       ["support", "nowhere", `${fixture.dir}/billing`].map((project) =>
-        reviewer.callTool({ name: "awr_project_status", arguments: { project } }),
+        reviewer.callTool({ name: "awr_project_status", arguments: { project, view: "full" } }),
       ),
     );
     for (const answer of answers) {

@@ -357,7 +357,10 @@ describe("the AWR tools on one project", () => {
       completeness: { complete: false },
       error: { code: "ContextIncomplete" },
     });
-    const denied = await client.callTool({ name: "awr_project_status", arguments: {} });
+    const denied = await client.callTool({
+      name: "awr_project_status",
+      arguments: { view: "full" },
+    });
     expect(denied.structuredContent).toEqual({
       code: "RuleViolation",
       message: "project access denied",
@@ -380,7 +383,7 @@ describe("the AWR tools on one project", () => {
     expect((lost.structuredContent as { message: string }).message).toContain("awr_operation_get");
     // A read that fails unexpectedly has no outcome to report: it is an internal error.
     const read = await client
-      .callTool({ name: "awr_project_status", arguments: {} })
+      .callTool({ name: "awr_project_status", arguments: { view: "full" } })
       .catch((e: unknown) => e);
     expect((read as McpError).code).toBe(ErrorCode.InternalError);
   });
@@ -397,17 +400,20 @@ describe("the AWR tools on one project", () => {
       return { project_revision: 1 };
     }, 2);
     const running = [1, 2].map(() =>
-      client.callTool({ name: "awr_project_status", arguments: {} }),
+      client.callTool({ name: "awr_project_status", arguments: { view: "full" } }),
     );
     while (started < 2) await new Promise((resolve) => setImmediate(resolve));
     const busy = await client
-      .callTool({ name: "awr_project_status", arguments: {} })
+      .callTool({ name: "awr_project_status", arguments: { view: "full" } })
       .catch((e: unknown) => e);
     expect((busy as McpError).code).toBe(BUSY_ERROR_CODE);
     expect((busy as McpError).message).toMatch(/busy/);
     release();
     await Promise.all(running);
-    const after = await client.callTool({ name: "awr_project_status", arguments: {} });
+    const after = await client.callTool({
+      name: "awr_project_status",
+      arguments: { view: "full" },
+    });
     expect(after.isError).toBeFalsy();
   });
 
@@ -429,9 +435,13 @@ describe("the AWR tools on one project", () => {
     clients.push(client);
     const controller = new AbortController();
     const reason = new Error("user pressed stop");
-    const call = client.callTool({ name: "awr_project_status", arguments: {} }, undefined, {
-      signal: controller.signal,
-    });
+    const call = client.callTool(
+      { name: "awr_project_status", arguments: { view: "full" } },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
     while (ledgerSignals.length === 0) await new Promise((resolve) => setImmediate(resolve));
     controller.abort(reason);
     // The SDK client wraps the reason in its own RequestTimeout-coded error.

@@ -166,7 +166,7 @@ describe("awr_workstream over the shared service", () => {
     const auditor = await fixture.connect(TOKENS.auditor);
     const refused = await auditor.callTool({
       name: "awr_project_status",
-      arguments: { project: "billing" },
+      arguments: { project: "billing", view: "full" },
     });
     expect(refused.structuredContent).toMatchObject({
       code: "Unsupported",

@@ -29,6 +29,10 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** `context compile --branch ID`: a local ledger's call option (no tool argument says it). */
   contextBranch?: string;
+  /** `status --queue Q --offset N --page-size N`: one action-view queue, page by page. */
+  statusQueue?: string;
+  statusOffset?: number;
+  statusPageSize?: number;
 }
 
 /**

@@ -71,7 +71,7 @@ export class LocalBackend implements OperationBackend {
   async currentRevision(options: CallOptions & { refresh?: boolean } = {}): Promise<number> {
     const { refresh, ...callOptions } = options;
     if (refresh === false) return this.revision();
-    return revisionOf(await this.call("awr_project_status", {}, callOptions));
+    return revisionOf(await this.call("awr_project_status", { view: "full" }, callOptions));
   }
 
   /** Paths changed since the last index (the manifest included); reads files, writes nothing. */

@@ -189,7 +189,7 @@ export class RemoteBackend implements OperationBackend {
   async currentRevision(options: CallOptions & { refresh?: boolean } = {}): Promise<number> {
     // The service cannot refresh on a read (reads answer SourceStale instead), so refresh is moot.
     const { refresh: _refresh, ...callOptions } = options;
-    const status = await this.call("awr_project_status", {}, callOptions);
+    const status = await this.call("awr_project_status", { view: "full" }, callOptions);
     return revisionOf(status);
   }
 

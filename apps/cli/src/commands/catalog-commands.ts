@@ -86,7 +86,8 @@ function addCommand(
     command.addOption(option);
   }
   for (const call of spec.callOptions ?? []) {
-    command.addOption(new Option(`${call.flag} ${call.placeholder}`, call.description));
+    const option = new Option(`${call.flag} ${call.placeholder}`, call.description);
+    command.addOption(call.integer === true ? option.argParser(integer()) : option);
   }
   if (spec.inputFile !== undefined) {
     const option = new Option(
@@ -134,7 +135,7 @@ function addCommand(
         if (value === undefined) continue;
         if (context.remote) {
           throw usageError(
-            `\`awr ${spec.path.join(" ")} ${call.flag}\` has no tool argument a shared service could answer; run it where the project is (drop --url), or see \`awr branch context --help\``,
+            `\`awr ${spec.path.join(" ")} ${call.flag}\` has no tool argument a shared service could answer; run it where the project is (drop --url)${call.option === "contextBranch" ? ", or see `awr branch context --help`" : ""}`,
           );
         }
         callOptions[call.option] = value;

@@ -62,7 +62,122 @@ function sourceIssueLines(result: Result, colors: Colors): string[] {
   ];
 }
 
+/** The action view (awr status): the four queues in a few lines, then gaps and history. */
+function actionLines(result: Result, colors: Colors): string[] {
+  const color = statusColor(colors);
+  const guidance = (result["guidance"] ?? {}) as Row;
+  const history = (result["history"] ?? {}) as Row;
+  const omissions = (result["omissions"] ?? {}) as Row;
+  const page = result["page"] as Row | undefined;
+  const queue = (name: string, label: string, total: unknown) => {
+    const entries = rows(result[name]);
+    if (entries.length === 0) return [];
+    const left = Number(omissions[name] ?? 0);
+    const more = left > 0 ? colors.dim(` (${entries.length} of ${text(total)})`) : "";
+    return [
+      `${colors.bold(label)}${more}`,
+      ...entries.map((e) => {
+        const codes = Array.isArray(e["codes"]) ? (e["codes"] as unknown[]).map(text) : [];
+        const why = codes.length > 0 ? colors.dim(` [${codes.join(", ")}]`) : "";
+        return `  ${text(e["key"])}  ${color(text(e["status"]))}  ${text(e["title"])}${why}`;
+      }),
+    ];
+  };
+  const lines = [
+    `${colors.bold(text(result["project"]))}  ${colors.dim(`revision ${text(result["project_revision"])} · ${text(result["total"])} selected of ${text(result["project_work_total"])}`)}`,
+    ...formatPairs(
+      [
+        ["current", text(result["current_total"])],
+        ["ready", text(result["ready_count"])],
+        ["waiting", text(result["waiting_count"])],
+        ["blocked", text(result["blocked_count"])],
+        ["next action", text(result["next_action"])],
+      ],
+      colors.dim,
+      colors.width,
+    ),
+    ...sourceIssueLines(result, colors),
+  ];
+  const queues = [
+    queue("current", "continue", result["current_total"]),
+    queue("ready", "ready to claim", result["ready_count"]),
+    queue("waiting", "waiting", result["waiting_count"]),
+    queue("blocked", "blocked", result["blocked_count"]),
+  ].filter((q) => q.length > 0);
+  for (const q of queues) lines.push("", ...q);
+  if (page !== undefined) {
+    const next = page["next_offset"];
+    lines.push(
+      "",
+      colors.dim(
+        `page of ${text(page["queue"])}: ${text(page["returned"])} from ${text(page["offset"])} of ${text(page["total"])}${next === null ? "" : `; next: --offset ${text(next)}`}`,
+      ),
+    );
+  }
+  const organization = (result["organization"] ?? {}) as Row;
+  const gaps = rows(organization["gaps"]);
+  if (gaps.length > 0) {
+    lines.push(
+      "",
+      `${colors.bold("gaps")} ${colors.dim(`(${text(organization["gap_sample_total"])})`)}`,
+    );
+    lines.push(...gaps.map((g) => `  ${colors.yellow(text(g["code"]))} ${text(g["detail"])}`));
+  }
+  lines.push(
+    "",
+    colors.dim(
+      `history: ${text(history["source_completed"])} completed, ${text(history["not_checked"])} not checked, ${text(history["verification_failed"])} failed verification`,
+    ),
+    colors.dim(`when: ${text(guidance["when"])}; more: awr work show KEY, awr status --view full`),
+  );
+  return lines;
+}
+
+/** The summary view (awr status --view summary): counts, the next action, the first blockers. */
+function summaryLines(result: Result, colors: Colors): string[] {
+  const color = statusColor(colors);
+  const suggested = result["suggested_work"] as Row | null | undefined;
+  const lines = [
+    `${colors.bold(text(result["project"]))}  ${colors.dim(`revision ${text(result["project_revision"])} · ${text(result["total"])} selected of ${text(result["project_work_total"])}`)}`,
+    ...formatPairs(
+      [
+        ["active", text(result["current_total"])],
+        ["ready", text(result["ready_count"])],
+        ["not selectable", text(result["blocked_count"])],
+        ["suggested", suggested ? `${text(suggested["key"])} ${text(suggested["title"])}` : "-"],
+        ["next action", text(result["next_action"])],
+      ],
+      colors.dim,
+      colors.width,
+    ),
+    ...sourceIssueLines(result, colors),
+  ];
+  const current = rows(result["current"]);
+  if (current.length > 0) {
+    lines.push("", colors.bold("current work"));
+    lines.push(
+      ...current.map(
+        (w) => `  ${text(w["key"])}  ${color(text(w["status"]))}  ${text(w["title"])}`,
+      ),
+    );
+  }
+  const blockers = rows(result["blockers"]);
+  if (blockers.length > 0) {
+    lines.push("", colors.bold("not selectable"));
+    lines.push(
+      ...blockers.map((b) => {
+        const codes = Array.isArray(b["codes"]) ? (b["codes"] as unknown[]).map(text) : [];
+        return `  ${text(b["work"])}${codes.length > 0 ? colors.dim(` [${codes.join(", ")}]`) : ""}`;
+      }),
+    );
+  }
+  lines.push("", colors.dim("more: awr status --view full; awr work show KEY"));
+  return lines;
+}
+
 export function statusLines(result: Result, colors: Colors): string[] {
+  if (result["view"] === "action") return actionLines(result, colors);
+  if (result["view"] === "summary") return summaryLines(result, colors);
   const counts = (result["counts"] ?? {}) as Record<string, number>;
   const color = statusColor(colors);
   const countText = Object.entries(counts)

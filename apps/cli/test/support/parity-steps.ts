@@ -442,5 +442,5 @@ export const STEPS: Step[] = [
     write: true,
   },
   { cli: ["source", "reindex"], tool: "awr_source_reindex", args: {}, write: true },
-  { cli: ["status"], tool: "awr_project_status", args: {} },
+  { cli: ["status", "--view", "full"], tool: "awr_project_status", args: { view: "full" } },
 ];

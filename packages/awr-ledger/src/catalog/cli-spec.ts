@@ -71,7 +71,9 @@ export interface CliCallOption {
   /** As shown in usage, e.g. `<id>`. */
   readonly placeholder: string;
   /** The OperationOptions field the flag's value goes to. */
-  readonly option: "contextBranch";
+  readonly option: "contextBranch" | "statusQueue" | "statusOffset" | "statusPageSize";
+  /** The flag takes a whole number (else a string). */
+  readonly integer?: boolean;
   readonly description: string;
 }
 

@@ -84,6 +84,13 @@ export interface OperationOptions extends CallOptions {
    */
   contextBranch?: string | undefined;
   /**
+   * `awr status --queue Q --offset N --page-size N` (the CLI only): awr_project_status view=action
+   * lists that one queue page by page, read from the same snapshot as the totals.
+   */
+  statusQueue?: string | undefined;
+  statusOffset?: number | undefined;
+  statusPageSize?: number | undefined;
+  /**
    * `files`: the arguments came from a command line and the files it named, each file bounded on
    * its own (the CLI: an `--input` or `--payload` file up to 1 MiB, a completion map up to
    * 64 KiB), so the 1 MiB bound on a tool call's whole arguments does not apply to them, as the

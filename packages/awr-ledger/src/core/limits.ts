@@ -127,4 +127,14 @@ export const LIMITS = {
    * JSON is at most this many bytes (the original's 1024).
    */
   actionGuidanceBytes: 1024,
+  /**
+   * awr_project_status view=action: entries shown per queue (the original's five), work keys a
+   * scope may name (the original's 100), and our own bound on the whole answer in o200k tokens
+   * (queues give up entries, counted as omitted, until the answer fits).
+   */
+  statusQueueShown: 5,
+  statusScopeWork: 100,
+  statusActionTokens: 2_000,
+  /** `awr status --queue Q`: one queue read page by page (ours: offset and page size). */
+  statusPage: { offsetMax: 1_000_000_000, max: 100, default: 20 },
 } as const;

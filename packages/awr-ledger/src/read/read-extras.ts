@@ -114,7 +114,7 @@ export async function workReadyView(
 }
 
 export interface StatusFilters {
-  view?: "full" | "summary" | undefined;
+  view?: "action" | "full" | "summary" | undefined;
   work?: string[] | undefined;
   goal?: string | undefined;
   milestone?: string | undefined;
@@ -130,14 +130,24 @@ export interface ScopedWork {
   next_action: string | null;
 }
 
-/**
- * awr_project_status's views and filters. `summary` keeps the counts, the next action and the
- * suggested work and reduces the lists to their lengths (`current_total` is always there); `work`, `goal` and `milestone` add the matching items as
- * `scoped_work` (the counts stay project-wide); `source_sha` reports recorded evidence verified
- * at another revision as `stale_evidence`.
- */
-/** What `summary` leaves out of the full status. */
+/** Fields the answer type leaves optional (the earlier summary left them out). */
 type Detail = "current" | "organisation_gaps" | "entity_counts";
+
+/**
+ * awr_project_status's answer for any view: full's fields as the full view types them (the
+ * action view's `current` entries are its own briefs, keyed by `key`), and the action view's own
+ * queues and blocks as optional (an answer holds the fields of the view asked
+ * for; `view` says which).
+ */
+export type ProjectStatusAnswer = Omit<ProjectStatusView, "view"> & {
+  view: "action" | "full" | "summary";
+  schema_version?: number;
+  waiting_count?: number;
+  ready?: Record<string, unknown>[];
+  waiting?: Record<string, unknown>[];
+  blocked?: Record<string, unknown>[];
+  [field: string]: unknown;
+};
 
 export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
   Partial<Pick<ProjectStatusResult, Detail>> & {
@@ -149,6 +159,12 @@ export type ProjectStatusView = Omit<ProjectStatusResult, Detail> &
     stale_evidence?: { external_key: string; work: string | null; source_sha: string | null }[];
   };
 
+/**
+ * awr_project_status view=full with its filters (the action and summary views are status/'s):
+ * `work`, `goal` and `milestone` add the matching items as `scoped_work` (the counts stay
+ * project-wide); `source_sha` reports recorded evidence verified at another revision as
+ * `stale_evidence`.
+ */
 export async function projectStatusView(
   db: Kysely<LedgerSchema>,
   result: ProjectStatusResult,
@@ -156,12 +172,8 @@ export async function projectStatusView(
 ): Promise<ProjectStatusView> {
   const view: ProjectStatusView & Record<string, unknown> = {
     ...result,
-    view: filters.view ?? "full",
+    view: "full",
   };
-  if (filters.view === "summary") {
-    view["organisation_gap_count"] = result.organisation_gaps.length;
-    for (const key of ["current", "organisation_gaps", "entity_counts"]) delete view[key];
-  }
   const scoped =
     filters.work !== undefined || filters.goal !== undefined || filters.milestone !== undefined;
   if (scoped) {

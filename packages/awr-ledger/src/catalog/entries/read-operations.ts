@@ -2,10 +2,11 @@ import type { Kysely } from "kysely";
 import type { ContextCompileInput } from "../../context/compile-context.js";
 import { LedgerError } from "../../errors.js";
 import { loadInOrder } from "../../internal/ordered-import.js";
-import type { StatusFilters } from "../../read/read-extras.js";
+import type { ProjectStatusAnswer, StatusFilters } from "../../read/read-extras.js";
 import type { SearchInput } from "../../read/search.js";
 import { SEARCH_KINDS } from "../../read/search-kinds.js";
 import { branchIdOf, resolveBranch } from "../../runtime/branch-select.js";
+import { STATUS_QUEUES, type StatusQueue } from "../../status/status-queues.js";
 import type { LedgerSchema } from "../../storage/schema.js";
 import { completeContext, contextScope } from "../context-result.js";
 import {
@@ -45,38 +46,125 @@ export interface ProjectStatusInput extends StatusFilters {
   branch?: string | null | undefined;
 }
 
+/** `awr status --queue`'s paging (call options), checked in flag terms. */
+function statusPage(options: OperationOptions, view: string) {
+  const { statusQueue: queue, statusOffset: offset, statusPageSize: pageSize } = options;
+  if (queue === undefined) {
+    if (offset !== undefined || pageSize !== undefined) {
+      throw new LedgerError(
+        "InvalidInput",
+        "--offset and --page-size page one queue: add --queue",
+        {
+          field: "queue",
+        },
+      );
+    }
+    return undefined;
+  }
+  if (view !== "action") {
+    throw new LedgerError(
+      "InvalidInput",
+      "--queue pages the action view: drop --view or use --view action",
+      {
+        field: "queue",
+      },
+    );
+  }
+  if (!(STATUS_QUEUES as readonly string[]).includes(queue)) {
+    throw new LedgerError("InvalidInput", `--queue must be one of ${STATUS_QUEUES.join(", ")}`, {
+      field: "queue",
+    });
+  }
+  const { offsetMax, max } = LIMITS.statusPage;
+  if (offset !== undefined && (!Number.isInteger(offset) || offset < 0 || offset > offsetMax)) {
+    throw new LedgerError("InvalidInput", `--offset must be a whole number 0..${offsetMax}`, {
+      field: "offset",
+    });
+  }
+  if (pageSize !== undefined && (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > max)) {
+    throw new LedgerError("InvalidInput", `--page-size must be a whole number 1..${max}`, {
+      field: "page_size",
+    });
+  }
+  return { queue: queue as StatusQueue, offset, page_size: pageSize };
+}
+
 export const projectStatusOperation = operation({
   tool: "awr_project_status",
   kind: "read",
   freshness: "sources",
   description:
-    "Project overview: counts by status, current and ready work, the next action, organisation gaps, project_revision. Call first. view=summary is shorter; work/goal/milestone add scoped_work; source_sha lists stale evidence.",
+    "Daily action queue (view=action, the default): current, ready, waiting and blocked work, each bounded with totals and omissions; completed work is aggregated under history. view=full is the earlier project overview, view=summary its shorter form. work/goal/milestone narrow the selection; source_sha checks recorded evidence.",
   input: object({
     branch: branch(),
     source_sha: sourceSha(),
-    view: about("summary: a shorter answer.", { ...choice(["full", "summary"]), default: "full" }),
+    view: about(
+      "action: the daily queues; full: the project overview; summary: a shorter overview.",
+      {
+        ...choice(["action", "full", "summary"]),
+        default: "action",
+      },
+    ),
     work: about("Work keys to scope to.", strings()),
     goal: about("Goal key to scope to.", nullable(id())),
     milestone: about("Milestone to scope to.", nullable(id())),
   }),
-  run: (host, input: ProjectStatusInput, _caller, options) =>
-    readAt(host, options, async (db, revision) => {
+  run: (host, input: ProjectStatusInput, _caller, options): Promise<ProjectStatusAnswer> => {
+    const view = input.view ?? "action";
+    const page = statusPage(options, view);
+    return readAt(host, options, async (db, revision) => {
       const ledger = project(host);
+      const branch = branchIdOf(await resolveBranch(db, input.branch));
+      const identity = { id: ledger.projectId, name: ledger.projectName };
+      if (view === "action") {
+        const { actionStatus } = await import("../../status/status-action.js");
+        return (await actionStatus(
+          db,
+          identity,
+          revision,
+          branch,
+          input,
+          page,
+        )) as unknown as ProjectStatusAnswer;
+      }
+      if (view === "summary") {
+        const { summaryStatus } = await import("../../status/status-summary-view.js");
+        return (await summaryStatus(db, identity, revision, branch, input)) as ProjectStatusAnswer;
+      }
       const { projectStatus } = await import("../../read/project-status.js");
       const { projectStatusView } = await import("../../read/read-extras.js");
-      const branch = branchIdOf(await resolveBranch(db, input.branch));
-      const status = await projectStatus(
-        db,
-        { id: ledger.projectId, name: ledger.projectName },
-        revision,
-        branch,
-      );
-      return projectStatusView(db, status, input);
-    }),
+      const status = await projectStatus(db, identity, revision, branch);
+      return (await projectStatusView(db, status, { ...input, view })) as ProjectStatusAnswer;
+    });
+  },
   cli: [
     {
       path: ["status"],
-      summary: "project summary: revision, counts, current and ready work, next action, gaps",
+      summary:
+        "the daily action queues (current, ready, waiting, blocked); --view full for the project overview",
+      callOptions: [
+        {
+          flag: "--queue",
+          placeholder: "<queue>",
+          option: "statusQueue",
+          description:
+            "page through one queue of the action view: current, ready, waiting or blocked",
+        },
+        {
+          flag: "--offset",
+          placeholder: "<n>",
+          option: "statusOffset",
+          integer: true,
+          description: "with --queue: the first entry of the page (default 0)",
+        },
+        {
+          flag: "--page-size",
+          placeholder: "<n>",
+          option: "statusPageSize",
+          integer: true,
+          description: `with --queue: entries per page (1..${LIMITS.statusPage.max}, default ${LIMITS.statusPage.default})`,
+        },
+      ],
       view: "status",
     },
   ],
