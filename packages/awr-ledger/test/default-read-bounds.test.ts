@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens, initProject, isLedgerError, openLedger } from "@awr/awr-ledger";
+import {
+  countTokens,
+  initProject,
+  isLedgerError,
+  openLedger,
+  type ToolName,
+} from "@awr/awr-ledger";
 import { generateFixtureProject } from "@awr/ledger-fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -30,7 +36,7 @@ afterAll(async () => {
 });
 
 /** The answer's tokens, or the error's (a refusal is an answer a host reads too). */
-async function tokensOf(tool: string, args: Record<string, unknown>): Promise<number> {
+async function tokensOf(tool: ToolName, args: Record<string, unknown>): Promise<number> {
   try {
     return countTokens(JSON.stringify(await ledger.call(tool, args, caller)));
   } catch (error) {
@@ -40,7 +46,7 @@ async function tokensOf(tool: string, args: Record<string, unknown>): Promise<nu
 }
 
 describe("default reads on a 10,000-item project", () => {
-  const reads: [string, () => Record<string, unknown>][] = [
+  const reads: [ToolName, () => Record<string, unknown>][] = [
     ["awr_project_status", () => ({})],
     ["awr_work_ready", () => ({})],
     ["awr_work_get", () => ({ work })],

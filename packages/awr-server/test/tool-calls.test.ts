@@ -83,7 +83,9 @@ describe("the AWR tools on one project", () => {
       const read = tool.annotations?.readOnlyHint === true;
       expect(tool.annotations, tool.name).toEqual({
         readOnlyHint: read,
-        destructiveHint: tool.name === "awr_work_transition",
+        destructiveHint: ["awr_work_transition", "awr_change_apply", "awr_change_recover"].includes(
+          tool.name,
+        ),
         idempotentHint: read,
         openWorldHint: false,
       });
