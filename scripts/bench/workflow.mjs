@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { DIST, fmtInt, fmtPct, load, tempDir } from "./lib.mjs";
+import { DIST, fmtInt, fmtPct, load, ROOT, tempDir } from "./lib.mjs";
 
 export const title = "Agent workflow: calls and bytes, with and without awr_work_prepare";
 
@@ -100,7 +100,7 @@ class CountedSession {
     let name = tool;
     let params = args;
     if (this.exposure === "grouped") {
-      const domain = DOMAIN_OF[tool];
+      const domain = domainOf(tool)?.name;
       if (domain === undefined) throw new Error(`no domain for ${tool}`);
       if (!this.discovered.has(domain)) {
         this.discovered.add(domain);
@@ -126,29 +126,8 @@ class CountedSession {
   }
 }
 
-/** The domain of each child tool, as grouped discovery files them. */
-const DOMAIN_OF = Object.fromEntries(
-  Object.entries({
-    awr_query: ["awr_project_status", "awr_work_ready", "awr_work_get", "awr_search"],
-    awr_context: [
-      "awr_context_compile",
-      "awr_work_prepare",
-      "awr_work_assess",
-      "awr_completion_prepare",
-    ],
-    awr_work: ["awr_work_transition", "awr_work_manage", "awr_work_graph"],
-    awr_evidence: ["awr_event_append", "awr_evidence_record"],
-    awr_session: [
-      "awr_session_start",
-      "awr_session_get",
-      "awr_session_list",
-      "awr_session_checkpoint",
-      "awr_session_end",
-      "awr_session_resume",
-      "awr_session_claim",
-    ],
-  }).flatMap(([domain, children]) => children.map((child) => [child, domain])),
-);
+/** The domain of each child tool, as the catalog files them (grouped discovery). */
+const { domainOf } = await load(join(ROOT, "packages/awr-ledger/dist/catalog/public.js"));
 
 /** The revision an answer reports, for the next write's expected_revision. */
 const revisionOf = (/** @type {any} */ answer, /** @type {number} */ fallback) =>
@@ -350,6 +329,7 @@ function report(/** @type {Record<string, any>} */ m) {
     rows,
     notes: [
       "Without prepare = the original's primitive strategy (awr_work_get, awr_work_assess and awr_context_compile after the claimed start); with prepare = its prepared strategy (one awr_work_prepare). Grouped counts each domain's manifest read once per connection, as a host that caches manifests does. Bytes are the JSON-RPC lines both ways over stdio.",
+      "The whole small task runs the steps of the original's lightweight workload (tests/benchmarks/workflow/run.py in its 0.5 sources): status, claimed start, prepare (or work get + assess + compile), progress, a completion refused for missing evidence, a fresh read, prepare again, checkpoint, completion prepare, evidence, complete, session end. It leaves out the original's awr_work_manage call and its CLI init and final verification reads (four calls), so the original's prepared run of it makes those four more. The original reports 18–27% fewer calls with prepare across its five workloads; its absolute counts are not published.",
       ...(errors.length ? [`Whole-task runs that failed: ${errors.join("; ")}`] : []),
     ],
     profiles: [],
