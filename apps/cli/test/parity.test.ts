@@ -191,8 +191,14 @@ describe("awr --json equals the tools' structuredContent", () => {
     const stdioTools = OPERATION_LIST.filter(
       (o) => o.availability === undefined && o.surface !== "cli",
     );
-    expect([...coveredTools].sort()).toEqual(stdioTools.map((o) => o.tool).sort());
-    for (const operation of stdioTools) {
+    // Left out: the tools with no command (the change and compaction tools, Unsupported for
+    // now), and awr_completion_prepare, whose report must be a file in each copy's project
+    // (apps/cli/test/management-commands.test.ts runs its command).
+    const walked = stdioTools.filter(
+      (o) => o.cli.length > 0 && o.tool !== "awr_completion_prepare",
+    );
+    expect([...coveredTools].sort()).toEqual(walked.map((o) => o.tool).sort());
+    for (const operation of walked) {
       for (const command of operation.cli) {
         expect(coveredCommands, command.path.join(" ")).toContain(command.path.join(" "));
       }

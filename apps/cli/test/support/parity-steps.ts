@@ -57,6 +57,20 @@ const claimId = (earlier: EarlierResults) =>
 const sessionId = (earlier: EarlierResults) =>
   (last(earlier, "awr_session_start")["session"] as { id: string }).id;
 
+/** One management observation of W-2 by the started session, at a fixed time. */
+const OBSERVED_AT = Date.now() - 1000;
+const manageArgs = (session: string, earlier: EarlierResults) => ({
+  work: "W-2",
+  session,
+  request_key: "parity-observation",
+  contract_fingerprint: last(earlier, "awr_work_assess")["contract_fingerprint"],
+  observation: {
+    observed_at: OBSERVED_AT,
+    note: "One outcome, one executor",
+    single_outcome: true,
+  },
+});
+
 /** An evidence record as the tool takes it... */
 const evidence = (key: string) => ({
   external_key: key,
@@ -96,6 +110,19 @@ export const STEPS: Step[] = [
     cli: ["session", "start", "--work", "W-2", "--conversation", "conv-1", ...AGENT, "--claim"],
     tool: "awr_session_start",
     args: { work: "W-2", conversation: "conv-1", ...agentArgs, claim: true },
+    write: true,
+  },
+  {
+    cli: ["work", "assess", "W-2"],
+    tool: "awr_work_assess",
+    args: { work: "W-2" },
+  },
+  {
+    cli: ["work", "manage", "--input", "<dir>/manage.json"],
+    tool: "awr_work_manage",
+    args: {},
+    late: (earlier) => manageArgs(sessionId(earlier), earlier),
+    lateFiles: (earlier) => ({ "manage.json": manageArgs(sessionId(earlier), earlier) }),
     write: true,
   },
   {

@@ -72,7 +72,10 @@ import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
 import { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
 import { projectKey, requestId } from "./shared-fields.js";
+import type { ServerMode, ToolDefinition } from "./tool-definition.js";
 import type { CheckedSchema } from "./validate-input.js";
+
+export type { ServerMode, ToolDefinition } from "./tool-definition.js";
 
 /**
  * The operation catalog: every AWR operation, in the order tools/list presents them (the
@@ -157,10 +160,7 @@ export function isToolName(tool: string): tool is ToolName {
   return BY_TOOL.has(tool);
 }
 
-/** `stdio` serves one project to one local client; `http` is the shared service. */
-export type ServerMode = "stdio" | "http";
-
-/** What a transport offers beyond the 20 project tools. */
+/** What a transport offers beyond the project tools. */
 export interface ToolFeatures {
   /** The shared service's registry grants workstreams (version 2): awr_workstream is listed. */
   readonly workstreams?: boolean | undefined;
@@ -219,19 +219,6 @@ export function checkedSchemaFor(entry: AnyOperation, mode: ServerMode): Checked
   const variants = entry.checked?.variants;
   return { ...listed, properties, ...(variants === undefined ? {} : { variants }) };
 }
-
-/** A tools/list entry: name, description, input schema, annotations (docs/compatibility). */
-export type ToolDefinition = {
-  name: string;
-  description: string;
-  inputSchema: ObjectSchema;
-  annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
-    openWorldHint: false;
-  };
-};
 
 /**
  * The catalog's tools for one transport, in catalog order (the service's own first). `grouped`

@@ -1,6 +1,6 @@
-import type { ServerMode, ToolDefinition } from "./catalog.js";
 import type { ObjectSchema } from "./json-schema.js";
 import { projectKey } from "./shared-fields.js";
+import type { ServerMode, ToolDefinition } from "./tool-definition.js";
 
 /**
  * Grouped discovery: tools/list shows eight domain tools instead of every operation. A domain

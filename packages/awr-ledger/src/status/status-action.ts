@@ -1,7 +1,8 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import { countTokens } from "../context/tokens.js";
 import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
+import { sql } from "../internal/kysely.js";
 import type { ActiveClaim, EntityView } from "../read/entity-view.js";
 import { activeClaims, stringOf, tableExists, workNotFound } from "../read/entity-view.js";
 import type { Projection } from "../read/projection.js";
