@@ -138,15 +138,9 @@ export function toolCall(
 ): { name: string; arguments: Record<string, unknown> } {
   const domain = THROUGH_DOMAINS ? domainOf(name) : undefined;
   if (domain === undefined) return { name, arguments: args };
-  const { project, ...rest } = args;
-  return {
-    name: domain.name,
-    arguments: {
-      ...(project === undefined ? {} : { project }),
-      child_tool: name,
-      arguments: rest,
-    },
-  };
+  // The child's arguments as they are, `project` among them on the shared service (a domain
+  // passes them on; grouped-discovery.test.ts covers `project` given beside child_tool).
+  return { name: domain.name, arguments: { child_tool: name, arguments: args } };
 }
 
 /** Calls a tool; checks the text equals structuredContent and isError is exactly `failed`. */
