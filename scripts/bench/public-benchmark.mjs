@@ -95,7 +95,7 @@ export async function run() {
     for (const expected of expectedFacts(root)) {
       const key = expected.work.id;
       try {
-        const bootstrap = await ledger.contextBootstrap({ work: key, budget: 1000 });
+        const bootstrap = await ledger.call("awr_context_bootstrap", { work: key, budget: 1000 });
         // An incomplete packet is ContextIncomplete carrying the whole result.
         const compiled = await ledger
           .call("awr_context_compile", { work: key, goals: [expected.work.goal], budget: 5000 })
@@ -166,7 +166,7 @@ export async function run() {
     notes: [
       "Corpus: the original AWR's public benchmark files (GOALS.md, RULES.md, work-ledger.yaml), copied to a temp dir. " +
         "Full sources = those three files sorted and joined with one LF, o200k_base (the ledger's countTokens). " +
-        "For every active task: `contextBootstrap` (L0, budget 1,000) and awr_context_compile with the task's goal (L1, budget 5,000), " +
+        "For every active task: `awr_context_bootstrap` (L0, budget 1,000) and awr_context_compile with the task's goal (L1, budget 5,000), " +
         "then the exact-fact oracle (@awr/ledger-fixtures assessFacts), whose expected facts are read from the corpus files themselves.",
       ...(failures.length ? [`Failed checks: ${failures.slice(0, 5).join("; ")}`] : []),
     ],

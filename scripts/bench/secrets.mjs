@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 // (against the request fingerprint every write already computes).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DIST, fmtRatio, load, median, tempDir } from "./lib.mjs";
+import { DIST, fmtRatio, load, median, ROOT, tempDir } from "./lib.mjs";
 
 export const title = "Secret detector";
 
@@ -58,8 +58,11 @@ function timeMs(fn, runs) {
  */
 export async function run({ quick }) {
   const { generateFixtureProject } = await load(DIST.fixtures);
-  const { findSecret, findSecretsInSource, assertNoSecret, SOURCE_ADAPTERS } = await load(
-    DIST.ledger,
+  const { SOURCE_ADAPTERS } = await load(
+    join(ROOT, "packages/awr-ledger/dist/projection/public.js"),
+  );
+  const { findSecret, findSecretsInSource, assertNoSecret } = await load(
+    join(ROOT, "packages/awr-ledger/dist/secrets/public.js"),
   );
   const items = quick ? 150 : 1000;
   const fixture = generateFixtureProject(join(tempDir("secrets"), "project"), { items, seed: 1 });
