@@ -118,7 +118,7 @@ async function checkProject(source) {
       (/** @type {{ severity: string }} */ i) => i.severity === "error",
     );
     if (errors.length > 0) throw new Error(`init reported errors: ${JSON.stringify(errors)}`);
-    const status = awr(root, ["status"]);
+    const status = awr(root, ["status", "--view", "full"]);
     awr(root, ["ready"]);
     const ledger = await openLedger({ root });
     /** @type {string[]} */
