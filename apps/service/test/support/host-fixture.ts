@@ -1,7 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { initProject } from "@awr/awr-ledger";
-import { domainOf } from "@awr/awr-ledger/catalog";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { expect } from "vitest";
@@ -124,25 +123,6 @@ export type Body = Record<string, unknown> & {
   details?: Record<string, unknown>;
 };
 
-/**
- * Whether this run calls every tool through its domain (grouped discovery: `awr_query` with
- * child_tool and arguments) instead of by its flat name; the *.domains.test.ts files rerun the
- * host scenarios so, and every answer must be the same.
- */
-const THROUGH_DOMAINS = process.env["AWR_TEST_THROUGH_DOMAINS"] === "1";
-
-/** A tool call as a host makes it: by name, or through the tool's domain. */
-export function toolCall(
-  name: string,
-  args: Record<string, unknown>,
-): { name: string; arguments: Record<string, unknown> } {
-  const domain = THROUGH_DOMAINS ? domainOf(name) : undefined;
-  if (domain === undefined) return { name, arguments: args };
-  // The child's arguments as they are, `project` among them on the shared service (a domain
-  // passes them on; grouped-discovery.test.ts covers `project` given beside child_tool).
-  return { name: domain.name, arguments: { child_tool: name, arguments: args } };
-}
-
 /** Calls a tool; checks the text equals structuredContent and isError is exactly `failed`. */
 export async function call(
   client: Client,
@@ -150,7 +130,7 @@ export async function call(
   args: Record<string, unknown>,
   failed = false,
 ): Promise<Body> {
-  const result = await client.callTool(toolCall(name, args));
+  const result = await client.callTool({ name, arguments: args });
   const body = result.structuredContent as Body;
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? "";
   expect(JSON.parse(text)).toEqual(body);
