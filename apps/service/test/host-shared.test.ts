@@ -3,6 +3,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CALL_PATHS, type CallPath, callingBy, toolCall } from "./support/call-path.js";
 import {
   type Body,
   call,
@@ -38,10 +39,12 @@ let service: RunningService | undefined;
 const clients: Client[] = [];
 let requests = 0;
 
+let path: CallPath = "flat";
+
 async function connect(token: string): Promise<Client> {
   const client = await httpClient((service as RunningService).url, token);
   clients.push(client);
-  return client;
+  return callingBy(client, path, true);
 }
 
 /** A write with a fresh request_id, as the shared service requires. */
@@ -67,40 +70,41 @@ const start = (
 
 const sessionId = (body: Body) => (body["session"] as { id: string }).id;
 
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-host-shared-"));
-  alpha = await hostProject(dir, "alpha", "Write the alpha report");
-  beta = await hostProject(dir, "beta", "Write the beta report");
-  registry = await writeRegistry(
-    dir,
-    [
-      { key: "alpha", root: alpha, project_id: projectIdOf(alpha) },
-      { key: "beta", root: beta, project_id: projectIdOf(beta) },
-    ],
-    [
-      { id: "writer", token: TOKENS.writer, write: ["alpha", "beta"] },
-      { id: "reader", token: TOKENS.reader, read: ["alpha"] },
-      { id: "colleague", token: TOKENS.colleague, write: ["alpha"] },
-    ],
-  );
-  service = await startHttpService(registry.file, registry.env);
-});
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await service?.stop();
-  killAll();
-  await cleanup?.();
-});
-
 async function restart(): Promise<void> {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));
   expect(await (service as RunningService).stop("SIGTERM")).toBe(0);
   service = await startHttpService(registry.file, registry.env);
 }
 
-describe("hosts on the shared service", () => {
+describe.each(CALL_PATHS)("hosts on the shared service, calling by %s", (calling) => {
+  beforeAll(async () => {
+    path = calling;
+    ({ dir, cleanup } = await tempDir(`awr-host-shared-${calling}-`));
+    alpha = await hostProject(dir, "alpha", "Write the alpha report");
+    beta = await hostProject(dir, "beta", "Write the beta report");
+    registry = await writeRegistry(
+      dir,
+      [
+        { key: "alpha", root: alpha, project_id: projectIdOf(alpha) },
+        { key: "beta", root: beta, project_id: projectIdOf(beta) },
+      ],
+      [
+        { id: "writer", token: TOKENS.writer, write: ["alpha", "beta"] },
+        { id: "reader", token: TOKENS.reader, read: ["alpha"] },
+        { id: "colleague", token: TOKENS.colleague, write: ["alpha"] },
+      ],
+    );
+    service = await startHttpService(registry.file, registry.env);
+  });
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+  });
+  afterAll(async () => {
+    await service?.stop();
+    killAll();
+    await cleanup?.();
+  });
+
   it("binds conversations per client and project and keeps checkpoints across a restart", async () => {
     let writer = await connect(TOKENS.writer);
     const colleague = await connect(TOKENS.colleague);
@@ -240,7 +244,7 @@ describe("hosts on the shared service", () => {
     expect(revisionOf(beta)).toBe(before);
     const results = await Promise.all(
       ["race-1", "race-2"].map((id) =>
-        writer.callTool({ name: "awr_event_append", arguments: { ...event, request_id: id } }),
+        toolCall(writer, "awr_event_append", { ...event, request_id: id }),
       ),
     );
     expect(results.filter((r) => r.isError === false)).toHaveLength(1);

@@ -2,6 +2,7 @@ import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CALL_PATHS, type CallPath, callingBy } from "./support/call-path.js";
 import {
   CRITERION,
   call,
@@ -51,10 +52,10 @@ let cleanup: () => Promise<void>;
 let count = 0;
 const clients: Client[] = [];
 
-async function host(root: string): Promise<Client> {
+async function host(root: string, path: CallPath): Promise<Client> {
   const { client } = await stdioClient(root);
   clients.push(client);
-  return client;
+  return callingBy(client, path);
 }
 const project = () => hostProject(dir, `p${++count}`);
 
@@ -69,12 +70,12 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-describe("a host reading over stdio", () => {
+describe.each(CALL_PATHS)("a host reading over stdio, calling by %s", (path) => {
   it("discovers the 32 flat tools (AWR_MCP_TOOL_EXPOSURE_MODE=flat) and survives protocol and argument errors", async () => {
     const root = await project();
     const before = logicalState(root);
     const { client } = await stdioClient(root, { AWR_MCP_TOOL_EXPOSURE_MODE: "flat" });
-    clients.push(client);
+    clients.push(callingBy(client, path));
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(32);
     expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThanOrEqual(48 * 1024);
@@ -100,7 +101,7 @@ describe("a host reading over stdio", () => {
 
   it("reads with all five tools without changing a table or a source", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const { session } = await claimWork(client, root, "W", "reads");
     const before = logicalState(root);
     const file = await readText(root, "work.yaml");
@@ -138,7 +139,7 @@ describe("a host reading over stdio", () => {
 
   it("answers SourceStale after a source or manifest edit, naming the reindex that fixes it", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const before = logicalState(root);
     await writeFile(
       join(root, "work.yaml"),
@@ -172,7 +173,7 @@ describe("a host reading over stdio", () => {
 
   it("keeps an incomplete context's diagnostics; budget and baseline errors are tool errors", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const before = logicalState(root);
     const missing = await failure(
       client,
@@ -194,9 +195,9 @@ describe("a host reading over stdio", () => {
   });
 
   it("answers NotFound for an uninitialised project and creates nothing there", async () => {
-    const root = join(dir, "empty");
+    const root = join(dir, `empty-${path}`);
     await mkdir(root);
-    const client = await host(root);
+    const client = await host(root, path);
     await failure(client, "awr_project_status", { view: "full" }, "NotFound");
     const transition = {
       action: "progress",
@@ -210,10 +211,10 @@ describe("a host reading over stdio", () => {
   });
 
   it("answers a fresh clone (the manifest without its ledger) the same way, creating nothing", async () => {
-    const root = join(dir, "clone");
+    const root = join(dir, `clone-${path}`);
     await mkdir(join(root, ".awr"), { recursive: true });
     await writeFile(join(root, ".awr", "project.toml"), MANIFEST);
-    const client = await host(root);
+    const client = await host(root, path);
     const body = await failure(client, "awr_project_status", { view: "full" }, "NotFound");
     expect(body["message"]).toContain("awr init --accept");
     expect(body["message"]).toContain("Nothing was created.");

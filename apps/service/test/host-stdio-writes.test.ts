@@ -4,6 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { CALL_PATHS, type CallPath, callingBy } from "./support/call-path.js";
 import {
   CRITERION,
   call,
@@ -32,10 +33,10 @@ let cleanup: () => Promise<void>;
 let count = 0;
 const clients: Client[] = [];
 
-async function host(root: string): Promise<Client> {
+async function host(root: string, path: CallPath): Promise<Client> {
   const { client } = await stdioClient(root);
   clients.push(client);
-  return client;
+  return callingBy(client, path);
 }
 const project = () => hostProject(dir, `p${++count}`);
 const action = (root: string, session: string, name: string, extra = {}) => ({
@@ -58,10 +59,10 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-describe("a host writing over stdio", () => {
+describe.each(CALL_PATHS)("a host writing over stdio, calling by %s", (path) => {
   it("moves work only with its own claim at the current revision, keeping the rest of the item", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const { session } = await claimWork(client, root, "W", "actions");
     const before = logicalState(root);
     const stale = { ...action(root, session, "progress"), expected_revision: revisionOf(root) - 1 };
@@ -90,7 +91,7 @@ describe("a host writing over stdio", () => {
 
   it("completes only against evidence bound to the report bytes, releasing only its own claim", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const mine = await claimWork(client, root, "W", "complete");
     const theirs = await claimWork(client, root, "NEXT", "follow-up");
     await call(
@@ -159,7 +160,7 @@ describe("a host writing over stdio", () => {
 
   it("keeps events free-form but never lifecycle, evidence keys unique and commands unrun", async () => {
     const root = await project();
-    const client = await host(root);
+    const client = await host(root, path);
     const before = logicalState(root);
     const reserved = {
       expected_revision: revisionOf(root),
@@ -218,7 +219,7 @@ describe("a host writing over stdio", () => {
   for (const tool of ["awr_event_append", "awr_evidence_record", "awr_work_transition"]) {
     it(`${tool} after a human edit refreshes first, keeps the edit and refuses the old revision`, async () => {
       const root = await project();
-      const client = await host(root);
+      const client = await host(root, path);
       const { session } = await claimWork(client, root, "W", "edited");
       const revision = revisionOf(root);
       const human = WORK.replace("Outline the report", "Keep this human edit");

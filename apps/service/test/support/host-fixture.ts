@@ -4,6 +4,7 @@ import { initProject } from "@awr/awr-ledger";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import Database from "better-sqlite3";
 import { expect } from "vitest";
+import { toolCall } from "./call-path.js";
 
 /**
  * A project in the shape the host scenarios need (our own text): W is ready once its completed
@@ -130,7 +131,7 @@ export async function call(
   args: Record<string, unknown>,
   failed = false,
 ): Promise<Body> {
-  const result = await client.callTool({ name, arguments: args });
+  const result = await toolCall(client, name, args);
   const body = result.structuredContent as Body;
   const text = (result.content as { type: string; text: string }[])[0]?.text ?? "";
   expect(JSON.parse(text)).toEqual(body);

@@ -1,5 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type CallPath, callingBy, toolCall } from "../../support/call-path.js";
 import { SERVICE_DIR, serviceCommand } from "../../support/service-process.js";
 
 /** A tool answer as a user sees it: isError and the structured body. */
@@ -26,7 +27,15 @@ export interface Contender {
   close(): Promise<void>;
 }
 
-export async function startContender(root: string, label: string): Promise<Contender> {
+/**
+ * `path`: whether this agent calls tools by their flat names or through their grouped domains
+ * (a case's contenders alternate, so every race has a flat host against a grouped one).
+ */
+export async function startContender(
+  root: string,
+  label: string,
+  path: CallPath = "flat",
+): Promise<Contender> {
   const { command, args } = serviceCommand(["--project", root]);
   const transport = new StdioClientTransport({
     command,
@@ -42,10 +51,11 @@ export async function startContender(root: string, label: string): Promise<Conte
   const client = new Client({ name: `isolation-${label}`, version: "1.0.0" });
   await client.connect(transport);
   await client.listTools();
+  callingBy(client, path);
   const pid = transport.pid;
   if (pid === null) throw new Error(`contender ${label} has no process:\n${stderr}`);
   const call = async (name: string, args: Record<string, unknown>): Promise<ToolAnswer> => {
-    const result = await client.callTool({ name, arguments: args });
+    const result = await toolCall(client, name, args);
     return {
       isError: result.isError === true,
       body: result.structuredContent as ToolAnswer["body"],

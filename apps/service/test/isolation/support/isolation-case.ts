@@ -65,7 +65,10 @@ export interface IsolationCase {
   readonly projectId: string;
   /** Where the project's database is (for the fault trigger of condition 12). */
   readonly location: DatabaseLocation;
-  /** A live awr-mcp process on this project (closed with the case, even while starting). */
+  /**
+   * A live awr-mcp process on this project (closed with the case, even while starting); every
+   * second one a case starts calls through the grouped domains.
+   */
   contender(label: string): Promise<Contender>;
   /** `label` contenders, started side by side; their pids are checked to differ. */
   contenders(...labels: string[]): Promise<Contender[]>;
@@ -104,7 +107,8 @@ export async function openCase(backend: IsolationBackend): Promise<IsolationCase
     projectId: init.project_id as string,
     location: where,
     contender(label) {
-      const started = startContender(root, label);
+      const path = processes.length % 2 === 0 ? "flat" : "domain";
+      const started = startContender(root, label, path);
       processes.push(started);
       return started;
     },
