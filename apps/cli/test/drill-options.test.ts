@@ -235,3 +235,36 @@ describe("awr object show --entity-revision and --cached", () => {
     expect(fresh["object"]["revision"]).toBeGreaterThan(at);
   });
 });
+
+describe("awr status, ready and work show --cached", () => {
+  it("answer from the last recorded snapshot while a source changed, saying so, and change nothing", async () => {
+    const before = await run(["work", "show", "WALL"]);
+    const revision = before["project_revision"] as number;
+    await writeFile(join(root, "ledger.yaml"), LEDGER.replace("Build the wall", "Build the gate"));
+    for (const args of [
+      ["status"],
+      ["status", "--view", "full"],
+      ["ready"],
+      ["work", "show", "WALL"],
+    ]) {
+      const cached = await run([...args, "--cached"]);
+      expect({ args, ...cached }).toMatchObject({
+        args,
+        project_revision: revision,
+        freshness_basis: "last_recorded_source_state",
+        source_refresh_performed: false,
+        read_only: true,
+      });
+    }
+    const shown = await run(["work", "show", "WALL", "--cached"]);
+    expect(shown["work"]["title"]).toBe("Build the wall");
+    // Without --cached the CLI reindexes first and shows the edit.
+    const fresh = await run(["work", "show", "WALL"]);
+    expect(fresh).toMatchObject({
+      source_refresh_performed: true,
+      work: { title: "Build the gate" },
+    });
+    expect(fresh["project_revision"]).toBeGreaterThan(revision);
+    await writeFile(join(root, "ledger.yaml"), LEDGER);
+  });
+});

@@ -33,6 +33,8 @@ export interface CallOptions {
   statusQueue?: string;
   statusOffset?: number;
   statusPageSize?: number;
+  /** `status|ready|work show --cached`: the last recorded projection, sources not checked. */
+  cachedProjection?: boolean;
 }
 
 /**

@@ -86,7 +86,8 @@ function addCommand(
     command.addOption(option);
   }
   for (const call of spec.callOptions ?? []) {
-    const option = new Option(`${call.flag} ${call.placeholder}`, call.description);
+    const usage = call.placeholder === undefined ? call.flag : `${call.flag} ${call.placeholder}`;
+    const option = new Option(usage, call.description);
     command.addOption(call.integer === true ? option.argParser(integer()) : option);
   }
   if (spec.inputFile !== undefined) {

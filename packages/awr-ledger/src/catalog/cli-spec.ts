@@ -68,10 +68,15 @@ export interface CliInputFile extends CliFile {
 
 export interface CliCallOption {
   readonly flag: string;
-  /** As shown in usage, e.g. `<id>`. */
-  readonly placeholder: string;
+  /** As shown in usage, e.g. `<id>`; absent: a switch that takes no value (sets `true`). */
+  readonly placeholder?: string;
   /** The OperationOptions field the flag's value goes to. */
-  readonly option: "contextBranch" | "statusQueue" | "statusOffset" | "statusPageSize";
+  readonly option:
+    | "contextBranch"
+    | "statusQueue"
+    | "statusOffset"
+    | "statusPageSize"
+    | "cachedProjection";
   /** The flag takes a whole number (else a string). */
   readonly integer?: boolean;
   readonly description: string;

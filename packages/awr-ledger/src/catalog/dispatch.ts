@@ -5,7 +5,7 @@ import { checkExpectedRevision } from "../storage/revision.js";
 import { type AdmittedInput, admitArguments } from "./admit-arguments.js";
 import { checkedSchemaFor, findOperation } from "./catalog.js";
 import type { Operation, OperationHost, OperationOptions } from "./operation.js";
-import { readPolicy } from "./read-policy.js";
+import { LAST_RECORDED, readPolicy } from "./read-policy.js";
 import { checkSources } from "./source-check.js";
 
 /**
@@ -59,9 +59,14 @@ async function runEntry(
   caller: RuntimeCaller,
   options: OperationOptions,
 ): Promise<Record<string, unknown>> {
-  const cached =
+  const cachedArgument =
     entry.cachedBy !== undefined && (input as Record<string, unknown>)[entry.cachedBy] === true;
-  const policy = readPolicy(cached ? { ...entry, freshness: "runtime" } : entry, host, options);
+  const policy = readPolicy(
+    cachedArgument ? { ...entry, freshness: "runtime" } : entry,
+    host,
+    options,
+  );
+  const cached = cachedArgument || policy["freshness_basis"] === LAST_RECORDED;
   try {
     if (entry.kind === "read" && entry.freshness === "sources" && !cached) {
       await checkSources(host, caller, options);

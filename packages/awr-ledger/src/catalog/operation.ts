@@ -91,6 +91,12 @@ export interface OperationOptions extends CallOptions {
   statusOffset?: number | undefined;
   statusPageSize?: number | undefined;
   /**
+   * `awr status|ready|work show --cached` (the CLI only): a `sources` read answers from the last
+   * recorded projection, with no source check or refresh; its answer says so
+   * (`freshness_basis: "last_recorded_source_state"`, currentness not verified).
+   */
+  cachedProjection?: boolean | undefined;
+  /**
    * `files`: the arguments came from a command line and the files it named, each file bounded on
    * its own (the CLI: an `--input` or `--payload` file up to 1 MiB, a completion map up to
    * 64 KiB), so the 1 MiB bound on a tool call's whole arguments does not apply to them, as the

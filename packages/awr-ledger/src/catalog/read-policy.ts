@@ -1,5 +1,8 @@
 import type { Operation, OperationHost, OperationOptions } from "./operation.js";
 
+/** A `sources` read answered from the last recorded projection (`--cached`): not verified. */
+export const LAST_RECORDED = "last_recorded_source_state";
+
 /**
  * The fields where a CLI read and a tool read may differ (docs/compatibility/mcp-protocol.md):
  * the CLI reindexes changed sources first, a tool call reads what is indexed and never writes.
@@ -22,6 +25,9 @@ export function readPolicy(
       source_refresh_performed: false,
       read_only: true,
     };
+  }
+  if (options.cachedProjection === true) {
+    return { freshness_basis: LAST_RECORDED, source_refresh_performed: false, read_only: true };
   }
   return options.refresh === true
     ? { freshness_basis: "source_refresh", source_refresh_performed: true, read_only: false }

@@ -8,6 +8,7 @@ import { SEARCH_KINDS } from "../../read/search-kinds.js";
 import { branchIdOf, resolveBranch } from "../../runtime/branch-select.js";
 import { STATUS_QUEUES, type StatusQueue } from "../../status/status-queues.js";
 import type { LedgerSchema } from "../../storage/schema.js";
+import type { CliCallOption } from "../cli-spec.js";
 import { completeContext, contextScope } from "../context-result.js";
 import {
   about,
@@ -89,6 +90,14 @@ function statusPage(options: OperationOptions, view: string) {
   return { queue: queue as StatusQueue, offset, page_size: pageSize };
 }
 
+/** `--cached`: answer from the last recorded projection, without checking the sources. */
+const CACHED: CliCallOption = {
+  flag: "--cached",
+  option: "cachedProjection",
+  description:
+    "read the last recorded snapshot without checking or refreshing the sources (currentness is not verified)",
+};
+
 export const projectStatusOperation = operation({
   tool: "awr_project_status",
   kind: "read",
@@ -143,6 +152,7 @@ export const projectStatusOperation = operation({
       summary:
         "the daily action queues (current, ready, waiting, blocked); --view full for the project overview",
       callOptions: [
+        CACHED,
         {
           flag: "--queue",
           placeholder: "<queue>",
@@ -189,6 +199,7 @@ export const workReadyOperation = operation({
     {
       path: ["ready"],
       summary: "work that can start now: ready, unclaimed, dependencies completed",
+      callOptions: [CACHED],
       view: "ready",
     },
   ],
@@ -224,6 +235,7 @@ export const workGetOperation = operation({
       path: ["work", "show"],
       summary: "one work item: status, acceptance, dependencies, decisions, evidence, claims",
       operands: [{ field: "work", name: "WORK" }],
+      callOptions: [CACHED],
       view: "work",
     },
   ],
