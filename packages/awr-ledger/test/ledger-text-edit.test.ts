@@ -72,7 +72,7 @@ describe("editLedgerText on a CJK ledger with CRLF line endings", () => {
     ]);
   });
 
-  it("replaces string lists in their own style: block, flow, and an empty flow list", () => {
+  it("replaces string lists in their own style: block, flow, and an empty list in the file's style", () => {
     const result = edit(CJK, [
       {
         operation: "fields",
@@ -83,7 +83,8 @@ describe("editLedgerText on a CJK ledger with CRLF line endings", () => {
     ]);
     expect(result.text).toContain("    depends_on: [LT-001, LT-000]\r\n");
     expect(result.text).toContain("    paths:\r\n      - docs/模型.md\r\n      - src/表.ts\r\n");
-    expect(result.text).toContain("    depends_on: [X-1]\r\n");
+    // An empty `[]` takes the file's block style once it has entries.
+    expect(result.text).toContain("    depends_on:\r\n      - X-1\r\n    owner: 小王");
     const data = ledgerData(result.text);
     expect(recordOf(data, "LT-002")["paths"]).toEqual(["docs/模型.md", "src/表.ts"]);
   });

@@ -585,6 +585,12 @@ function replacement(
   }
   if (Array.isArray(value)) {
     const items = value as string[];
+    // An empty `[]` takes the file's list style once it has entries.
+    const emptyFlow = isSeq(node) && node.flow && node.items.length === 0 && !style.list.flow;
+    if (emptyFlow && !item.flow && items.length > 0) {
+      const pad = " ".repeat(column(text, pair.key.range?.[0] ?? 0) + style.list.offset);
+      return { start: afterColon, end, text: blockList(items, style.quote, pad, style.eol) };
+    }
     if (item.flow || (isCollection(node) && node.flow) || items.length === 0) {
       if (isCollection(node) && !node.flow) {
         return { start: afterColon, end, text: ` ${flowList(items, style.quote)}` };
