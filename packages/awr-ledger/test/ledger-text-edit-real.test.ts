@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isLedgerError } from "../src/errors.js";
 import { ledgerMapping } from "../src/sources/adapters/ledger-mapping.js";
+import { readYamlLedger } from "../src/sources/adapters/yaml-ledger-v1.js";
 import { editLedgerText } from "../src/sources/ledger-text-edit.js";
 import {
   expectOnlyChanged,
@@ -131,6 +132,13 @@ describe.skipIf(LEDGERS.length === 0)("editLedgerText over the original's real l
     });
     expect(ledgerData(result.text)).toEqual(expected);
     expect(keysOf(result.text).at(-1)).toBe("NEW-任务-1");
+    // The ledger adapter reads the new item as a draft, with no new issue.
+    const context = { path, domain: "ledger", options: {} };
+    const read = (t: string) => readYamlLedger(t, context).result;
+    const [was, now] = [read(text), read(result.text)];
+    expect(now.issues).toEqual(was.issues);
+    expect(now.entities.length).toBe(was.entities.length + 1);
+    expect(JSON.stringify(now.entities.at(-1))).toContain('"draft"');
     // A second import of the same key is refused.
     expect(() =>
       editLedgerText(result.text, mapping, [

@@ -274,6 +274,17 @@ describe("editLedgerText on a CJK ledger with CRLF line endings", () => {
     );
   });
 
+  it("removes the first key of a list entry by moving the next key up after the dash", () => {
+    const text =
+      "work_items:\n  - owner: o  # who\n    id: A\n    title: T\n  - id: B\n    title: U\n";
+    const result = edit(text, [{ operation: "fields", target: "A", fields: { owner: null } }]);
+    expect(result.text).toBe("work_items:\n  - id: A\n    title: T\n  - id: B\n    title: U\n");
+    const keyed = "work_items:\n  A: {title: T, owner: o, status: ready}\n";
+    expect(edit(keyed, [{ operation: "fields", target: "A", fields: { owner: null } }]).text).toBe(
+      "work_items:\n  A: {title: T, status: ready}\n",
+    );
+  });
+
   it("refuses anchors, aliases and merge keys instead of guessing", () => {
     const anchored = "base: &b {owner: x}\nwork_items:\n  - id: A\n    title: T\n    <<: *b\n";
     refused(

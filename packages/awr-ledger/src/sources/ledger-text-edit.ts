@@ -646,7 +646,8 @@ function removal(text: string, item: YAMLMap, index: number, key: string, name: 
     conflict(`${name} is the only field of ${key}; a work item keeps its fields`, { field: name });
   }
   const nextStart = next.key.range?.[0] ?? end;
-  if (hasComment(text, keyStart, nextStart, scalarRanges(pair))) {
+  // A comment on the pair's own lines goes with it; a comment line of its own would be lost.
+  if (hasComment(text, Math.min(lineEnd(text, end), nextStart), nextStart, [])) {
     conflict(
       `${name} of ${key} is followed by a comment that removing it would lose; edit it by hand`,
       { field: name },
