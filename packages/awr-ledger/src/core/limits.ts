@@ -137,4 +137,17 @@ export const LIMITS = {
   statusActionTokens: 2_000,
   /** `awr status --queue Q`: one queue read page by page (ours: offset and page size). */
   statusPage: { offsetMax: 1_000_000_000, max: 100, default: 20 },
+  /**
+   * The byte-exact ledger editor (sources/ledger-text-edit.ts): edits in one call (the
+   * original's 1..100 batch operations), a work key (the original's 512 bytes), a new item's
+   * title (the original's 1..4096 bytes), all of one edit's fields as JSON (the original's
+   * 64 KiB), and how deep a ledger's YAML may nest before it is refused (the original's 128).
+   */
+  ledgerEdit: {
+    edits: 100,
+    keyBytes: 512,
+    titleBytes: 4096,
+    fieldsBytes: 64 * 1024,
+    depth: 128,
+  },
 } as const;
