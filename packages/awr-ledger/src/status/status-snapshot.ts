@@ -43,28 +43,24 @@ async function pendingWaits(
   return byWork;
 }
 
-/** Runtime findings project-wide: requests whose outcome is unknown, and pending waits. */
+/** Where a runtime finding comes from: the table, the status that makes a row one, its labels. */
+const FINDING_SOURCES = [
+  { table: "operations", status: "started", code: "operation_outcome_unknown", kind: "operation" },
+  { table: "waits", status: "waiting_user", code: "wait_pending", kind: "wait" },
+] as const;
+
+/** Runtime findings project-wide: requests whose outcome is unknown, then pending waits. */
 export async function pendingFindings(db: Kysely<LedgerSchema>): Promise<RuntimeFinding[]> {
   const findings: RuntimeFinding[] = [];
-  if (await tableExists(db, "operations")) {
-    const ops = await db
-      .selectFrom("operations")
+  for (const { table, status, code, kind } of FINDING_SOURCES) {
+    if (!(await tableExists(db, table))) continue;
+    const rows = await db
+      .selectFrom(table)
       .select("id")
-      .where("status", "=", "started")
+      .where("status", "=", status)
       .orderBy("id")
       .execute();
-    for (const op of ops) {
-      findings.push({ code: "operation_outcome_unknown", kind: "operation", id: op.id });
-    }
-  }
-  if (await tableExists(db, "waits")) {
-    const waits = await db
-      .selectFrom("waits")
-      .select("id")
-      .where("status", "=", "waiting_user")
-      .orderBy("id")
-      .execute();
-    for (const wait of waits) findings.push({ code: "wait_pending", kind: "wait", id: wait.id });
+    for (const row of rows) findings.push({ code, kind, id: row.id });
   }
   return findings;
 }
