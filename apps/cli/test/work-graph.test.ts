@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { openLedger } from "@awr/awr-ledger";
@@ -11,37 +12,14 @@ import { awr, manifestText, removeTemps, tempDir } from "./support/cli-harness.j
 const MANIFEST = manifestText("Work graph", "work-graph", [
   ["ledger", "ledger.yaml", "yaml-ledger-v1"],
 ]);
-const LEDGER = `work_items:
-  - id: LIB
-    title: Library
-    status: completed
-  - id: API
-    title: API
-    status: ready
-    depends_on: [LIB]
-  - id: UI
-    title: UI
-    status: planned
-    depends_on: [API]
-  - id: DOCS
-    title: Docs
-    status: ready
-    depends_on:
-      - id: UI
-        required: false
-  - id: ORPHAN
-    title: Orphan
-    status: ready
-    depends_on: [GHOST]
-  - id: LOOP1
-    title: Loop one
-    status: ready
-    depends_on: [LOOP2]
-  - id: LOOP2
-    title: Loop two
-    status: ready
-    depends_on: [LOOP1]
-`;
+// The work-graph project the ledger's own graph tests use (its fixture, read as it is).
+const LEDGER = readFileSync(
+  new URL(
+    "../../../packages/awr-ledger/test/fixtures/work-graph/work-ledger.yaml",
+    import.meta.url,
+  ),
+  "utf8",
+);
 
 // biome-ignore lint/suspicious/noExplicitAny: the answers are JSON, read field by field.
 type Json = Record<string, any>;
@@ -82,8 +60,8 @@ describe("awr work graph", () => {
   it("answers the roots' dependents and required ancestors, as the tool does", async () => {
     const cli = await run(["work", "graph", "--root", "API", "--root", "DOCS", "--limit", "10"]);
     expect(cli["roots"]).toEqual(["API", "DOCS"]);
-    expect(cli["affected"]).toEqual(["API", "DOCS", "UI"]);
-    expect(cli["nodes"].map((n: Json) => n.key)).toEqual(["API", "DOCS", "LIB", "UI"]);
+    expect(cli["affected"]).toEqual(["API", "DOCS", "RELEASE", "UI"]);
+    expect(cli["nodes"].map((n: Json) => n.key)).toEqual(["API", "DOCS", "LIB", "RELEASE", "UI"]);
     expect(cli["edges"].find((e: Json) => e.from === "DOCS")).toMatchObject({
       to: "UI",
       required: false,
@@ -107,10 +85,10 @@ describe("awr work graph", () => {
 
   it("is BudgetExceeded beyond --limit, and --limit is 1..1000", async () => {
     const error = await run(["work", "graph", "--root", "API", "--limit", "2"], 1);
-    expect(error).toMatchObject({ code: "BudgetExceeded", details: { required: 3, budget: 2 } });
+    expect(error).toMatchObject({ code: "BudgetExceeded", details: { required: 4, budget: 2 } });
     expect((await run(["work", "graph", "--limit", "1001"], 1))["code"]).toBe("InvalidInput");
     expect((await run(["work", "graph", "--limit", "0"], 1))["code"]).toBe("InvalidInput");
-    expect((await run(["work", "graph", "--limit", "1000"]))["nodes"]).toHaveLength(7);
+    expect((await run(["work", "graph", "--limit", "1000"]))["nodes"]).toHaveLength(8);
   });
 
   it("keeps its fingerprint across runs and changes it with the graph", async () => {
@@ -123,7 +101,7 @@ describe("awr work graph", () => {
       LEDGER.replace("depends_on: [LIB]", "depends_on: []"),
     );
     const changed = await run(["work", "graph", "--root", "UI"]);
-    expect(changed["nodes"].map((n: Json) => n.key)).toEqual(["API", "UI"]);
+    expect(changed["nodes"].map((n: Json) => n.key)).toEqual(["API", "RELEASE", "UI"]);
     expect(changed["graph_fingerprint"]).not.toBe(first["graph_fingerprint"]);
     await writeFile(join(root, "ledger.yaml"), LEDGER);
     const back = await run(["work", "graph", "--root", "UI"]);

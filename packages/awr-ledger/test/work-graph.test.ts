@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { LIMITS } from "@awr/awr-ledger";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -15,53 +16,15 @@ import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 
 const caller = { client: "stdio" };
 
-// API <- UI <- RELEASE (required), DOCS -> UI optional; LIB is a prerequisite of API.
-// GHOST is required by ORPHAN but is no work item; LOOP1 <-> LOOP2 is a required cycle.
-const LEDGER = `work_items:
-  - id: LIB
-    title: Library
-    status: completed
-  - id: API
-    title: API
-    status: ready
-    depends_on: [LIB]
-    paths: [src/api.ts]
-  - id: UI
-    title: UI
-    status: planned
-    depends_on: [API]
-  - id: RELEASE
-    title: Release
-    status: planned
-    depends_on: [UI]
-  - id: DOCS
-    title: Docs
-    status: ready
-    depends_on:
-      - id: UI
-        required: false
-  - id: ORPHAN
-    title: Orphan
-    status: ready
-    depends_on: [GHOST]
-  - id: LOOP1
-    title: Loop one
-    status: ready
-    depends_on: [LOOP2]
-  - id: LOOP2
-    title: Loop two
-    status: ready
-    depends_on: [LOOP1]
-`;
+// The shared work-graph project (fixtures/work-graph, the CLI's graph tests read it too).
+const FIXTURE = fileURLToPath(new URL("./fixtures/work-graph", import.meta.url));
+const LEDGER = readFileSync(join(FIXTURE, "work-ledger.yaml"), "utf8");
 
-function writeProject(ledger = LEDGER): { root: string; remove(): void } {
+/** A copy of the fixture project, its work ledger replaced by `ledger` when given. */
+function writeProject(ledger?: string): { root: string; remove(): void } {
   const root = mkdtempSync(join(tmpdir(), "awr-work-graph-"));
-  writeFileSync(
-    join(root, "project.toml"),
-    '[project]\nname = "graph"\n\n[[sources]]\ndomain = "work"\nrole = "primary"\n' +
-      'path = "work-ledger.yaml"\nadapter = "yaml-ledger-v1"\n',
-  );
-  writeFileSync(join(root, "work-ledger.yaml"), ledger);
+  cpSync(FIXTURE, root, { recursive: true });
+  if (ledger !== undefined) writeFileSync(join(root, "work-ledger.yaml"), ledger);
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 

@@ -6,13 +6,14 @@ import { shortText } from "../read/work-brief.js";
 import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import {
-  type ActionStatusInput,
   type Item,
-  readStatusSnapshot,
-  scopeOf,
-  selectWork,
+  sortedCounts,
+  sourceIssueFields,
   statusBrief,
-} from "./status-action.js";
+  statusHeader,
+} from "./status-header.js";
+import { type ActionStatusInput, scopeOf, selectWork } from "./status-scope.js";
+import { readStatusSnapshot } from "./status-snapshot.js";
 
 const SHOWN = LIMITS.statusQueueShown;
 
@@ -79,16 +80,8 @@ export async function summaryStatus(
           : "ready";
   const focusAction = focus === undefined ? null : (focus.attributes["next_action"] ?? null);
   return {
-    view: "summary",
-    schema_version: 1,
-    project: project.name,
-    project_id: project.id,
-    project_revision: revision,
-    branch_id: branch,
-    scope,
-    scope_combination: "intersection",
-    total: selected.length,
-    counts: Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : 1))),
+    ...statusHeader({ view: "summary", project, revision, branch, scope, total: selected.length }),
+    counts: sortedCounts(counts),
     count_basis: "source status; acceptance and delivery are not inferred",
     project_work_total: works.length,
     current: current.slice(0, SHOWN).map((w) => statusBrief(w, revisions)),
@@ -114,9 +107,7 @@ export async function summaryStatus(
             : null,
       }),
     ),
-    diagnostic_counts: Object.fromEntries(
-      Object.entries(diagnosticCounts).sort(([a], [b]) => (a < b ? -1 : 1)),
-    ),
+    diagnostic_counts: sortedCounts(diagnosticCounts),
     source_freshness: {
       basis: "every registered source in this snapshot",
       total: sources.length,
@@ -149,7 +140,6 @@ export async function summaryStatus(
       not_evaluated: ["host-private receipts", "evidence currency unless source_sha is given"],
       details: ["status --view full", "work show KEY", "source list", "operation list"],
     },
-    source_issues: sourceIssues,
-    source_warnings: sourceIssues.filter((i) => i.severity === "warning").length,
+    ...sourceIssueFields(sourceIssues),
   };
 }
