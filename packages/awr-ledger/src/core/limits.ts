@@ -137,4 +137,12 @@ export const LIMITS = {
   statusActionTokens: 2_000,
   /** `awr status --queue Q`: one queue read page by page (ours: offset and page size). */
   statusPage: { offsetMax: 1_000_000_000, max: 100, default: 20 },
+  /** Reviewed source changes: `request_id` (the original's 1..256 bytes, no control characters). */
+  changeRequestIdBytes: 256,
+  /** Reviewed source changes: `reason` (the original's 1..4096 bytes). */
+  changeReasonBytes: 4096,
+  /** Reviewed source changes: fields one edit may set (ours). */
+  changeFields: 32,
+  /** Reviewed source changes: one field value, bytes (ours; a single-line text value). */
+  changeFieldValueBytes: 4096,
 } as const;
