@@ -35,7 +35,7 @@ export const CHANGE_LEDGER = [
   "",
 ].join("\r\n");
 
-const MANIFEST = `[project]
+export const CHANGE_MANIFEST = `[project]
 name = "change-project"
 external_key = "CHG"
 authority_mode = "source_first"
@@ -50,6 +50,6 @@ adapter = "yaml-ledger-v1"
 export async function openChangeProject(backend: Backend): Promise<OpenProject> {
   const { root, remove } = tempRoot("awr-change-");
   writeFileSync(join(root, "work-ledger.yaml"), CHANGE_LEDGER);
-  writeFileSync(join(root, "project.toml"), MANIFEST);
+  writeFileSync(join(root, "project.toml"), CHANGE_MANIFEST);
   return openProjectAt(root, join(root, "project.toml"), backend, remove);
 }
