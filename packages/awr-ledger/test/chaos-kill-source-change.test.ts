@@ -7,10 +7,10 @@ import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Backend, initProject, type Ledger, openLedger } from "@awr/awr-ledger";
-import { FAULT_ENV } from "@awr/awr-ledger/testing";
+import { FAULT_ENV, ledgerStore } from "@awr/awr-ledger/testing";
 import { ulid } from "ulid";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BACKENDS, storageManifestTable, tempRoot } from "./helpers/backends.js";
+import { BACKENDS, dropServerSchema, storageManifestTable, tempRoot } from "./helpers/backends.js";
 import { CHANGE_LEDGER, CHANGE_MANIFEST } from "./helpers/change-project.js";
 import { buildPackageForChildren } from "./helpers/child-build.js";
 import { ledgerFailure } from "./helpers/failures.js";
@@ -28,6 +28,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
   let remove: () => void;
   let ledger: Ledger;
   let file: string;
+  let schema: string;
   beforeAll(() => {
     build = buildPackageForChildren();
   });
@@ -38,11 +39,13 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     writeFileSync(file, CHANGE_LEDGER);
     const manifest = join(root, "project.toml");
     writeFileSync(manifest, CHANGE_MANIFEST);
-    appendFileSync(manifest, storageManifestTable(backend, `awr_chg_${ulid().toLowerCase()}`));
+    schema = `awr_chg_${ulid().toLowerCase()}`;
+    appendFileSync(manifest, storageManifestTable(backend, schema));
     await initProject({ root, manifest, accept: true });
     ledger = await openLedger({ root });
   }, 60_000);
   afterEach(async () => {
+    await dropServerSchema(ledgerStore(ledger).db, backend, schema);
     await ledger.close();
     remove();
   });

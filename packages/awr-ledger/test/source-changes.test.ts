@@ -108,6 +108,9 @@ describe.each(BACKENDS)("reviewed source changes on %s", (backend) => {
     );
     expect(other.code).toBe("SourceConflict");
 
+    // Not the MCP request journal: the operation journal has no entry for it.
+    const journaled = await ledgerFailure(call("awr_operation_get", { request_id: "edit-1" }));
+    expect(journaled.code).toBe("NotFound");
     const status = await call("awr_change_status", { request_id: "edit-1", kind: "work_edit" });
     expect(status).toMatchObject({
       found: true,
@@ -275,6 +278,76 @@ describe.each(BACKENDS)("reviewed source changes on %s", (backend) => {
       }),
     );
     expect(lifecycle.code).toBe("Unsupported");
+  });
+
+  it("keeps activation's gates: only a draft, only once its prerequisites are done", async () => {
+    const probe = await call("awr_change_preview", {
+      request_id: "probe",
+      reason: REASON,
+      change: workEdit({ priority: "low" }),
+    });
+    const source_fingerprint = (probe["change"] as Answer)["source_fingerprint"];
+    const activate = (work: string) => ({
+      request_id: `activate-${work}`,
+      reason: REASON,
+      change: { kind: "edit", change: { operation: "activate_draft", work, source_fingerprint } },
+    });
+    expect((await ledgerFailure(call("awr_change_preview", activate("W-1")))).code).toBe(
+      "InvalidTransition",
+    );
+    // Reopen the prerequisite of D-1 on disk and reindex: D-1 must stay a draft.
+    writeFileSync(file, CHANGE_LEDGER.replace("status: completed", "status: in_progress"));
+    await project.ledger.execute(
+      "awr_source_reindex",
+      { expected_revision: await project.ledger.revision() },
+      ME,
+    );
+    const current = await call("awr_change_preview", {
+      request_id: "probe-2",
+      reason: REASON,
+      change: workEdit({ priority: "low" }),
+    });
+    const blocked = await ledgerFailure(
+      call("awr_change_preview", {
+        ...activate("D-1"),
+        change: {
+          kind: "edit",
+          change: {
+            operation: "activate_draft",
+            work: "D-1",
+            source_fingerprint: (current["change"] as Answer)["source_fingerprint"],
+          },
+        },
+      }),
+    );
+    expect(blocked.code).toBe("DependencyBlocked");
+    expect(blocked.details).toMatchObject({ blocked_by: ["W-2"] });
+  });
+
+  it("applies one request once when two applies of it race", async () => {
+    const revision = await project.ledger.revision();
+    const preview = await call("awr_change_preview", {
+      request_id: "race",
+      reason: REASON,
+      change: workEdit({ next_action: "Race it" }),
+    });
+    const input = {
+      request_id: "race",
+      reason: REASON,
+      change: preview["change"],
+      expected_revision: revision,
+      expected_preview: preview["preview_fingerprint"],
+    };
+    const answers = await Promise.all([
+      call("awr_change_apply", input),
+      call("awr_change_apply", input),
+    ]);
+    expect(answers.map((a) => a["historical_outcome"]).sort()).toEqual([false, true]);
+    expect(answers.filter((a) => a["source_write_performed"] === true)).toHaveLength(1);
+    expect(await project.ledger.revision()).toBe(revision + 1);
+    expect(readFileSync(file, "utf8")).toBe(
+      CHANGE_LEDGER.replace("next_action: Write the handler", "next_action: Race it"),
+    );
   });
 
   it("answers an honest Unsupported for create and batch, through the same engine", async () => {
