@@ -202,6 +202,17 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
       write_outcome: "stopped",
       current_source: "externally_changed",
     });
+    // Settled as stopped: recovering again writes nothing and says so.
+    const again = await ledgerFailure(
+      call("awr_change_recover", {
+        request_id: "kill-edited",
+        kind: "work_edit",
+        expected_revision: revision,
+      }),
+    );
+    expect(again.code).toBe("SourceConflict");
+    expect(again.result).toMatchObject({ status: "requires_review", historical_outcome: true });
+    expect(readFileSync(file, "utf8")).toBe(theirs);
     expect(await ledger.revision()).toBe(revision);
   }, 60_000);
 });

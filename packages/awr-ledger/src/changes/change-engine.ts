@@ -206,7 +206,8 @@ function replay(
     );
   }
   const answer = handler.outcomeAnswer(changeSummary(existing, true));
-  if (answer["ok"] === false && existing.phase !== "stopped") {
+  if (existing.phase === "stopped") throw stoppedError(existing, answer);
+  if (answer["ok"] === false) {
     throw new LedgerError(
       "MutationConflict",
       `This change was journaled but did not finish (phase ${existing.phase}); it is not run again. Ask awr_change_status, then resume it with awr_change_recover.`,
@@ -215,6 +216,16 @@ function replay(
     );
   }
   return answer;
+}
+
+/** A change stopped because its source was edited outside: settled, never written; review anew. */
+function stoppedError(record: ChangeRecord, answer: Record<string, unknown>): LedgerError {
+  return new LedgerError(
+    "SourceConflict",
+    `This change stopped without writing: ${record.source_path} was edited outside after the review, and those bytes were kept. Read the source and preview a new change under a new request_id.`,
+    { request_id: record.identity.request_id, phase: record.phase, path: record.source_path },
+    { result: answer },
+  );
 }
 
 /** awr_change_status: the journaled change of this client, kind and request_id; reads no projection. */
@@ -260,6 +271,7 @@ export async function recoverChange(
         { request_id: identity.request_id, change_kind: identity.kind },
       );
     }
+    if (record.phase === "stopped") throw stoppedError(record, changeSummary(record, true));
     if (record.phase !== "prepared" && record.phase !== "source_written") {
       return changeSummary(record, true);
     }
