@@ -324,6 +324,39 @@ describe.each(BACKENDS)("reviewed source changes on %s", (backend) => {
     expect(blocked.details).toMatchObject({ blocked_by: ["W-2"] });
   });
 
+  it("writes a number and a boolean field as plain scalars, adding the missing lines", async () => {
+    const revision = await project.ledger.revision();
+    const probe = await call("awr_change_preview", {
+      request_id: "probe",
+      reason: REASON,
+      change: workEdit({ priority: "low" }),
+    });
+    const change = {
+      kind: "edit",
+      change: {
+        operation: "fields",
+        kind: "work_item",
+        target: "W-1",
+        source_fingerprint: (probe["change"] as Answer)["source_fingerprint"],
+        fields: { score: 5, required: false, priority: "high" },
+      },
+    };
+    const preview = await call("awr_change_preview", { request_id: "s", reason: REASON, change });
+    const expected = CHANGE_LEDGER.replace("priority: low", "priority: high").replace(
+      "    next_action: Write the handler\r\n",
+      "    next_action: Write the handler\r\n    score: 5\r\n    required: false\r\n",
+    );
+    expect(((preview["preview"] as Answer)["plan"] as Answer)["after_text"]).toBe(expected);
+    await call("awr_change_apply", {
+      request_id: "s",
+      reason: REASON,
+      change,
+      expected_revision: revision,
+      expected_preview: (preview["preview"] as Answer)["fingerprint"],
+    });
+    expect(readFileSync(file, "utf8")).toBe(expected);
+  });
+
   it("applies one request once when two applies of it race", async () => {
     const revision = await project.ledger.revision();
     const preview = await call("awr_change_preview", {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { EditValue } from "../sources/yaml-write-back.js";
 import type { LedgerSchema, SourceChangeTable } from "../storage/schema.js";
 import type { ChangeIdentity } from "./change-identity.js";
 
@@ -30,7 +31,7 @@ export interface RecordedPlan {
   reason: string;
   work: string;
   /** The fields to write, our field names. */
-  fields: Record<string, string | null>;
+  fields: Record<string, EditValue>;
   /** The fields whose value the change alters, and their values before it. */
   changed: string[];
   previous: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { WorkItemEditPlan } from "../sources/yaml-write-back.js";
+import type { EditValue, WorkItemEditPlan } from "../sources/yaml-write-back.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
 import type { ChangeKind } from "./change-identity.js";
 
@@ -16,7 +16,7 @@ export interface PlannedChange {
   change: Record<string, unknown>;
   work: string;
   /** The fields it writes (our names), and the planned bytes before and after. */
-  fields: Record<string, string | null>;
+  fields: Record<string, EditValue>;
   edit: WorkItemEditPlan;
 }
 

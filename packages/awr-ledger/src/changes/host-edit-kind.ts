@@ -1,6 +1,12 @@
+import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import { decodeSource } from "../sources/text-bytes.js";
-import { EDITABLE_TEXT_FIELDS, planWorkItemEdit } from "../sources/yaml-write-back.js";
+import {
+  EDITABLE_SCALAR_FIELDS,
+  EDITABLE_TEXT_FIELDS,
+  type EditValue,
+  planWorkItemEdit,
+} from "../sources/yaml-write-back.js";
 import { onlyMembers, record, requiredText, textFields } from "./change-fields.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
 import { checkSourceFingerprint, type WorkTarget, workTarget } from "./work-target.js";
@@ -43,6 +49,13 @@ function fieldsChange(inner: Record<string, unknown>): Record<string, unknown> {
   if (fields === undefined) {
     throw new LedgerError("InvalidInput", `${WHAT} needs fields: an object of the fields to set.`);
   }
+  const count = Object.keys(fields).length;
+  if (count === 0 || count > LIMITS.changeFields) {
+    throw new LedgerError(
+      "InvalidInput",
+      `${WHAT} needs 1..${LIMITS.changeFields} fields to set. Nothing was read or written.`,
+    );
+  }
   const closed = Object.keys(fields).filter(
     (f) => !(EDIT_WRITABLE_FIELDS as readonly string[]).includes(f),
   );
@@ -53,25 +66,39 @@ function fieldsChange(inner: Record<string, unknown>): Record<string, unknown> {
       { fields: closed },
     );
   }
+  const scalars = EDITABLE_SCALAR_FIELDS as Readonly<Record<string, string>>;
   const structured = Object.entries(fields)
-    .filter(
-      ([name, value]) =>
-        typeof value !== "string" || !(EDITABLE_TEXT_FIELDS as readonly string[]).includes(name),
+    .filter(([name, value]) =>
+      name in scalars
+        ? typeof value !== scalars[name]
+        : typeof value !== "string" || !(EDITABLE_TEXT_FIELDS as readonly string[]).includes(name),
     )
     .map(([name]) => name);
   if (structured.length > 0) {
     throw new LedgerError(
       "Unsupported",
-      `Setting ${structured.join(", ")} needs the general source editor (lists, numbers and booleans), which this version does not have; this version edits the text fields ${EDIT_WRITABLE_FIELDS.filter((f) => (EDITABLE_TEXT_FIELDS as readonly string[]).includes(f)).join(", ")}. Nothing was read or written. Edit those fields in the source by hand and reindex.`,
+      `Setting ${structured.join(", ")} this way needs the general source editor (lists and other structured values), which this version does not have; it edits ${EDIT_WRITABLE_FIELDS.filter((f) => (EDITABLE_TEXT_FIELDS as readonly string[]).includes(f)).join(", ")} as text, required and required_for_v1 as booleans and score as a number. Nothing was read or written. Edit the other fields in the source by hand and reindex.`,
       { fields: structured },
     );
+  }
+  const text = Object.fromEntries(Object.entries(fields).filter(([name]) => !(name in scalars)));
+  const values: Record<string, EditValue> =
+    Object.keys(text).length === 0 ? {} : { ...textFields(text, WHAT) };
+  for (const [name, value] of Object.entries(fields)) {
+    if (!(name in scalars)) continue;
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new LedgerError("InvalidInput", `${WHAT}: ${name} must be a finite number.`, {
+        field: name,
+      });
+    }
+    values[name] = value as EditValue;
   }
   return {
     operation: "fields",
     kind: "work_item",
     target,
     source_fingerprint,
-    fields: textFields(fields, WHAT),
+    fields: values,
   };
 }
 

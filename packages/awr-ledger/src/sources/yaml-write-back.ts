@@ -34,8 +34,12 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 /** The largest ledger file the write-back reads; a larger one is refused before any write. */
 const MAX_BYTES = 16 * 1024 * 1024;
 
-function render(value: string | null, original: Scalar | undefined): string {
+/** A scalar value the editor writes: text, a finite number, a boolean, or null. */
+export type EditValue = string | number | boolean | null;
+
+function render(value: EditValue, original: Scalar | undefined): string {
   if (value === null) return "null";
+  if (typeof value !== "string") return String(value);
   const { Scalar } = yamlModule();
   if (original?.type === Scalar.QUOTE_SINGLE) return `'${value.replaceAll("'", "''")}'`;
   if (original?.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
@@ -166,7 +170,7 @@ export function writeBackWorkItem(
 /**
  * The text fields of a work item the reviewed source changes may set through this editor (the
  * transition fields, and the plain-text planning fields): each a single-line scalar, rewritten
- * in place. Lists, numbers and booleans are not this editor's.
+ * in place. Lists are not this editor's.
  */
 export const EDITABLE_TEXT_FIELDS = [
   "status",
@@ -179,6 +183,13 @@ export const EDITABLE_TEXT_FIELDS = [
   "milestone",
   "goal",
 ] as const;
+
+/** The scalar fields of a work item this editor writes that are not text: booleans and numbers. */
+export const EDITABLE_SCALAR_FIELDS = {
+  required: "boolean",
+  required_for_v1: "boolean",
+  score: "number",
+} as const;
 
 /** A planned in-place edit of one work item: the file's bytes before and after, nothing written. */
 export interface WorkItemEditPlan {
@@ -206,7 +217,7 @@ export function planWorkItemEdit(
   root: string,
   sourcePath: string,
   workKey: string,
-  changes: Readonly<Record<string, string | null>>,
+  changes: Readonly<Record<string, EditValue>>,
   expectedFingerprint: string,
   options: { rewriteSame?: boolean } = {},
 ): WorkItemEditPlan {
@@ -249,7 +260,7 @@ export function planWorkItemEdit(
   }
   const edits: Edit[] = [];
   const additions: string[] = [];
-  const want: Record<string, string | null> = {};
+  const want: Record<string, EditValue> = {};
   const previous: Record<string, unknown> = {};
   const changed: string[] = [];
   for (const [field, given] of Object.entries(changes)) {
@@ -259,7 +270,12 @@ export function planWorkItemEdit(
       | undefined;
     const node = pair?.value ?? undefined;
     let value = given;
-    if (field === "status" && value !== null) {
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new LedgerError("InvalidInput", `${name} of ${workKey} must be a finite number.`, {
+        field: name,
+      });
+    }
+    if (field === "status" && typeof value === "string") {
       value = mapping.spelling(
         value,
         isScalar(node) && typeof node.value === "string" ? node.value : null,
@@ -361,7 +377,7 @@ function applyEdits(bytes: Buffer, byteOffset: (index: number) => number, edits:
 function verify(
   next: Buffer,
   workKey: string,
-  want: Record<string, string | null>,
+  want: Record<string, EditValue>,
   mapping: LedgerMapping,
   path: string,
 ): void {
