@@ -158,6 +158,7 @@ const LEDGER_LAYERS = [
   "branches/",
   "sessions/",
   "work/",
+  "changes/",
   "doctor/",
   "project/",
   "read/",

@@ -169,9 +169,9 @@ describe("the check catches each kind of violation", () => {
 
   it("a ledger folder that is not placed among the layers", () => {
     const problems = checkDependencyRules(base(), [
-      { path: "packages/awr-ledger/src/changes/change.ts", text: 'import "../errors.js";' },
+      { path: "packages/awr-ledger/src/unplaced/change.ts", text: 'import "../errors.js";' },
     ]);
-    expect(problems).toEqual([expect.stringContaining("changes/ is not in LEDGER_LAYERS")]);
+    expect(problems).toEqual([expect.stringContaining("unplaced/ is not in LEDGER_LAYERS")]);
   });
 
   it("a folder cycle in any package, through a file directly in src/", () => {

@@ -150,4 +150,12 @@ export const LIMITS = {
     fieldsBytes: 64 * 1024,
     depth: 128,
   },
+  /** Reviewed source changes: `request_id` (the original's 1..256 bytes, no control characters). */
+  changeRequestIdBytes: 256,
+  /** Reviewed source changes: `reason` (the original's 1..4096 bytes). */
+  changeReasonBytes: 4096,
+  /** Reviewed source changes: fields one edit may set (ours). */
+  changeFields: 32,
+  /** Reviewed source changes: one field value, bytes (ours; a single-line text value). */
+  changeFieldValueBytes: 4096,
 } as const;

@@ -34,8 +34,12 @@ const RESERVED = /^(?:true|false|yes|no|on|off|null|~|y|n)$/i;
 /** The largest ledger file the write-back reads; a larger one is refused before any write. */
 const MAX_BYTES = 16 * 1024 * 1024;
 
-function render(value: string | null, original: Scalar | undefined): string {
+/** A scalar value the editor writes: text, a finite number, a boolean, or null. */
+export type EditValue = string | number | boolean | null;
+
+function render(value: EditValue, original: Scalar | undefined): string {
   if (value === null) return "null";
+  if (typeof value !== "string") return String(value);
   const { Scalar } = yamlModule();
   if (original?.type === Scalar.QUOTE_SINGLE) return `'${value.replaceAll("'", "''")}'`;
   if (original?.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
@@ -151,6 +155,72 @@ export function writeBackWorkItem(
   changes: WorkItemChanges,
   expectedFingerprint: string,
 ): WriteBackResult {
+  const given: Record<string, string | null> = {};
+  for (const field of FIELDS) {
+    const value = changes[field];
+    if (field in changes && value !== undefined) given[field] = value;
+  }
+  const plan = planWorkItemEdit(root, sourcePath, workKey, given, expectedFingerprint, {
+    rewriteSame: true,
+  });
+  const written = writePlannedEdit(plan);
+  return { ...written, changed: FIELDS.filter((f) => changes[f] !== undefined) };
+}
+
+/**
+ * The text fields of a work item the reviewed source changes may set through this editor (the
+ * transition fields, and the plain-text planning fields): each a single-line scalar, rewritten
+ * in place. Lists are not this editor's.
+ */
+export const EDITABLE_TEXT_FIELDS = [
+  "status",
+  "next_action",
+  "blocker",
+  "title",
+  "summary",
+  "priority",
+  "kind",
+  "milestone",
+  "goal",
+] as const;
+
+/** The scalar fields of a work item this editor writes that are not text: booleans and numbers. */
+export const EDITABLE_SCALAR_FIELDS = {
+  required: "boolean",
+  required_for_v1: "boolean",
+  score: "number",
+} as const;
+
+/** A planned in-place edit of one work item: the file's bytes before and after, nothing written. */
+export interface WorkItemEditPlan {
+  /** The source path relative to the project root. */
+  path: string;
+  absolute: string;
+  before: Buffer;
+  after: Buffer;
+  before_fingerprint: string;
+  after_fingerprint: string;
+  /** The fields (our names) whose value the edit changes; empty: the item already reads so. */
+  changed: string[];
+  /** Each given field's value in the source before the edit (null when absent). */
+  previous: Record<string, unknown>;
+}
+
+/**
+ * Plans the in-place edit of ONE work item's text fields (our field names; null writes `null`)
+ * exactly as writeBackWorkItem writes it, without writing: the same refusals (SourceConflict when
+ * the file's fingerprint is not `expectedFingerprint` or a value cannot be edited safely, NotFound
+ * for an unknown item, RuleViolation for a read-only file), and the bytes it would write. A field
+ * that already has its value is left alone (its bytes too) unless `rewriteSame`.
+ */
+export function planWorkItemEdit(
+  root: string,
+  sourcePath: string,
+  workKey: string,
+  changes: Readonly<Record<string, EditValue>>,
+  expectedFingerprint: string,
+  options: { rewriteSame?: boolean } = {},
+): WorkItemEditPlan {
   const { mapping, authorized } = sourceSetup(root, sourcePath);
   const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
   const read = readSourceFileSync(absolute, relative, MAX_BYTES);
@@ -190,22 +260,33 @@ export function writeBackWorkItem(
   }
   const edits: Edit[] = [];
   const additions: string[] = [];
-  const want: Record<string, string | null> = {};
-  for (const field of FIELDS) {
-    if (!(field in changes) || changes[field] === undefined) continue;
+  const want: Record<string, EditValue> = {};
+  const previous: Record<string, unknown> = {};
+  const changed: string[] = [];
+  for (const [field, given] of Object.entries(changes)) {
     const name = mapping.sourceField(field);
     const pair = item.items.find((p) => isScalar(p.key) && p.key.value === name) as
       | Pair<Scalar, Node | null>
       | undefined;
     const node = pair?.value ?? undefined;
-    let value = changes[field] as string | null;
-    if (field === "status" && value !== null) {
+    let value = given;
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw new LedgerError("InvalidInput", `${name} of ${workKey} must be a finite number.`, {
+        field: name,
+      });
+    }
+    if (field === "status" && typeof value === "string") {
       value = mapping.spelling(
         value,
         isScalar(node) && typeof node.value === "string" ? node.value : null,
       );
     }
+    const current = isScalar(node) ? node.value : (node?.toJSON?.() ?? null);
+    previous[field] = current ?? null;
     want[name] = value;
+    const same = current === value || (current === undefined && value === null);
+    if (!same) changed.push(field);
+    if (same && options.rewriteSame !== true) continue;
     if (node?.range) {
       if (isAlias(node) || !isScalar(node))
         conflict(relative, `${name} of ${workKey} is not a plain value`, { field: name });
@@ -235,21 +316,45 @@ export function writeBackWorkItem(
     }
   }
   if (additions.length > 0) edits.push(addFields(text, item, additions));
-  const next = applyEdits(bytes, decoded.byteOffset, edits);
+  const next = edits.length === 0 ? bytes : applyEdits(bytes, decoded.byteOffset, edits);
   verify(next, workKey, want, mapping, relative);
-  const mode = statSync(absolute).mode;
-  const temp = join(
-    dirname(absolute),
-    `.${workKey.replace(/[^A-Za-z0-9_-]/g, "_")}.awr-tmp-${process.pid}`,
-  );
-  writeFileSync(temp, next, { mode });
-  renameSync(temp, absolute);
-  const stat = statSync(absolute);
   return {
     path: relative,
-    fingerprint: fingerprintBytes(next),
-    previous_fingerprint: actual,
-    changed: FIELDS.filter((f) => changes[f] !== undefined),
+    absolute,
+    before: bytes,
+    after: next,
+    before_fingerprint: actual,
+    after_fingerprint: fingerprintBytes(next),
+    changed,
+    previous,
+  };
+}
+
+/**
+ * Writes a planned edit: refused with SourceConflict, writing nothing, unless the file still has
+ * the plan's `before` bytes; then atomically (temp + rename, keeping the file's permissions).
+ */
+export function writePlannedEdit(plan: WorkItemEditPlan): WriteBackResult {
+  const read = readSourceFileSync(plan.absolute, plan.path, MAX_BYTES);
+  const actual = fingerprintBytes(read?.bytes ?? Buffer.alloc(0));
+  if (actual !== plan.before_fingerprint) {
+    throw new LedgerError(
+      "SourceConflict",
+      `${plan.path} changed since the edit was planned; nothing was written. Reindex, review the change again, and retry.`,
+      { path: plan.path, expected: plan.before_fingerprint, actual },
+    );
+  }
+  refuseReadOnly(plan.absolute, plan.path);
+  const mode = statSync(plan.absolute).mode;
+  const temp = join(dirname(plan.absolute), `.awr-edit-${process.pid}-${Date.now()}.tmp`);
+  writeFileSync(temp, plan.after, { mode });
+  renameSync(temp, plan.absolute);
+  const stat = statSync(plan.absolute);
+  return {
+    path: plan.path,
+    fingerprint: plan.after_fingerprint,
+    previous_fingerprint: plan.before_fingerprint,
+    changed: plan.changed,
     size: stat.size,
     mtime_ms: stat.mtimeMs,
   };
@@ -272,7 +377,7 @@ function applyEdits(bytes: Buffer, byteOffset: (index: number) => number, edits:
 function verify(
   next: Buffer,
   workKey: string,
-  want: Record<string, string | null>,
+  want: Record<string, EditValue>,
   mapping: LedgerMapping,
   path: string,
 ): void {

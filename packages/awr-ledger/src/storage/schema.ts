@@ -131,6 +131,38 @@ export interface EvidenceTable {
   branch: string | null;
 }
 
+/**
+ * The durable journal of reviewed source changes (migration 014): one row per request identity
+ * (project, client, change kind, request_id), kept apart from the MCP request journal so that
+ * recording a change spends no project revision between its preview and its apply.
+ */
+export interface SourceChangeTable {
+  /** sha256 of the identity: project, authenticated client, change kind, request_id. */
+  request_key: string;
+  project_id: string;
+  client: string;
+  change_kind: string;
+  request_id: string;
+  /** sha256 of the normalized request (kind, reason, change): a replay must match it. */
+  request_hash: string;
+  preview_fingerprint: string;
+  /** prepared | source_written | completed | no_change | stopped. */
+  phase: string;
+  source_path: string | null;
+  before_fingerprint: string | null;
+  after_fingerprint: string | null;
+  /** JSON object text: the reviewed plan (the change, its fields before and after). */
+  plan: string;
+  /** JSON object text: the reindex that completed it, or the failure that stopped it. */
+  outcome: string | null;
+  /** The project revision the change was reviewed and applied at. */
+  base_revision: number;
+  /** The project revision after its last recorded phase. */
+  project_revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface LedgerSchema {
   project_state: ProjectStateTable;
   awr_migrations: MigrationTable;
@@ -140,4 +172,5 @@ export interface LedgerSchema {
   dependencies: DependencyTable;
   events: EventTable;
   evidence: EvidenceTable;
+  source_changes: SourceChangeTable;
 }

@@ -1,12 +1,25 @@
+import {
+  applyChange,
+  type ChangeApplyInput,
+  type ChangePreviewInput,
+  type ChangeRecoverInput,
+  type ChangeStatusInput,
+  changeStatus,
+  previewChange,
+  recoverChange,
+} from "../../changes/change-engine.js";
+import type { ChangeEnv } from "../../changes/change-kind.js";
+import type { RuntimeCaller } from "../../core/runtime-context.js";
+import { LedgerError } from "../../errors.js";
 import { about, choice, type JsonSchema, object, text } from "../json-schema.js";
-import { operation } from "../operation.js";
+import { type OperationHost, operation } from "../operation.js";
 import { expectedRevision } from "../shared-fields.js";
-import { notYetImplemented } from "./not-yet-implemented.js";
 
 /**
- * Reviewed source changes (preview → apply, status and recover by the same request identity).
- * The schemas are the interface's; the behaviour is not implemented yet, so every call answers
- * Unsupported and changes nothing.
+ * Reviewed source changes (preview → apply, status and recover by the same request identity),
+ * run by the engine in changes/: kinds edit and work_edit; create and batch answer Unsupported
+ * naming what is missing. They keep their own journal (source_changes), not the MCP request
+ * journal, so nothing between a preview and its apply spends a project revision.
  */
 
 const changeKey = (): JsonSchema => ({
@@ -79,13 +92,21 @@ const change = (): JsonSchema => ({
   ],
 });
 
-/** What the gate checks of `change` until the change kinds are implemented: an object. */
+/** What the gate checks of `change`: an object; each change kind checks its own shape (changes/). */
 const CHECKED = {
   properties: { change: { type: "object", additionalProperties: true } as JsonSchema },
 };
-const MISSING = "reviewed source changes (preview, apply, status, recover) are not available yet";
-const INSTEAD =
-  "Edit the planning source files yourself, then call awr_source_reindex with the current expected_revision.";
+/** What the engine runs against: the project's store and root, and the authenticated client. */
+function changeEnv(host: OperationHost, caller: RuntimeCaller): ChangeEnv {
+  const root = host.project?.root ?? host.runtime.root;
+  if (root === undefined) {
+    throw new LedgerError(
+      "Unsupported",
+      "Reviewed source changes need the project's sources; open the ledger on its project root.",
+    );
+  }
+  return { store: host.runtime.store, root, client: caller.client, now: () => host.runtime.now() };
+}
 
 export const changePreviewOperation = operation({
   tool: "awr_change_preview",
@@ -99,7 +120,7 @@ export const changePreviewOperation = operation({
     "change",
   ]),
   checked: CHECKED,
-  run: notYetImplemented("awr_change_preview", MISSING, INSTEAD),
+  run: (host, input: ChangePreviewInput, caller) => previewChange(changeEnv(host, caller), input),
   cli: [],
 });
 
@@ -121,7 +142,7 @@ export const changeApplyOperation = operation({
     ["request_id", "reason", "change", "expected_revision", "expected_preview"],
   ),
   checked: CHECKED,
-  run: notYetImplemented("awr_change_apply", MISSING, INSTEAD),
+  run: (host, input: ChangeApplyInput, caller) => applyChange(changeEnv(host, caller), input),
   cli: [],
 });
 
@@ -132,7 +153,7 @@ export const changeStatusOperation = operation({
   description:
     "Read the outcome of your source change by kind and request_id, even while sources are stale.",
   input: object({ request_id: changeKey(), kind: changeKind() }, ["request_id", "kind"]),
-  run: notYetImplemented("awr_change_status", MISSING, INSTEAD),
+  run: (host, input: ChangeStatusInput, caller) => changeStatus(changeEnv(host, caller), input),
   cli: [],
 });
 
@@ -147,6 +168,6 @@ export const changeRecoverOperation = operation({
     { request_id: changeKey(), kind: changeKind(), expected_revision: expectedRevision() },
     ["request_id", "kind", "expected_revision"],
   ),
-  run: notYetImplemented("awr_change_recover", MISSING, INSTEAD),
+  run: (host, input: ChangeRecoverInput, caller) => recoverChange(changeEnv(host, caller), input),
   cli: [],
 });

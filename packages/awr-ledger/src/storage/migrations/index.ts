@@ -12,6 +12,7 @@ import { migration010WorkBranches } from "./010-work-branches.js";
 import { migration011SearchSkipsJournalReceipts } from "./011-search-skips-journal-receipts.js";
 import { migration012SecretPolicyVersion } from "./012-secret-policy-version.js";
 import { migration013PartialEventIndexes } from "./013-partial-event-indexes.js";
+import { migration014SourceChanges } from "./014-source-changes.js";
 
 /** Every schema step this code knows, in order. A released step is never edited: add one. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   migration011SearchSkipsJournalReceipts,
   migration012SecretPolicyVersion,
   migration013PartialEventIndexes,
+  migration014SourceChanges,
 ];
