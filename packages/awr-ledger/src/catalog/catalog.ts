@@ -70,7 +70,7 @@ import {
 } from "./entries/write-operations.js";
 import type { JsonSchema, ObjectSchema } from "./json-schema.js";
 import type { Operation } from "./operation.js";
-import { SERVICE_TOOLS, type ServiceTool } from "./service-tools.js";
+import { SERVICE_TOOLS } from "./service-tools.js";
 import { projectKey, requestId } from "./shared-fields.js";
 import type { ServerMode, ToolDefinition } from "./tool-definition.js";
 import type { CheckedSchema } from "./validate-input.js";
