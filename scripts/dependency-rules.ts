@@ -157,6 +157,7 @@ const LEDGER_LAYERS = [
   "claims/",
   "branches/",
   "sessions/",
+  "compaction/",
   "work/",
   "changes/",
   "doctor/",

@@ -38,6 +38,10 @@ export const DOMAIN_EVENT_TYPES = {
   sessionHandoffReceived: "session.handoff_received",
   /** awr_work_manage's receipt: the host's observations and the assessment they produced. */
   managementAssessed: "management.assessed",
+  /** awr_compaction_observe's receipt: payload `{observation, policy}` as the host reported them. */
+  compactionObserved: "client.compaction_observed",
+  /** awr_compaction_defer's receipt: payload `{observation_event_id}`, the observation deferred. */
+  compactionDeferred: "client.compaction_deferred",
 } as const;
 
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[keyof typeof DOMAIN_EVENT_TYPES];

@@ -158,4 +158,20 @@ export const LIMITS = {
   changeFields: 32,
   /** Reviewed source changes: one field value, bytes (ours; a single-line text value). */
   changeFieldValueBytes: 4096,
+  /**
+   * Compaction continuity (awr_compaction_*): the original's bounds on one observation
+   * (compaction_id, model and source in bytes; every token count at most 1e9), its default
+   * post-compaction threshold (50 %, a policy argument the host may change per observation,
+   * 1..100), how many of a session's observations one assessment compares (latest and
+   * previous), and the `session compaction observe --input` file (the original's 64 KiB).
+   */
+  compaction: {
+    inputFileBytes: 64 * 1024,
+    idBytes: 256,
+    modelBytes: 128,
+    sourceBytes: 512,
+    tokensMax: 1_000_000_000,
+    thresholdPercent: { min: 1, max: 100, default: 50 },
+    compared: 2,
+  },
 } as const;

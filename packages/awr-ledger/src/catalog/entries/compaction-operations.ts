@@ -1,13 +1,22 @@
+import type {
+  CompactionDeferInput,
+  CompactionGetInput,
+  CompactionObserveInput,
+} from "../../compaction/compaction-tools.js";
+import { LIMITS } from "../../core/limits.js";
+import { loadInOrder } from "../../internal/ordered-import.js";
 import { about, id, type JsonSchema, nullable, object, SESSION_SELECTOR } from "../json-schema.js";
 import { operation } from "../operation.js";
 import { conversationId, expectedRevision, sessionId } from "../shared-fields.js";
-import { notYetImplemented } from "./not-yet-implemented.js";
 
 /**
- * Compaction continuity: the host reports its native context compaction, AWR advises on a
- * handoff. The schemas are the interface's; the behaviour is not implemented yet, so every
- * call answers Unsupported and records nothing.
+ * Compaction continuity: the host reports each completed native compaction from its own
+ * telemetry, AWR keeps it as an event of the session and advises (continue, or prepare a
+ * user-approved handoff when the context stays above the policy's threshold). AWR never
+ * compacts, clears history or switches a session itself.
  */
+
+const tools = () => loadInOrder(() => import("../../compaction/compaction-tools.js"));
 
 const count = (): JsonSchema => nullable({ type: "integer", minimum: 0 });
 const selector = { session: sessionId(), conversation: conversationId() };
@@ -48,10 +57,6 @@ const observation = (): JsonSchema =>
     ],
   );
 
-const MISSING = "compaction continuity (observe, get, defer) is not available yet";
-const INSTEAD =
-  "Checkpoint the session (awr_session_checkpoint) before and after a compaction, and resume from it.";
-
 export const compactionObserveOperation = operation({
   tool: "awr_compaction_observe",
   kind: "write",
@@ -81,14 +86,28 @@ export const compactionObserveOperation = operation({
     ["expected_revision", "observation"],
     SESSION_SELECTOR,
   ),
-  run: notYetImplemented("awr_compaction_observe", MISSING, INSTEAD),
-  cli: [],
+  run: async (host, input: CompactionObserveInput, caller, options) =>
+    (await tools()).compactionObserve(host.runtime, input, caller, options),
+  cli: [
+    {
+      path: ["session", "compaction", "observe"],
+      summary: "record a completed native compaction from the host's JSON (--input FILE)",
+      flags: { observation: null, policy: null, session: null, conversation: null },
+      inputFile: {
+        flag: "--input",
+        rename: {},
+        base: "project",
+        maxBytes: LIMITS.compaction.inputFileBytes,
+      },
+    },
+  ],
 });
 
 export const compactionGetOperation = operation({
   tool: "awr_compaction_get",
   kind: "read",
-  freshness: "runtime",
+  // Answers in its own envelope (freshness_basis runtime_records_only); never reads sources.
+  freshness: "scoped",
   description:
     "Read the latest compaction advice of a session; include_observation adds its measurements.",
   input: object(
@@ -99,8 +118,16 @@ export const compactionGetOperation = operation({
     [],
     SESSION_SELECTOR,
   ),
-  run: notYetImplemented("awr_compaction_get", MISSING, INSTEAD),
-  cli: [],
+  run: async (host, input: CompactionGetInput, caller, options) =>
+    (await tools()).compactionGet(host.runtime, input, caller, options),
+  cli: [
+    {
+      path: ["session", "compaction", "inspect"],
+      summary:
+        "the latest compaction assessment of a session (--include-observation: measurements)",
+      flags: { conversation: null },
+    },
+  ],
 });
 
 export const compactionDeferOperation = operation({
@@ -118,6 +145,13 @@ export const compactionDeferOperation = operation({
     ["expected_revision", "observation_event_id"],
     SESSION_SELECTOR,
   ),
-  run: notYetImplemented("awr_compaction_defer", MISSING, INSTEAD),
-  cli: [],
+  run: async (host, input: CompactionDeferInput, caller, options) =>
+    (await tools()).compactionDefer(host.runtime, input, caller, options),
+  cli: [
+    {
+      path: ["session", "compaction", "defer"],
+      summary: "record the user's \"not now\" for the latest observation's handoff advice",
+      flags: { conversation: null },
+    },
+  ],
 });
