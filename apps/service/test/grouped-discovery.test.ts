@@ -150,7 +150,7 @@ describe("grouped discovery over stdio", () => {
     expect(seen(versioned as Result)).toEqual(seen(named));
   });
 
-  it("keeps flat names callable in grouped mode, and answers the change and compaction children Unsupported, writing nothing", async () => {
+  it("keeps flat names callable in grouped mode, and answers the change children Unsupported and an unbound compaction NotFound, writing nothing", async () => {
     const root = await hostProject(dir, `p${++count}`);
     const client = await host(root);
     const listed = (await client.listTools()).tools.map((t) => t.name);
@@ -176,7 +176,11 @@ describe("grouped discovery over stdio", () => {
         measurement_basis: "unknown",
       },
     });
-    for (const answer of [preview, observe]) {
+    // Compaction is implemented: an observation for a conversation bound to no session is
+    // NotFound, and writes nothing either.
+    expect(observe.isError).toBe(true);
+    expect(JSON.parse(observe.content[0]?.text ?? "{}")).toMatchObject({ code: "NotFound" });
+    for (const answer of [preview]) {
       expect(answer.isError).toBe(true);
       const error = JSON.parse(answer.content[0]?.text ?? "{}") as {
         code: string;

@@ -11,6 +11,7 @@ import type { SessionTable } from "../core/runtime-tables.js";
 import { LedgerError } from "../errors.js";
 import { throwIfAborted } from "../internal/abort.js";
 import { ulid } from "../internal/ulid.js";
+import { findOperation } from "../journal/journal-store.js";
 import type { WriteReceipt } from "../journal/run-write.js";
 import { runCheckedWrite } from "../runtime/checked-write.js";
 import { resolveSession, type SessionRef } from "../runtime/runtime-lookup.js";
@@ -85,6 +86,17 @@ function requireWorkBound(session: SessionTable): void {
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * Whether this request_id is already in the journal: then the journal answers (its replay, or
+ * its conflict), not the record lookup, so a retried request is a replay as for every write.
+ */
+async function journaled(db: Db, caller: RuntimeCaller, input: WriteFields): Promise<boolean> {
+  return (
+    input.request_id !== undefined &&
+    (await findOperation(db, caller.client, input.request_id)) !== undefined
+  );
+}
+
 /** An answer for a record that already exists: the assessment now, nothing written. */
 async function alreadyRecorded(
   ctx: RuntimeContext,
@@ -141,6 +153,7 @@ export async function compactionObserve(
   };
 
   const replay = await ctx.store.read(async (db) => {
+    if (await journaled(db, caller, input)) return undefined;
     const session = await resolveSession(db, caller, input);
     requireWorkBound(session);
     const found = await existing(db, session);
@@ -232,6 +245,7 @@ export async function compactionDefer(
   throwIfAborted(options?.signal);
   const target = input.observation_event_id;
   const replay = await ctx.store.read(async (db) => {
+    if (await journaled(db, caller, input)) return undefined;
     const session = await resolveSession(db, caller, input);
     const deferral = await deferralOf(db, session.id, target);
     return deferral === undefined ? undefined : alreadyRecorded(ctx, db, session, deferral);
