@@ -162,8 +162,9 @@ describe("awr --json equals the tools' structuredContent", () => {
         };
         expect(drop(fromCli), label).toEqual(drop(result.structuredContent));
         expect(fromCli).toMatchObject({
-          freshness_basis:
-            step.tool.startsWith("awr_session") || step.tool === "awr_operation_get"
+          freshness_basis: step.tool.startsWith("awr_compaction")
+            ? "runtime_records_only"
+            : step.tool.startsWith("awr_session") || step.tool === "awr_operation_get"
               ? "runtime_database"
               : "source_refresh",
         });
@@ -191,8 +192,7 @@ describe("awr --json equals the tools' structuredContent", () => {
     const stdioTools = OPERATION_LIST.filter(
       (o) => o.availability === undefined && o.surface !== "cli",
     );
-    // Left out: the tools with no command (the change and compaction tools, Unsupported for
-    // now), and awr_completion_prepare, whose report must be a file in each copy's project
+    // Left out: the tools with no command (the change tools, Unsupported for now), and awr_completion_prepare, whose report must be a file in each copy's project
     // (apps/cli/test/management-commands.test.ts runs its command).
     const walked = stdioTools.filter(
       (o) => o.cli.length > 0 && o.tool !== "awr_completion_prepare",

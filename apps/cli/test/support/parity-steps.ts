@@ -71,6 +71,25 @@ const manageArgs = (session: string, earlier: EarlierResults) => ({
   },
 });
 
+/** One completed native compaction of conv-1's session, as the host reports it. */
+const compaction = {
+  conversation: "conv-1",
+  observation: {
+    compaction_id: "parity-compaction",
+    sequence: 1,
+    observed_at: OBSERVED_AT,
+    trigger: "automatic",
+    model: "example-model",
+    source: "host.telemetry.parity",
+    measurement_scope: "full_request",
+    measurement_basis: "host_reported",
+    after_tokens: 90_000,
+    context_window_tokens: 200_000,
+  },
+};
+const observationEventId = (earlier: EarlierResults) =>
+  last(earlier, "awr_compaction_observe")["observation_event_id"] as string;
+
 /** An evidence record as the tool takes it... */
 const evidence = (key: string) => ({
   external_key: key,
@@ -123,6 +142,26 @@ export const STEPS: Step[] = [
     args: {},
     late: (earlier) => manageArgs(sessionId(earlier), earlier),
     lateFiles: (earlier) => ({ "manage.json": manageArgs(sessionId(earlier), earlier) }),
+    write: true,
+  },
+  {
+    cli: ["session", "compaction", "observe", "--input", "<dir>/compaction.json"],
+    tool: "awr_compaction_observe",
+    args: compaction,
+    files: { "compaction.json": compaction },
+    write: true,
+  },
+  {
+    cli: ["session", "compaction", "inspect", "--conversation", "conv-1", "--include-observation"],
+    tool: "awr_compaction_get",
+    args: { conversation: "conv-1", include_observation: true },
+  },
+  {
+    cli: ["session", "compaction", "defer", "--conversation", "conv-1"],
+    lateCli: (earlier) => ["--observation-event-id", observationEventId(earlier)],
+    tool: "awr_compaction_defer",
+    args: { conversation: "conv-1" },
+    late: (earlier) => ({ observation_event_id: observationEventId(earlier) }),
     write: true,
   },
   {

@@ -125,7 +125,6 @@ export const compactionGetOperation = operation({
       path: ["session", "compaction", "inspect"],
       summary:
         "the latest compaction assessment of a session (--include-observation: measurements)",
-      flags: { conversation: null },
     },
   ],
 });
@@ -151,7 +150,6 @@ export const compactionDeferOperation = operation({
     {
       path: ["session", "compaction", "defer"],
       summary: "record the user's \"not now\" for the latest observation's handoff advice",
-      flags: { conversation: null },
     },
   ],
 });
