@@ -30,6 +30,7 @@ const BENCHMARKS = {
   sources: "./bench/large-source.mjs",
   claims: "./bench/claims.mjs",
   workflow: "./bench/workflow.mjs",
+  "compact-recovery": "./bench/compact-recovery.mjs",
 };
 
 const argv = process.argv.slice(2);
@@ -195,7 +196,7 @@ function markdown() {
     "",
     "Run it with `pnpm bench` (full, about ten minutes; includes the 10k-item / 1M-event scale run) or `pnpm bench --quick`",
     "(a smoke run with small counts, no scale run). It builds first if a package's dist/ is missing (`--build` forces it);",
-    "`--only client,latency,cli,context,public,writes,scale,memory,claims` runs a subset without rewriting this file (add `--write` to",
+    "`--only client,latency,cli,context,public,writes,scale,memory,claims,compact-recovery` runs a subset without rewriting this file (add `--write` to",
     "rewrite it anyway); `--no-profile` skips the CPU profiles taken when a goal is missed. Each row's command reruns it.",
     "",
     `- Run: ${started.toISOString()}, ${quick ? "**quick smoke run** (`pnpm bench --quick`: small counts, no scale run)" : "full run (`pnpm bench`)"}`,

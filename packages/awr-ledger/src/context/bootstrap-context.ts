@@ -1,8 +1,10 @@
 import type { Kysely } from "kysely";
+import { claimStatusAt } from "../claims/claim-in-force.js";
 import { LedgerError } from "../errors.js";
 import { entitiesOfKind, entityRevisions } from "../read/entity-view.js";
 import { selectedBranchId } from "../runtime/branch-select.js";
-import { sessionView } from "../runtime/runtime-views.js";
+import { sessionView, type WaitView } from "../runtime/runtime-views.js";
+import { MISSING_FINGERPRINT } from "../sources/fingerprint.js";
 import type { LedgerSchema } from "../storage/schema.js";
 import { type CompileContextScope, checkBudget } from "./compile-context.js";
 import { DEFAULT_BOOTSTRAP_BUDGET } from "./context-defaults.js";
@@ -82,6 +84,13 @@ export async function bootstrapContext(
   }
   if (!sources.some(isRuleSource) && !minimal)
     gap("rules_source_missing", "rules", "no rules source is configured");
+  // A configured source whose file is gone was indexed as empty: what it held (hard rules, work)
+  // is unknown, not absent, so L0 says so instead of stating "none apply".
+  for (const source of sources) {
+    if (source.fingerprint === MISSING_FINGERPRINT) {
+      gap("source_missing", source.path, "the source file is missing; restore it and read again");
+    }
+  }
 
   const rules = selectRules(
     (await entitiesOfKind(db, scope.revision, "rule")).map((r) => ruleFact(r, revisionOf)),
@@ -166,7 +175,28 @@ export async function bootstrapContext(
     complete: gaps.length === 0,
     execution_context_complete: false,
   };
-  const rendered_context = render(context);
+  // What a successor must not lose beside the checkpoint: the session's claims and the questions
+  // still open to the user (its own and its predecessors'), stated in the rendered packet.
+  const continuity = await continuityOf(db, selection.session);
+  const claims =
+    selection.session === null
+      ? []
+      : (
+          await db
+            .selectFrom("claims")
+            .selectAll()
+            .where("session", "=", selection.session.id)
+            .where("status", "=", "active")
+            .orderBy("acquired_revision")
+            .execute()
+        ).map((claim) => ({
+          id: claim.id,
+          work: claim.work,
+          status: claimStatusAt(claim, Date.now()),
+          expires_at: claim.expires_at === null ? null : Number(claim.expires_at),
+        }));
+  const pendingWaits = continuity.waits.filter((w) => w.status === "waiting_user");
+  const rendered_context = render(context, { claims, waits: pendingWaits });
   const token_estimate = countTokens(rendered_context);
   if (token_estimate > budget) {
     throw new LedgerError(
@@ -198,13 +228,19 @@ export async function bootstrapContext(
       token_budget: budget,
       tokenizer: TOKENIZER,
       token_scope: BOOTSTRAP_TOKEN_SCOPE,
-      continuity: await continuityOf(db, selection.session),
+      continuity,
     },
     "L0",
   );
 }
 
-function render(c: BootstrapContext): string {
+/** The session's claims and pending waits, as the rendered packet states them. */
+interface HeldState {
+  claims: { id: string; work: string; status: string; expires_at: number | null }[];
+  waits: WaitView[];
+}
+
+function render(c: BootstrapContext, held: HeldState): string {
   const lines = [
     "AWR L0 bootstrap",
     `Project: ${c.project_name} [${c.project_key}] ${c.project_id}`,
@@ -227,6 +263,18 @@ function render(c: BootstrapContext): string {
       ? "Session: none"
       : `Session: ${s.id} ${s.status} agent=${s.agent_id} provider=${s.provider} model=${s.model}`,
   );
+  if (s !== null) {
+    if (held.claims.length === 0) lines.push("Claims: none held");
+    for (const claim of held.claims) {
+      const until =
+        claim.expires_at === null ? "no expiry" : new Date(claim.expires_at).toISOString();
+      lines.push(`Claim: ${claim.id} ${claim.status} on ${claim.work} until ${until}`);
+    }
+    if (held.waits.length === 0) lines.push("Waits: none pending");
+    for (const wait of held.waits) {
+      lines.push(`Waiting on the user (wait ${wait.id}): ${wait.question}`);
+    }
+  }
   lines.push(c.critical_rules.length === 0 ? "Hard rules: none apply" : "Hard rules:");
   for (const rule of c.critical_rules) lines.push(`[${rule.external_key}]`, rule.text);
   const cp = c.checkpoint;
