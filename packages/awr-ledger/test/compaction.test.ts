@@ -14,17 +14,27 @@ import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 const caller = { client: "stdio" };
 const MANIFEST = `[project]
 name = "compaction"
+context_profile = "minimal"
 
 [[sources]]
 domain = "work"
 role = "primary"
 path = "work.yaml"
 adapter = "yaml-ledger-v1"
+
+[[sources]]
+domain = "goal"
+role = "primary"
+path = "GOALS.md"
+adapter = "markdown-heading-v1"
 `;
+const GOALS = "# Goals\n\n## A usable guide {#guide status=active}\n\nReaders find answers.\n";
 const LEDGER = `work_items:
   - id: W
     title: Write the guide
     status: ready
+    goal: goal#guide
+    next_action: Draft the first chapter
     acceptance: [The guide is written]
 `;
 
@@ -41,6 +51,7 @@ describe.each(BACKENDS)("compaction continuity on %s", (backend) => {
     const { root, remove } = tempRoot("awr-compaction-");
     writeFileSync(join(root, "project.toml"), MANIFEST);
     writeFileSync(join(root, "work.yaml"), LEDGER);
+    writeFileSync(join(root, "GOALS.md"), GOALS);
     p = await openProjectAt(root, join(root, "project.toml"), backend, remove);
     const started = await p.ledger.execute(
       "awr_session_start",
@@ -332,6 +343,26 @@ describe.each(BACKENDS)("compaction continuity on %s", (backend) => {
     expect(other.code).toBe("RuleViolation");
     expect(await revision()).toBe(before);
     expect(await eventCount()).toBe(events);
+  });
+
+  it("puts a handoff candidate's advice into awr_work_prepare's action view", async () => {
+    const prepare = (view?: string) =>
+      p.ledger.execute(
+        "awr_work_prepare",
+        { work: "W", session: sid, ...(view === undefined ? {} : { response_view: view }) },
+        caller,
+      ) as Promise<Json>;
+    const before = await prepare("action");
+    expect(before["continuity"]["compaction"]).toBeUndefined();
+    const high = await observe({ after_tokens: 150_000 });
+    const prepared = await prepare("action");
+    expect(prepared["guidance"]).toEqual(high["guidance"]);
+    expect(prepared["continuity"]["compaction"]).toEqual({
+      state: "handoff_candidate",
+      observation_event_id: high["recorded_event_id"],
+      post_compaction_percent: 75,
+    });
+    expect((await prepare())["continuity"]["compaction"]).toBeUndefined();
   });
 
   it("finds the session by conversation as well", async () => {

@@ -49,7 +49,8 @@ function continuesOwnWork(prepared: PreparedWork, session: PreparedSession | nul
 /**
  * The guidance for a prepared work item, the most pressing condition first: the session is no
  * longer active, or waits on the user; the context has required gaps; the item has a blocker
- * the session does not own; otherwise the packet is ready to use.
+ * the session does not own; the session's latest compaction left it a handoff candidate (its
+ * own card, from awr_compaction_get); otherwise the packet is ready to use.
  */
 export function actionGuidance(
   prepared: PreparedWork,
@@ -84,12 +85,14 @@ export function actionGuidance(
                 "Clear this item's own blockers or the claim in the way; leave unrelated items alone",
                 "A source, a dependency or a claim of this item changes",
               )
-            : card(
-                "The required context is complete and nothing more pressing is open",
-                "the work item, its claims and context in this answer",
-                "Read the rendered context, then follow the item's next_action under the usual session and claim rules",
-                "The scope changes, a wait opens, a result is uncertain, or the work is handed off",
-              );
+            : session?.compaction?.state === "handoff_candidate"
+              ? session.compaction.guidance
+              : card(
+                  "The required context is complete and nothing more pressing is open",
+                  "the work item, its claims and context in this answer",
+                  "Read the rendered context, then follow the item's next_action under the usual session and claim rules",
+                  "The scope changes, a wait opens, a result is uncertain, or the work is handed off",
+                );
   if (guidanceBytes(guidance) > LIMITS.actionGuidanceBytes) {
     throw new LedgerError(
       "InvalidInput",

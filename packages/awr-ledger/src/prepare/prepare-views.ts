@@ -75,6 +75,21 @@ export function preparedView(
     };
   }
   const guidance = actionGuidance(prepared, session);
+  const compaction = session?.compaction;
+  if (compaction != null) {
+    // The action view states the session's compaction assessment beside its waits.
+    prepared = {
+      ...prepared,
+      continuity: {
+        ...prepared.continuity,
+        compaction: {
+          state: compaction.state,
+          observation_event_id: compaction.observation_event_id,
+          post_compaction_percent: compaction.post_compaction_percent,
+        },
+      },
+    };
+  }
   const receipt = (omitted: string[]): ResponseViewReceipt => ({
     version: 1,
     view: "action",

@@ -1,4 +1,9 @@
 import type { Kysely } from "kysely";
+import {
+  assessCompaction,
+  type CompactionGuidance,
+  recordedInputs,
+} from "../compaction/compaction-assessment.js";
 import { type CompileContextScope, compileContext } from "../context/compile-context.js";
 import type { ContextCompileResult } from "../context/context-types.js";
 import type { ContinuityWait } from "../context/continuity.js";
@@ -55,8 +60,19 @@ export interface PreparedWork {
   management: WorkAssessment;
   context_consumed: false;
   completion_claimed: false;
-  /** The given session's own waits; `waiting_user` while one of them is pending. */
-  continuity: { state: "waiting_user" | "available"; waits: ContinuityWait[] };
+  /**
+   * The given session's own waits; `waiting_user` while one of them is pending. The action view
+   * adds the session's latest compaction assessment, when there is one.
+   */
+  continuity: {
+    state: "waiting_user" | "available";
+    waits: ContinuityWait[];
+    compaction?: {
+      state: string;
+      observation_event_id: string;
+      post_compaction_percent: number | null;
+    };
+  };
   next_action: PrepareNextAction;
 }
 
@@ -64,6 +80,16 @@ export interface PreparedWork {
 export interface PreparedSession {
   id: string;
   status: string;
+  /** Its latest compaction assessment, when the host reported one (awr_compaction_get). */
+  compaction: PreparedCompaction | null;
+}
+
+/** What the action view takes from a session's compaction assessment. */
+export interface PreparedCompaction {
+  state: string;
+  observation_event_id: string;
+  post_compaction_percent: number | null;
+  guidance: CompactionGuidance;
 }
 
 /**
@@ -101,11 +127,28 @@ export async function prepareWork(
     { work: input.work, ...(input.branch === undefined ? {} : { branch: input.branch }) },
     scope.revision,
   );
+  const assessed =
+    session === null
+      ? null
+      : await assessCompaction(db, session, await recordedInputs(db, session.id), {
+          projectId: scope.projectId,
+          revision: scope.revision,
+          include: false,
+        });
+  const compaction: PreparedCompaction | null =
+    assessed === null || assessed.observation_event_id === null
+      ? null
+      : {
+          state: assessed.state,
+          observation_event_id: assessed.observation_event_id,
+          post_compaction_percent: assessed.post_compaction_percent,
+          guidance: assessed.guidance,
+        };
   const waits = context.continuity.waits.filter((w) => w.session_id === session?.id);
   const waiting = waits.some((w) => w.status === "waiting_user");
   const complete = context.completeness.complete;
   return {
-    session: session === null ? null : { id: session.id, status: session.status },
+    session: session === null ? null : { id: session.id, status: session.status, compaction },
     prepared: {
       version: 1,
       stage: "prepared",
