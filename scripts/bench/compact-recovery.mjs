@@ -13,7 +13,7 @@ import { DIST, load, tempDir } from "./lib.mjs";
 
 export const title = "Compact recovery: calls and tokens for a new conversation to continue";
 
-/** The original's cases (tests/compact-recovery/contract.json of AWR 0.5), by its ids. */
+/** The four cases of the original's compact-recovery contract (AWR 0.5), by its ids. */
 export const CASES = /** @type {const} */ ([
   { id: "source-before-checkpoint", change: "before_checkpoint", checkpoint: true, fault: null },
   {
