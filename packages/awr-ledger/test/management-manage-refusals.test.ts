@@ -359,4 +359,63 @@ describe.each(BACKENDS)("awr_work_manage guards and replay on %s", (backend) => 
     expect(missing.admission_gaps).toContain("source_acceptance_missing_or_ambiguous");
     expect(missing.next_action).toBe("repair_required_context_before_execution");
   });
+  it("a real wait makes the same work continuous, and a reply does not bring it back", async () => {
+    const session = await start("W", true);
+    const assessment = await assess();
+    await manage({
+      work: "W",
+      session,
+      expected_revision: await revision(),
+      request_key: "before-wait",
+      contract_fingerprint: assessment.contract_fingerprint,
+      observation: small(),
+    });
+    // This fixture has no rules source and no next_action, so the packet has required gaps and
+    // comes back as ContextIncomplete with the whole answer; the wait needs only its hash.
+    const prepared = await p.ledger
+      .call("awr_work_prepare", { work: "W", session }, caller)
+      .catch((error: { result?: Record<string, unknown> }) => {
+        if (error.result === undefined) throw error;
+        return error.result;
+      });
+    const context = prepared.context as { work_context: { context_hash: string } };
+    const waited = await p.ledger.call(
+      "awr_session_wait",
+      {
+        session,
+        expected_revision: await revision(),
+        question: "Which reporting period should this analysis cover?",
+        context_hash: context.work_context.context_hash,
+        digest: "Input period remains unresolved",
+        next_action: "Continue after the period is supplied",
+        open_loops: ["reporting period"],
+      } as never,
+      caller,
+    );
+    const waiting = await assess();
+    expect(waiting.decision.mode).toBe("continuous");
+    expect(waiting.work_id).toBe(assessment.work_id);
+    await p.ledger.call(
+      "awr_session_reply",
+      {
+        wait: (waited as { wait: { id: string } }).wait.id,
+        expected_revision: await revision(),
+        reply: "Use the previous full quarter.",
+      } as never,
+      caller,
+    );
+    await manage({
+      work: "W",
+      session,
+      expected_revision: await revision(),
+      request_key: "after-wait",
+      contract_fingerprint: waiting.contract_fingerprint,
+      observation: small(),
+    });
+    const after = await assess();
+    expect(after.decision.mode).toBe("continuous");
+    expect(after.decision.completion_policy).toBe("unchanged_source_policy");
+    expect(after.decision.reasons.some((r) => r.basis === "runtime_history")).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(WORK);
+  });
 });
