@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,5 +126,43 @@ describe("work assess, work manage and work prepare-completion", () => {
     const usage = await awr(["work", "prepare-completion", "W-3"], { cwd: root });
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("--report");
+  });
+
+  it("refuses a record while a source does not index, as SourceStale, writing nothing", async () => {
+    const start = await awr(
+      ["--json", "session", "start", "--work", "W-3", "--conversation", "stale", ...AGENT],
+      { cwd: root },
+    );
+    expect(start.code, start.stderr).toBe(0);
+    const session = start.json<{ session: { id: string } }>().session.id;
+    const assessed = (await awr(["--json", "work", "assess", "W-3"], { cwd: root })).json<{
+      contract_fingerprint: string;
+      project_revision: number;
+    }>();
+    const ledger = join(root, "work-ledger.yaml");
+    const original = await readFile(ledger, "utf8");
+    const broken = `${original}\n  - id: W-BROKEN\n    title: "unterminated\n`;
+    await writeFile(ledger, broken);
+    try {
+      await writeFile(
+        join(root, "manage.json"),
+        JSON.stringify({
+          work: "W-3",
+          session,
+          expected_revision: assessed.project_revision,
+          request_key: "cli-stale",
+          contract_fingerprint: assessed.contract_fingerprint,
+          observation: { observed_at: Date.now() - 1000, note: "Checked while the ledger broke" },
+        }),
+      );
+      const refused = await awr(["--json", "work", "manage", "--input", "manage.json"], {
+        cwd: root,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.error().code).toBe("SourceStale");
+      expect(await readFile(ledger, "utf8")).toBe(broken);
+    } finally {
+      await writeFile(ledger, original);
+    }
   });
 });

@@ -8,7 +8,7 @@ import type {
   WriteFields,
 } from "../core/runtime-context.js";
 import type { SessionTable } from "../core/runtime-tables.js";
-import { LedgerError } from "../errors.js";
+import { isLedgerError, LedgerError } from "../errors.js";
 import { ulid } from "../internal/ulid.js";
 import { canonicalJson } from "../journal/fingerprint.js";
 import { runJournaledWrite, type WriteReceipt } from "../journal/run-write.js";
@@ -127,6 +127,26 @@ async function recordedUnderKey(
   return undefined;
 }
 
+/**
+ * The sources are refreshed before a record is made; when that refresh is refused (a planning
+ * source does not index: its issues are in the details), no observation is recorded against the
+ * projection it left in place, and the refusal is SourceStale, naming what to repair.
+ */
+async function refreshedOrStale(refresh: () => Promise<void>): Promise<void> {
+  try {
+    await refresh();
+  } catch (error) {
+    const issues = isLedgerError(error) ? error.details?.["issues"] : undefined;
+    if (!Array.isArray(issues)) throw error;
+    throw new LedgerError(
+      "SourceStale",
+      `the planning sources do not index (${(error as LedgerError).message}); repair them and reindex before recording management. Nothing was recorded.`,
+      { issues },
+      { cause: error },
+    );
+  }
+}
+
 interface Checked {
   session: SessionTable;
   assessment: WorkAssessment;
@@ -184,6 +204,9 @@ export async function workManage(
   checkObservation(input.observation, ctx.now());
   const earlier = await ctx.store.read((db) => recordedUnderKey(db, input), options);
   if (earlier !== undefined) return earlier;
+  const refresh = options?.beforeWrite;
+  const writeOptions =
+    refresh === undefined ? options : { ...options, beforeWrite: () => refreshedOrStale(refresh) };
   return runJournaledWrite<WorkManageResult>(
     ctx,
     {
@@ -244,6 +267,6 @@ export async function workManage(
           return result;
         }),
     },
-    options,
+    writeOptions,
   );
 }
