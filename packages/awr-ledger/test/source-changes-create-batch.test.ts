@@ -2,13 +2,14 @@
 // dispatch on a real project and database: the new draft and the batch write only their items'
 // bytes, every refusal leaves the source bytes and the project revision as they were, and
 // status / recover work from the journal (recovery never writes twice, keeps outside edits).
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ledgerStore } from "@awr/awr-ledger/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BACKENDS, tempRoot } from "./helpers/backends.js";
-import { CHANGE_LEDGER, openChangeProject } from "./helpers/change-project.js";
+import { CHANGE_LEDGER, CHANGE_MANIFEST, openChangeProject } from "./helpers/change-project.js";
 import { ledgerFailure } from "./helpers/failures.js";
+import { expectOnlyChanged, itemSpan, ledgerData, sharedFixtures } from "./helpers/ledger-edit.js";
 import { type OpenProject, openProjectAt } from "./helpers/projects.js";
 
 const ME = { client: "stdio" };
@@ -539,6 +540,90 @@ describe.each(BACKENDS)("creation over several work ledgers on %s", (backend) =>
       expect(duplicate.message).toContain("another source");
       expect(readFileSync(join(root, "b.yaml"))).toEqual(bytes);
       expect(await project.ledger.revision()).toBe(revision);
+    } finally {
+      await project.close();
+    }
+  });
+});
+
+// The original's real ledgers (shared fixtures outside the repository, when present): a draft
+// created and a batch applied change only the new item's and the edited item's characters.
+const SHARED = sharedFixtures();
+const REAL = [
+  "awr-real/basic/work-ledger.yaml",
+  "awr-real/branch-handoff/work-ledger.yaml",
+  "awr-real/awr-self/ledger/work-ledger.yaml",
+].filter((path) => SHARED !== undefined && existsSync(join(SHARED, path)));
+
+/** `after` is `before` with one run of text inserted (nothing of `before` changed). */
+function expectOnlyInserted(before: string, after: string): void {
+  let at = 0;
+  while (at < before.length && before[at] === after[at]) at++;
+  expect(after.endsWith(before.slice(at)), "the rest of the ledger is kept").toBe(true);
+  expect(after.length).toBeGreaterThan(before.length);
+}
+
+describe.skipIf(REAL.length === 0)("create and batch over the original's real ledgers", () => {
+  it.each(REAL)("writes only the new and the edited item's bytes of %s", async (path) => {
+    const { root, remove } = tempRoot("awr-change-real-");
+    const original = readFileSync(join(SHARED as string, path), "utf8");
+    writeFileSync(join(root, "work-ledger.yaml"), original);
+    writeFileSync(join(root, "project.toml"), CHANGE_MANIFEST);
+    const project = await openProjectAt(
+      root,
+      join(root, "project.toml"),
+      "sqlite",
+      remove,
+    );
+    try {
+      const file = join(root, "work-ledger.yaml");
+      const call = (tool: string, input: Answer) =>
+        project.ledger.execute(tool, input, ME) as Promise<Answer>;
+      const apply = async (id: string, change: Answer) => {
+        const revision = await project.ledger.revision();
+        const preview = await call("awr_change_preview", {
+          request_id: id,
+          reason: REASON,
+          change,
+        });
+        return await call("awr_change_apply", {
+          request_id: id,
+          reason: REASON,
+          change,
+          expected_revision: revision,
+          expected_preview: (preview["preview"] as Answer)["fingerprint"],
+        });
+      };
+      const created = await apply("real-create", {
+        kind: "create",
+        title: "复核真实台账",
+        fields: { acceptance: ["差异可复核"], next_action: "读取附件" },
+      });
+      expect(created).toMatchObject({ status: "completed", draft: true });
+      const afterCreate = readFileSync(file, "utf8");
+      expectOnlyInserted(original, afterCreate);
+      const key = String((ledgerData(original)["work_items"] as { id: string }[])[0]?.id);
+      const sources = (await call("awr_source_list", {})) as { sources?: Answer[] };
+      const fp = (sources.sources ?? []).find((s) => s["path"] === "work-ledger.yaml")?.[
+        "fingerprint"
+      ];
+      const batched = await apply("real-batch", {
+        kind: "batch",
+        change: {
+          kind: "ledger",
+          source_id: "work-ledger.yaml",
+          source_fingerprint: fp,
+          operations: [
+            {
+              operation: "fields",
+              target: key,
+              fields: { next_action: "复核 PLAN.md", tags: ["真实"] },
+            },
+          ],
+        },
+      });
+      expect(batched).toMatchObject({ status: "completed" });
+      expectOnlyChanged(afterCreate, readFileSync(file, "utf8"), itemSpan(afterCreate, key));
     } finally {
       await project.close();
     }
