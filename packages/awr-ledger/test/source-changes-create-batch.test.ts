@@ -569,12 +569,7 @@ describe.skipIf(REAL.length === 0)("create and batch over the original's real le
     const original = readFileSync(join(SHARED as string, path), "utf8");
     writeFileSync(join(root, "work-ledger.yaml"), original);
     writeFileSync(join(root, "project.toml"), CHANGE_MANIFEST);
-    const project = await openProjectAt(
-      root,
-      join(root, "project.toml"),
-      "sqlite",
-      remove,
-    );
+    const project = await openProjectAt(root, join(root, "project.toml"), "sqlite", remove);
     try {
       const file = join(root, "work-ledger.yaml");
       const call = (tool: string, input: Answer) =>

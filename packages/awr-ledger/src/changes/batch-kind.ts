@@ -144,7 +144,7 @@ function normalize(change: Readonly<Record<string, unknown>>): Record<string, un
   if (inner["kind"] === "related") {
     throw new LedgerError(
       "Unsupported",
-      'A related batch (documents, decision adoption, a ledger with its related documents) needs the document editor and the adoption writer, which this version of AWR does not have. Nothing was read or written. Change one work ledger with change.kind "ledger", and edit the documents in their files and reindex.',
+      'A related batch (documents, decision adoption, a ledger with its related documents) is not implemented in this version of AWR: it needs the document editor and the adoption writer. Nothing was read or written. Change one work ledger with change.kind "ledger", and edit the documents in their files and reindex.',
       { change_kind: "batch", batch_kind: "related", implemented: false },
     );
   }
