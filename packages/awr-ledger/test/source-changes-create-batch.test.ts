@@ -95,7 +95,7 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       change_kind: "create",
     });
     const key = String(preview["external_key"]);
-    expect(key).toMatch(/^WORK-[0-9A-F]{32}$/);
+    expect(key).toMatch(/^WORK-[0-9a-f]{32}$/);
     expect((preview["preview"] as Answer)["after_text"]).toContain(key);
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
     expect(await project.ledger.revision()).toBe(revision);
@@ -444,6 +444,22 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
     expect(after).toContain("テスト済み");
     expect(after.replaceAll("\r\n", "")).not.toContain("\n");
     expect(JSON.stringify(await call("awr_work_get", { work: "W-1" }))).toContain("テスト済み");
+    // Journaled but not written (as after a crash): recovery writes exactly the reviewed bytes.
+    const db = ledgerStore(project.ledger).db;
+    writeFileSync(file, CHANGE_LEDGER);
+    await call("awr_source_reindex", { expected_revision: await project.ledger.revision() });
+    await db
+      .updateTable("source_changes")
+      .set({ phase: "prepared" })
+      .where("request_id", "=", "e-list")
+      .execute();
+    const recovered = await call("awr_change_recover", {
+      request_id: "e-list",
+      kind: "edit",
+      expected_revision: await project.ledger.revision(),
+    });
+    expect(recovered).toMatchObject({ status: "completed", source_write_performed: true });
+    expect(readFileSync(file, "utf8")).toBe(after);
   });
 
   it("refuses to activate a draft someone holds a claim on", async () => {

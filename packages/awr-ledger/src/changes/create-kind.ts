@@ -118,7 +118,7 @@ async function chooseSource(env: ChangeEnv, sourceId: string | null): Promise<So
  * replay, a retry and a recovery name the same item, and two projects or clients never collide.
  */
 export function createdKey(requestKey: string): string {
-  return `WORK-${digest(["work-create", requestKey]).slice(0, 32).toUpperCase()}`;
+  return `WORK-${digest(["work-create", requestKey]).slice(0, 32)}`;
 }
 
 const PREVIEW_GUIDANCE = {
