@@ -367,6 +367,29 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       "InvalidInput",
     );
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
+
+    // Archived together, then restoring the dependent alone is refused; with its prerequisite not.
+    await previewApply(
+      "archive-both",
+      await batch([
+        { operation: "archive", target: "W-2", archived: true },
+        { operation: "archive", target: "D-1", archived: true },
+      ]),
+    );
+    const archived = readFileSync(file, "utf8");
+    expect(archived).toContain("archived: true");
+    const restore = await refusedUnchanged(
+      preview([{ operation: "archive", target: "D-1", archived: false }]),
+      "RuleViolation",
+    );
+    expect(restore.message).toContain("W-2");
+    expect(
+      await preview([
+        { operation: "archive", target: "D-1", archived: false },
+        { operation: "archive", target: "W-2", archived: false },
+      ]),
+    ).toMatchObject({ status: "preview" });
+    expect(readFileSync(file, "utf8")).toBe(archived);
   });
 
   it("refuses a batch changing an occupied task's planning contract, but not its next_action", async () => {
