@@ -159,8 +159,9 @@ describe("grouped discovery over stdio", () => {
     const before = logicalState(root);
     const preview = await through(client, "awr_change", "awr_change_preview", {
       request_id: "c1",
-      reason: "Add a task",
-      change: { kind: "create", title: "A new task" },
+      reason: "Change a ledger with its documents",
+      // A related batch stays Unsupported in this version (create and ledger batches work).
+      change: { kind: "batch", change: { kind: "related", changes: [] } },
     });
     const observe = await through(client, "awr_compaction", "awr_compaction_observe", {
       conversation: "host-1",

@@ -53,9 +53,12 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
   const call = (tool: string, input: Answer) => ledger.execute(tool, input, ME) as Promise<Answer>;
 
   /** Previews the change here, then applies it in a child killed at `fault`. */
-  async function killedApply(requestId: string, fault: string): Promise<Answer> {
+  async function killedApply(
+    requestId: string,
+    fault: string,
+    change: Answer = { kind: "work_edit", work: "W-1", fields: { next_action: "Test it" } },
+  ): Promise<Answer> {
     const revision = await ledger.revision();
-    const change = { kind: "work_edit", work: "W-1", fields: { next_action: "Test it" } };
     const preview = await call("awr_change_preview", {
       request_id: requestId,
       reason: REASON,
@@ -64,9 +67,10 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     const input = {
       request_id: requestId,
       reason: REASON,
-      change: preview["change"],
+      change: preview["change"] ?? change,
       expected_revision: revision,
-      expected_preview: preview["preview_fingerprint"],
+      expected_preview:
+        preview["preview_fingerprint"] ?? (preview["preview"] as Answer)["fingerprint"],
     };
     const env = { ...process.env };
     delete env[FAULT_ENV];
@@ -214,5 +218,114 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     expect(again.result).toMatchObject({ status: "requires_review", historical_outcome: true });
     expect(readFileSync(file, "utf8")).toBe(theirs);
     expect(await ledger.revision()).toBe(revision);
+  }, 60_000);
+
+  /** A batch of the change ledger: W-1's next step, and a new draft depending on it. */
+  async function batchChange(): Promise<Answer> {
+    const sources = (await call("awr_source_list", {})) as { sources?: Answer[] };
+    const fp = (sources.sources ?? []).find((s) => s["path"] === "work-ledger.yaml")?.[
+      "fingerprint"
+    ];
+    return {
+      kind: "batch",
+      change: {
+        kind: "ledger",
+        source_id: "work-ledger.yaml",
+        source_fingerprint: fp,
+        operations: [
+          { operation: "fields", target: "W-1", fields: { next_action: "Test it" } },
+          {
+            operation: "import",
+            external_key: "N-1",
+            title: "Next",
+            fields: { depends_on: ["W-1"] },
+          },
+        ],
+      },
+    };
+  }
+
+  it("a batch killed after its source write: honest status, recovered without writing twice", async () => {
+    const revision = await ledger.revision();
+    const input = await killedApply("kill-batch", "change_after_source_write", await batchChange());
+    const written = readFileSync(file, "utf8");
+    expect(written.startsWith(AFTER)).toBe(true);
+    expect(written.slice(AFTER.length)).toContain("N-1");
+    expect(
+      await call("awr_change_status", { request_id: "kill-batch", kind: "batch" }),
+    ).toMatchObject({
+      status: "pending_recovery",
+      phase: "source_written",
+      current_source: "after",
+      applied_files: [0],
+      file_total: 1,
+      partial_apply: true,
+      filesystem_atomic: false,
+    });
+    const retry = await ledgerFailure(call("awr_change_apply", input));
+    expect(retry.code).toBe("MutationConflict");
+    const recovered = await call("awr_change_recover", {
+      request_id: "kill-batch",
+      kind: "batch",
+      expected_revision: revision,
+    });
+    expect(recovered).toMatchObject({
+      status: "completed",
+      source_write_performed: false,
+      project_revision: revision + 1,
+      partial_apply: false,
+    });
+    expect(readFileSync(file, "utf8")).toBe(written);
+    expect(JSON.stringify(await call("awr_work_get", { work: "N-1" }))).toContain("W-1");
+  }, 60_000);
+
+  it("a batch killed after its journal entry: recovery writes it once, or keeps an outside edit", async () => {
+    const revision = await ledger.revision();
+    await killedApply("kill-batch-p", "change_after_prepare", await batchChange());
+    expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
+    const recovered = await call("awr_change_recover", {
+      request_id: "kill-batch-p",
+      kind: "batch",
+      expected_revision: revision,
+    });
+    expect(recovered).toMatchObject({ status: "completed", source_write_performed: true });
+    const written = readFileSync(file, "utf8");
+    expect(written.startsWith(AFTER)).toBe(true);
+    expect(
+      await call("awr_change_recover", {
+        request_id: "kill-batch-p",
+        kind: "batch",
+        expected_revision: revision + 1,
+      }),
+    ).toMatchObject({ status: "completed", source_write_performed: false });
+    expect(readFileSync(file, "utf8")).toBe(written);
+
+    // Another batch killed before its write, then the ledger edited outside: kept, stopped.
+    const second = await ledger.revision();
+    await killedApply(
+      "kill-batch-e",
+      "change_after_prepare",
+      await batchChange().then((c) => {
+        const inner = c["change"] as Answer;
+        return {
+          ...c,
+          change: {
+            ...inner,
+            operations: [{ operation: "fields", target: "W-1", fields: { next_action: "Again" } }],
+          },
+        };
+      }),
+    );
+    const theirs = `${written}# edited outside\r\n`;
+    writeFileSync(file, theirs);
+    const stopped = await ledgerFailure(
+      call("awr_change_recover", {
+        request_id: "kill-batch-e",
+        kind: "batch",
+        expected_revision: second,
+      }),
+    );
+    expect(stopped.code).toBe("SourceConflict");
+    expect(readFileSync(file, "utf8")).toBe(theirs);
   }, 60_000);
 });

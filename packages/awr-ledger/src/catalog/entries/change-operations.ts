@@ -17,8 +17,8 @@ import { expectedRevision } from "../shared-fields.js";
 
 /**
  * Reviewed source changes (preview → apply, status and recover by the same request identity),
- * run by the engine in changes/: kinds edit and work_edit; create and batch answer Unsupported
- * naming what is missing. They keep their own journal (source_changes), not the MCP request
+ * run by the engine in changes/: kinds create, batch (of one work ledger), edit and work_edit; a
+ * related batch answers Unsupported naming what is missing. They keep their own journal (source_changes), not the MCP request
  * journal, so nothing between a preview and its apply spends a project revision.
  */
 
