@@ -158,4 +158,11 @@ export const LIMITS = {
   changeFields: 32,
   /** Reviewed source changes: one field value, bytes (ours; a single-line text value). */
   changeFieldValueBytes: 4096,
+  /**
+   * The CLI's version-1 host envelopes (`host preview|save`, `batch change`): the actor's host and
+   * subject with their separator (the original's 256 bytes). The file itself is an --input file
+   * (inputFileBytes); `work create --input` keeps the original's 64 KiB (workCreateFileBytes).
+   */
+  hostActorBytes: 256,
+  workCreateFileBytes: 64 * 1024,
 } as const;
