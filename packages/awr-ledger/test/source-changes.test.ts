@@ -261,12 +261,12 @@ describe.each(BACKENDS)("reviewed source changes on %s", (backend) => {
       "status: planned\r\n    goal: goal-a\r\n    acceptance:\r\n      - Reviewed",
     );
 
-    // A field outside the editor, and a lifecycle field, are refused without writing.
+    // A value the editor does not write (a map), and a lifecycle field, are refused without writing.
     const list = await ledgerFailure(
       call("awr_change_preview", {
         request_id: "tags",
         reason: REASON,
-        change: { ...fields, change: { ...fields.change, fields: { tags: ["x"] } } },
+        change: { ...fields, change: { ...fields.change, fields: { tags: { x: 1 } } } },
       }),
     );
     expect(list.code).toBe("Unsupported");
@@ -383,21 +383,21 @@ describe.each(BACKENDS)("reviewed source changes on %s", (backend) => {
     );
   });
 
-  it("answers an honest Unsupported for create and batch, through the same engine", async () => {
-    for (const change of [
-      { kind: "create", title: "New draft" },
-      { kind: "batch", change: { kind: "ledger" } },
-    ]) {
-      const refused = await ledgerFailure(
-        call("awr_change_preview", { request_id: "x", reason: REASON, change }),
-      );
-      expect(refused.code).toBe("Unsupported");
-      expect(refused.message).toContain(`change kind ${change.kind}`);
-      const status = await ledgerFailure(
-        call("awr_change_status", { request_id: "x", kind: change.kind }),
-      );
-      expect(status.code).toBe("Unsupported");
-    }
+  it("answers an honest Unsupported for a related batch, naming what is missing, before reading", async () => {
+    const revision = await project.ledger.revision();
+    const refused = await ledgerFailure(
+      call("awr_change_preview", {
+        request_id: "x",
+        reason: REASON,
+        change: { kind: "batch", change: { kind: "related", changes: [] } },
+      }),
+    );
+    expect(refused.code).toBe("Unsupported");
+    expect(refused.message).toContain("related batch");
+    expect(await call("awr_change_status", { request_id: "x", kind: "batch" })).toMatchObject({
+      found: false,
+    });
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
+    expect(await project.ledger.revision()).toBe(revision);
   });
 });

@@ -1,7 +1,8 @@
 import { LedgerError } from "../errors.js";
 import { injectFault } from "../journal/fault-injection.js";
-import { planWorkItemEdit } from "../sources/yaml-write-back.js";
+import { type EditValue, planWorkItemEdit } from "../sources/yaml-write-back.js";
 import { checkExpectedRevision } from "../storage/revision.js";
+import { batchKind } from "./batch-kind.js";
 import {
   type ChangeIdentity,
   type ChangeKind,
@@ -13,11 +14,11 @@ import { type ChangeRecord, findChange, insertChange } from "./change-journal.js
 import type { ChangeEnv, PlannedChange, SourceChangeKind } from "./change-kind.js";
 import { changeSummary, identityFields } from "./change-outcome.js";
 import { carryOut, currentSource } from "./change-write.js";
+import { createKind } from "./create-kind.js";
 import { hostEditKind } from "./host-edit-kind.js";
-import { batchKind, createKind } from "./pending-kinds.js";
 import { workEditKind } from "./work-edit-kind.js";
 
-/** Every change kind, by its name; create and batch plug their writers in here. */
+/** Every change kind, by its name. */
 export const SOURCE_CHANGE_KINDS: Readonly<Record<ChangeKind, SourceChangeKind>> = {
   create: createKind,
   batch: batchKind,
@@ -98,7 +99,7 @@ export async function previewChange(
   );
   const reason = changeReason(input.reason);
   const revision = await env.store.currentRevision();
-  const planned = await handler.plan(env, change);
+  const planned = await handler.plan(env, change, identity);
   const request_hash = requestHash(identity, reason, planned.change);
   const preview_fingerprint = previewFingerprint(identity, request_hash, revision, planned);
   return {
@@ -136,7 +137,7 @@ export async function applyChange(
     const existing = await findChange(held.db, identity);
     if (existing !== undefined) return replay(handler, existing, request_hash);
     checkExpectedRevision(input.expected_revision, await held.currentRevision());
-    const planned = await handler.plan(heldEnv, normalized);
+    const planned = await handler.plan(heldEnv, normalized, identity);
     const fingerprint = previewFingerprint(
       identity,
       request_hash,
@@ -166,6 +167,7 @@ export async function applyChange(
         fields: planned.fields,
         changed: planned.edit.changed,
         previous: planned.edit.previous,
+        ...(planned.details === undefined ? {} : { details: planned.details }),
       },
       outcome: null,
       base_revision: input.expected_revision,
@@ -190,6 +192,14 @@ export async function applyChange(
       throw error;
     }
   });
+}
+
+/** A status or recovery answer with the kind's additions (edit and work_edit have none). */
+function journaledAnswer(
+  handler: SourceChangeKind,
+  answer: Record<string, unknown>,
+): Record<string, unknown> {
+  return handler.journalAnswer?.(answer) ?? answer;
 }
 
 /** A repeated apply: the recorded outcome, or a refusal when the id names another change. */
@@ -233,7 +243,7 @@ export async function changeStatus(
   env: ChangeEnv,
   input: ChangeStatusInput,
 ): Promise<Record<string, unknown>> {
-  const { identity } = resolve(env, "awr_change_status", input.kind, input.request_id);
+  const { identity, handler } = resolve(env, "awr_change_status", input.kind, input.request_id);
   const record = await env.store.read((db) => findChange(db, identity));
   if (record === undefined) {
     return {
@@ -244,12 +254,12 @@ export async function changeStatus(
       ...identityFields(identity.request_id, identity.kind),
     };
   }
-  return {
+  return journaledAnswer(handler, {
     ...changeSummary(record, true),
     found: true,
     read_only: true,
     current_source: currentSource(env.root, record),
-  };
+  });
 }
 
 /**
@@ -261,7 +271,7 @@ export async function recoverChange(
   env: ChangeEnv,
   input: ChangeRecoverInput,
 ): Promise<Record<string, unknown>> {
-  const { identity } = resolve(env, "awr_change_recover", input.kind, input.request_id);
+  const { identity, handler } = resolve(env, "awr_change_recover", input.kind, input.request_id);
   return await env.store.withProjectLock(async (held) => {
     const record = await findChange(held.db, identity);
     if (record === undefined) {
@@ -271,19 +281,23 @@ export async function recoverChange(
         { request_id: identity.request_id, change_kind: identity.kind },
       );
     }
-    if (record.phase === "stopped") throw stoppedError(record, changeSummary(record, true));
+    if (record.phase === "stopped") {
+      throw stoppedError(record, journaledAnswer(handler, changeSummary(record, true)));
+    }
     if (record.phase !== "prepared" && record.phase !== "source_written") {
-      return changeSummary(record, true);
+      return journaledAnswer(handler, changeSummary(record, true));
     }
     checkExpectedRevision(input.expected_revision, await held.currentRevision());
     const replan = () => {
-      const plan = planWorkItemEdit(
-        env.root,
-        record.source_path ?? "",
-        record.plan.work,
-        record.plan.fields,
-        record.before_fingerprint ?? "",
-      );
+      const plan =
+        handler.replan?.(env, record) ??
+        planWorkItemEdit(
+          env.root,
+          record.source_path ?? "",
+          record.plan.work,
+          record.plan.fields as Record<string, EditValue>,
+          record.before_fingerprint ?? "",
+        );
       if (plan.after_fingerprint !== record.after_fingerprint) {
         throw new LedgerError(
           "SourceConflict",
@@ -293,6 +307,13 @@ export async function recoverChange(
       }
       return plan;
     };
-    return await carryOut({ ...env, store: held }, record, replan);
+    try {
+      return journaledAnswer(handler, await carryOut({ ...env, store: held }, record, replan));
+    } catch (error) {
+      if (error instanceof LedgerError && error.result !== undefined) {
+        error.result = journaledAnswer(handler, error.result);
+      }
+      throw error;
+    }
   });
 }

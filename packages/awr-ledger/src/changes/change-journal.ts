@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { EditValue } from "../sources/yaml-write-back.js";
+import type { LedgerValue } from "../sources/ledger-text-edit.js";
 import type { LedgerSchema, SourceChangeTable } from "../storage/schema.js";
 import type { ChangeIdentity } from "./change-identity.js";
 
@@ -31,10 +31,12 @@ export interface RecordedPlan {
   reason: string;
   work: string;
   /** The fields to write, our field names. */
-  fields: Record<string, EditValue>;
+  fields: Record<string, LedgerValue>;
   /** The fields whose value the change alters, and their values before it. */
   changed: string[];
   previous: Record<string, unknown>;
+  /** A kind's own facts about the plan (create: the new record; batch: each edit's outcome). */
+  details?: Record<string, unknown>;
 }
 
 export interface ChangeRecord {

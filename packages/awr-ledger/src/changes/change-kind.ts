@@ -1,6 +1,8 @@
-import type { EditValue, WorkItemEditPlan } from "../sources/yaml-write-back.js";
+import type { LedgerValue } from "../sources/ledger-text-edit.js";
+import type { WorkItemEditPlan } from "../sources/yaml-write-back.js";
 import type { LedgerStore } from "../storage/ledger-store.js";
-import type { ChangeKind } from "./change-identity.js";
+import type { ChangeIdentity, ChangeKind } from "./change-identity.js";
+import type { ChangeRecord } from "./change-journal.js";
 
 /** What a change kind runs against: the project's store and root, and the calling client. */
 export interface ChangeEnv {
@@ -14,10 +16,17 @@ export interface ChangeEnv {
 export interface PlannedChange {
   /** The change as the caller applies it (a work_edit gets its reviewed source fingerprint). */
   change: Record<string, unknown>;
+  /** The work item it changes (or creates); a batch names its targets. */
   work: string;
-  /** The fields it writes (our names), and the planned bytes before and after. */
-  fields: Record<string, EditValue>;
+  /**
+   * The fields it writes (our names), and the planned bytes of its one source file before and
+   * after: one work item's fields edited in place, or a whole-file edit (a new item, several
+   * items) whose `changed` lists the item keys.
+   */
+  fields: Record<string, LedgerValue>;
   edit: WorkItemEditPlan;
+  /** The kind's own facts about the plan, journaled with it and given back to outcomeAnswer. */
+  details?: Record<string, unknown>;
 }
 
 /** The facts every preview answer carries, computed by the engine. */
@@ -49,9 +58,21 @@ export interface SourceChangeKind {
     step: "preview" | "apply",
   ): Record<string, unknown>;
   /** Plans the change on the current sources: the before/after bytes and the changed fields. */
-  plan(env: ChangeEnv, change: Readonly<Record<string, unknown>>): Promise<PlannedChange>;
+  plan(
+    env: ChangeEnv,
+    change: Readonly<Record<string, unknown>>,
+    identity: ChangeIdentity,
+  ): Promise<PlannedChange>;
+  /**
+   * The journaled change's bytes again, for a recovery that must still write them; refused
+   * when the source no longer holds the reviewed bytes. Without it the engine re-plans the
+   * recorded fields of the one work item.
+   */
+  replan?(env: ChangeEnv, record: ChangeRecord): WorkItemEditPlan;
   /** The preview's answer: what to review, and how to apply it. */
   previewAnswer(planned: PlannedChange, facts: PreviewFacts): Record<string, unknown>;
-  /** The kind's additions to an outcome (apply, status, recover), given the engine's answer. */
+  /** The kind's additions to an apply's outcome, given the engine's answer. */
   outcomeAnswer(answer: Record<string, unknown>): Record<string, unknown>;
+  /** The kind's additions to a status or recovery answer; without it they are the engine's. */
+  journalAnswer?(answer: Record<string, unknown>): Record<string, unknown>;
 }

@@ -75,6 +75,7 @@ export function changeSummary(record: ChangeRecord, replay: boolean): Record<str
     },
     changed_fields: record.plan.changed,
     change: record.plan.change,
+    ...(record.plan.details === undefined ? {} : { details: record.plan.details }),
     outcome: record.outcome,
     ...identityFields(record.identity.request_id, record.identity.kind),
   };

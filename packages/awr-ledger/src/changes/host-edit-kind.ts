@@ -1,13 +1,17 @@
 import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
+import type { LedgerValue } from "../sources/ledger-text-edit.js";
 import { decodeSource } from "../sources/text-bytes.js";
 import {
   EDITABLE_SCALAR_FIELDS,
   EDITABLE_TEXT_FIELDS,
   type EditValue,
+  planLedgerTextEdit,
   planWorkItemEdit,
 } from "../sources/yaml-write-back.js";
+import { checkCandidateGraph, refuseOccupied } from "./candidate-graph.js";
 import { onlyMembers, record, requiredText, textFields } from "./change-fields.js";
+import type { ChangeRecord } from "./change-journal.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
 import { checkSourceFingerprint, type WorkTarget, workTarget } from "./work-target.js";
 
@@ -32,7 +36,48 @@ export const EDIT_WRITABLE_FIELDS = [
   "goals",
 ] as const;
 
+/** The planning fields that hold a list of texts, replaced whole by the ledger editor. */
+export const EDIT_LIST_FIELDS = [
+  "tags",
+  "paths",
+  "deliverables",
+  "acceptance",
+  "depends_on",
+  "dependencies",
+  "goals",
+] as const;
+
 const WHAT = "An edit change";
+
+function isList(name: string, value: unknown): value is string[] {
+  return (EDIT_LIST_FIELDS as readonly string[]).includes(name) && Array.isArray(value);
+}
+
+/** A list value of an edit, checked: at most LIMITS.listItems single-line texts. */
+function listValue(name: string, value: string[]): string[] {
+  const bad =
+    value.length > LIMITS.listItems ||
+    value.some(
+      (item) =>
+        typeof item !== "string" ||
+        item.trim() === "" ||
+        Buffer.byteLength(item) > LIMITS.itemBytes ||
+        /\p{Cc}/u.test(item),
+    );
+  if (bad) {
+    throw new LedgerError(
+      "InvalidInput",
+      `${WHAT}: ${name} must be a list of at most ${LIMITS.listItems} non-empty single-line texts of at most ${LIMITS.itemBytes} bytes each. Nothing was read or written.`,
+      { field: name },
+    );
+  }
+  return [...value];
+}
+
+/** Whether a recorded edit has a list value (planned by the ledger editor, not in place). */
+function hasList(fields: Readonly<Record<string, unknown>>): boolean {
+  return Object.values(fields).some((v) => Array.isArray(v));
+}
 
 function fieldsChange(inner: Record<string, unknown>): Record<string, unknown> {
   onlyMembers(inner, ["operation", "kind", "target", "source_fingerprint", "fields"], WHAT);
@@ -71,20 +116,28 @@ function fieldsChange(inner: Record<string, unknown>): Record<string, unknown> {
     .filter(([name, value]) =>
       name in scalars
         ? typeof value !== scalars[name]
-        : typeof value !== "string" || !(EDITABLE_TEXT_FIELDS as readonly string[]).includes(name),
+        : !isList(name, value) &&
+          (typeof value !== "string" ||
+            !(EDITABLE_TEXT_FIELDS as readonly string[]).includes(name)),
     )
     .map(([name]) => name);
   if (structured.length > 0) {
     throw new LedgerError(
       "Unsupported",
-      `Setting ${structured.join(", ")} this way needs the general source editor (lists and other structured values), which this version does not have; it edits ${EDIT_WRITABLE_FIELDS.filter((f) => (EDITABLE_TEXT_FIELDS as readonly string[]).includes(f)).join(", ")} as text, required and required_for_v1 as booleans and score as a number. Nothing was read or written. Edit the other fields in the source by hand and reindex.`,
+      `Setting ${structured.join(", ")} this way needs the general source editor (lists and other structured values), which this version does not have; it edits ${EDIT_WRITABLE_FIELDS.filter((f) => (EDITABLE_TEXT_FIELDS as readonly string[]).includes(f)).join(", ")} as text, ${EDIT_LIST_FIELDS.join(", ")} as lists of texts, required and required_for_v1 as booleans and score as a number. Nothing was read or written. Edit the other fields in the source by hand and reindex.`,
       { fields: structured },
     );
   }
-  const text = Object.fromEntries(Object.entries(fields).filter(([name]) => !(name in scalars)));
-  const values: Record<string, EditValue> =
+  const text = Object.fromEntries(
+    Object.entries(fields).filter(([name, value]) => !(name in scalars) && !isList(name, value)),
+  );
+  const values: Record<string, LedgerValue> =
     Object.keys(text).length === 0 ? {} : { ...textFields(text, WHAT) };
   for (const [name, value] of Object.entries(fields)) {
+    if (isList(name, value)) {
+      values[name] = listValue(name, value);
+      continue;
+    }
     if (!(name in scalars)) continue;
     if (typeof value === "number" && !Number.isFinite(value)) {
       throw new LedgerError("InvalidInput", `${WHAT}: ${name} must be a finite number.`, {
@@ -194,10 +247,57 @@ export const hostEditKind: SourceChangeKind = {
     const target = await workTarget(env, work);
     const reviewed = inner["source_fingerprint"] as string;
     checkSourceFingerprint(target, reviewed);
-    if (activate) await checkActivation(env, target);
-    const fields = activate ? { status: "planned" } : (inner["fields"] as Record<string, string>);
-    const edit = planWorkItemEdit(env.root, target.source.path, work, fields, reviewed);
+    if (activate) {
+      await checkActivation(env, target);
+      await refuseOccupied(env, [work], "activating it");
+    }
+    const fields = activate
+      ? { status: "planned" }
+      : (inner["fields"] as Record<string, LedgerValue>);
+    if (hasList(fields)) {
+      const edit = planLedgerTextEdit(
+        env.root,
+        target.source.path,
+        [{ operation: "fields", target: work, fields }],
+        reviewed,
+      );
+      await checkCandidateGraph(env, target.source.path, edit.after_text);
+      const previous: Record<string, unknown> = {};
+      for (const name of Object.keys(fields)) {
+        previous[name] = name === "title" ? target.entity.title : (target.attributes[name] ?? null);
+      }
+      const changed = edit.edits.length === 0 ? [] : Object.keys(fields);
+      return { change: normalized, work, fields, edit: { ...edit, changed, previous } };
+    }
+    const edit = planWorkItemEdit(
+      env.root,
+      target.source.path,
+      work,
+      fields as Record<string, EditValue>,
+      reviewed,
+    );
     return { change: normalized, work, fields, edit };
+  },
+  replan(env: ChangeEnv, journaled: ChangeRecord) {
+    const path = journaled.source_path ?? "";
+    const before = journaled.before_fingerprint ?? "";
+    const fields = journaled.plan.fields;
+    if (!hasList(fields)) {
+      return planWorkItemEdit(
+        env.root,
+        path,
+        journaled.plan.work,
+        fields as Record<string, EditValue>,
+        before,
+      );
+    }
+    const edit = planLedgerTextEdit(
+      env.root,
+      path,
+      [{ operation: "fields", target: journaled.plan.work, fields }],
+      before,
+    );
+    return { ...edit, changed: journaled.plan.changed, previous: journaled.plan.previous };
   },
   previewAnswer(planned: PlannedChange, facts: PreviewFacts) {
     const before: Record<string, unknown> = {};

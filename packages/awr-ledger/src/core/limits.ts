@@ -150,6 +150,8 @@ export const LIMITS = {
     fieldsBytes: 64 * 1024,
     depth: 128,
   },
+  /** A reviewed batch: distinct task targets (operations) of one change (the original's 100). */
+  changeBatchTargets: 100,
   /** Reviewed source changes: `request_id` (the original's 1..256 bytes, no control characters). */
   changeRequestIdBytes: 256,
   /** Reviewed source changes: `reason` (the original's 1..4096 bytes). */

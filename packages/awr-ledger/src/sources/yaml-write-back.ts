@@ -6,6 +6,7 @@ import { yamlModule } from "../internal/lazy-dependencies.js";
 import { type LedgerMapping, ledgerMapping } from "./adapters/ledger-mapping.js";
 import { confineSourcePath, resolveAuthorizedRoots } from "./confinement.js";
 import { fingerprintBytes } from "./fingerprint.js";
+import { editLedgerText, type LedgerTextEdit } from "./ledger-text-edit.js";
 import { loadManifest, MANIFEST_PATH } from "./read-sources.js";
 import { readSourceFileSync } from "./source-file.js";
 import { decodeSource } from "./text-bytes.js";
@@ -328,6 +329,80 @@ export function planWorkItemEdit(
     changed,
     previous,
   };
+}
+
+/** A planned edit of a whole ledger file, with the editor's list of what changed. */
+export interface LedgerFileEditPlan extends WorkItemEditPlan {
+  /** The edits that changed the text: each item's key, its operation and the keys written. */
+  edits: { external_key: string; operation: string; fields: string[] }[];
+  /** The ledger's text before and after (decoded). */
+  before_text: string;
+  after_text: string;
+}
+
+/**
+ * Plans `edits` (fields, import, archive) of one yaml-ledger-v1 file through the byte-exact
+ * ledger editor, without writing: the same refusals as planWorkItemEdit for the file (its
+ * fingerprint must be `expectedFingerprint`, it must be writable and a ledger AWR writes), and
+ * the editor's own (see editLedgerText). A file that is not valid UTF-8 is refused, since its
+ * bytes could not be kept. `changed` lists the keys of the items whose text changed; no edits
+ * at all plans the file as it is.
+ */
+export function planLedgerTextEdit(
+  root: string,
+  sourcePath: string,
+  edits: readonly LedgerTextEdit[],
+  expectedFingerprint: string,
+): LedgerFileEditPlan {
+  const { mapping, authorized } = sourceSetup(root, sourcePath);
+  const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
+  const read = readSourceFileSync(absolute, relative, MAX_BYTES);
+  const bytes = read?.bytes ?? Buffer.alloc(0);
+  const actual = fingerprintBytes(bytes);
+  if (actual !== expectedFingerprint) {
+    throw new LedgerError(
+      "SourceConflict",
+      `${relative} changed since it was indexed; reindex (awr source reindex), review the change, and retry.`,
+      { path: relative, expected: expectedFingerprint, actual },
+    );
+  }
+  refuseReadOnly(absolute, relative);
+  const decoded = decodeSource(bytes);
+  if (decoded.invalid_at !== null) {
+    conflict(relative, `${relative} is not valid UTF-8 (byte ${decoded.invalid_at})`, {
+      invalid_at: decoded.invalid_at,
+    });
+  }
+  const result =
+    edits.length === 0
+      ? { text: decoded.text, changed: [] }
+      : editLedgerText(decoded.text, mapping, edits);
+  const after = result.changed.length === 0 ? bytes : Buffer.from(result.text, "utf8");
+  if (after.length > MAX_BYTES) {
+    throw new LedgerError(
+      "BudgetExceeded",
+      `${relative} would grow past ${MAX_BYTES} bytes; split the ledger and retry.`,
+      { path: relative },
+    );
+  }
+  return {
+    path: relative,
+    absolute,
+    before: bytes,
+    after,
+    before_fingerprint: actual,
+    after_fingerprint: fingerprintBytes(after),
+    changed: result.changed.map((c) => c.external_key),
+    previous: {},
+    edits: result.changed.map((c) => ({ ...c })),
+    before_text: decoded.text,
+    after_text: result.changed.length === 0 ? decoded.text : result.text,
+  };
+}
+
+/** The field_map / status_map of the ledger `sourcePath`, as its manifest entry gives them. */
+export function ledgerSourceMapping(root: string, sourcePath: string): LedgerMapping {
+  return sourceSetup(root, sourcePath).mapping;
 }
 
 /**
