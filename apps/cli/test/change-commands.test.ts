@@ -347,52 +347,119 @@ describe("awr host preview|save|status|recover", () => {
 });
 
 describe("awr work create and awr batch", () => {
-  it("reach the change tools (Unsupported for create and batch in this version)", () => {
+  it("previews a draft without writing, then creates it once; status and recover read it", () => {
     const at = revision();
-    const create = awr([
-      "--json",
-      "work",
-      "create",
-      "--title",
-      "Read the notes",
-      "--request-key",
-      "c-1",
-    ]);
-    expect(create.code).toBe(1);
-    expect(create.error()).toMatchObject({
-      code: "Unsupported",
-      details: { change_kind: "create" },
-    });
+    const create = ["work", "create", "--title", "Read the notes", "--request-key", "c-1"];
+    const preview = awr(["--json", ...create]);
+    expect(preview.code, preview.stderr).toBe(0);
+    const answer = preview.json();
+    expect(answer).toMatchObject({ status: "preview", change_kind: "create", draft: true });
+    const key = answer["external_key"] as string;
+    expect(key).toMatch(/^WORK-/);
+    unchanged(LEDGER, at);
+    const human = awr(create);
+    expect(human.stdout).toContain(`Work creation: preview\nWork key: ${key}\nRequest: c-1`);
+    expect(human.stdout).toContain("Outcome query: awr work create-status --key c-1");
+
+    // Accepting needs the reviewed preview and revision (InvalidInput, exit 1).
+    const bare = awr(["--json", ...create, "--accept"]);
+    expect(bare.code).toBe(1);
+    expect(bare.error()["code"]).toBe("InvalidInput");
+    // --title/--request-key are required without --input, and clash with it: usage errors.
     expect(awr(["--json", "work", "create"]).code).toBe(2);
     writeFileSync(
       join(root, "create.json"),
       JSON.stringify({ version: 1, request_key: "c-2", title: "T" }),
     );
-    const clash = awr(["--json", "work", "create", "--input", "create.json", "--title", "T"]);
-    expect(clash.code).toBe(2);
+    expect(awr(["--json", "work", "create", "--input", "create.json", "--title", "T"]).code).toBe(
+      2,
+    );
+    unchanged(LEDGER, at);
 
-    const batchFile = envelope(
+    const fingerprint = (answer["preview"] as Answer)["fingerprint"] as string;
+    const accept = ["--accept", "--expected-preview", fingerprint, "--expected-revision", `${at}`];
+    const created = awr(["--json", ...create, ...accept]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.json()).toMatchObject({ status: "completed", external_key: key });
+    const after = ledger();
+    expect(after.startsWith(LEDGER.trimEnd())).toBe(true);
+    expect(after.slice(LEDGER.trimEnd().length)).toContain(`id: ${key}`);
+    expect(awr(["--json", "work", "show", key]).json()).toMatchObject({
+      work: { status: "draft" },
+    });
+
+    const again = awr(["--json", ...create, ...accept]);
+    expect(again.json()).toMatchObject({ historical_outcome: true, source_write_performed: false });
+    expect(awr(["--json", "work", "create-status", "--key", "c-1"]).json()).toMatchObject({
+      found: true,
+      status: "completed",
+      external_key: key,
+    });
+    const recovered = awr([
+      "--json",
+      "work",
+      "create-recover",
+      "--key",
+      "c-1",
+      "--expected-revision",
+      `${at + 1}`,
+    ]);
+    expect(recovered.code).toBe(0);
+    unchanged(after, at + 1);
+    // The request file: the same creation by its own fields.
+    const fromFile = awr(["--json", "work", "create", "--input", "create.json"]);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.json()).toMatchObject({ status: "preview", request_id: "c-2" });
+  }, 60_000);
+
+  it("previews a batch of one ledger without writing, then applies it once", () => {
+    const at = revision();
+    const file = envelope(
       "human",
       {
         kind: "ledger",
         source_id: "work-ledger.yaml",
-        source_fingerprint: "sha256:x",
-        operations: [],
+        source_fingerprint: sourceFingerprint(),
+        operations: [
+          { operation: "fields", target: "W-3", fields: { next_action: "Pick the provider" } },
+          {
+            operation: "import",
+            external_key: "READ-2",
+            title: "Read the follow-up",
+            fields: { acceptance: ["Useful notes"] },
+            duplicate: "fail",
+          },
+        ],
       },
       "batch-1",
     );
-    const batch = awr(["--json", "batch", "change", "--input", batchFile]);
-    expect(batch.code).toBe(1);
-    expect(batch.error()).toMatchObject({ code: "Unsupported", details: { change_kind: "batch" } });
-    expect(awr(["--json", "batch", "change", "--input", batchFile, "--accept"]).code).toBe(2);
-    for (const words of [
-      ["work", "create-status", "--key", "c-1"],
-      ["batch", "status", "--key", "batch-1"],
-    ]) {
-      const read = awr(["--json", ...words]);
-      expect(read.code).toBe(1);
-      expect(read.error()["code"]).toBe("Unsupported");
-    }
+    const preview = awr(["--json", "batch", "change", "--input", file]);
+    expect(preview.code, preview.stderr).toBe(0);
+    const answer = preview.json();
+    expect(answer).toMatchObject({ status: "preview", change_kind: "batch" });
     unchanged(LEDGER, at);
+    expect(awr(["--json", "batch", "change", "--input", file, "--accept"]).code).toBe(2);
+    expect(awr(["--json", "batch", "status", "--key", "batch-1"]).json()).toMatchObject({
+      found: false,
+    });
+    const fingerprint = (answer["preview"] as Answer)["fingerprint"] as string;
+    const accept = ["--accept", "--expected-preview", fingerprint, "--expected-revision"];
+    const stale = awr(["--json", "batch", "change", "--input", file, ...accept, `${at + 2}`]);
+    expect(stale.error()["code"]).toBe("RevisionConflict");
+    unchanged(LEDGER, at);
+    const applied = awr(["--json", "batch", "change", "--input", file, ...accept, `${at}`]);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.json()).toMatchObject({ status: "completed", change_kind: "batch" });
+    const after = ledger();
+    expect(after).toContain("id: READ-2");
+    expect(after).toContain("Pick the provider");
+    expect(awr(["batch", "status", "--key", "batch-1"]).stdout).toContain(
+      "Batch change: completed",
+    );
+    expect(
+      awr(["--json", "batch", "recover", "--key", "batch-1", "--expected-revision", `${at + 1}`])
+        .code,
+    ).toBe(0);
+    unchanged(after, at + 1);
   }, 60_000);
 });

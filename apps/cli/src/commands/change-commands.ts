@@ -333,6 +333,7 @@ function createView(key: string): ChangeView {
     recover: `awr work create-recover --key ${word(key)}`,
     accept: (fingerprint, revision) =>
       `review the draft above, then run the same command with --accept --expected-preview ${fingerprint} --expected-revision ${revision}`,
+    done: "the new item stays a draft: give it a goal and acceptance (`awr host save`, operation fields), then activate it (operation activate_draft)",
   };
 }
 

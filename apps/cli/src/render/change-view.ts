@@ -13,6 +13,8 @@ export interface ChangeView {
   recover: string;
   /** The step after a preview, given its fingerprint and revision. */
   accept: (fingerprint: string, revision: string) => string;
+  /** The step after a completed change, when there is one. */
+  done?: string;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -28,13 +30,32 @@ export function previewFingerprintOf(result: Result): string | undefined {
   return undefined;
 }
 
-/** What to review of a preview: the work_edit's review, or the plan of another kind. */
+/** What to review of a preview: the work_edit's review, a new draft, a batch's outcomes, a plan. */
 function reviewOf(result: Result): unknown {
   if (result["review"] !== undefined) return result["review"];
   const preview = result["preview"];
-  if (!isRecord(preview) || !isRecord(preview["plan"])) return undefined;
-  // The texts before and after are the whole source: --json shows them; here, the fields.
-  const { before_text: _b, after_text: _a, ...plan } = preview["plan"];
+  if (!isRecord(preview)) return undefined;
+  if (preview["new_record"] !== undefined) {
+    return {
+      external_key: result["external_key"],
+      source_id: result["source_id"],
+      new_record: preview["new_record"],
+    };
+  }
+  if (result["outcomes"] !== undefined) {
+    return { source_id: result["source_id"], outcomes: result["outcomes"] };
+  }
+  if (!isRecord(preview["plan"])) return undefined;
+  // The identity hashes and the whole texts before and after are for --json; here, the change.
+  const {
+    project_id: _p,
+    request_key: _k,
+    request_hash: _h,
+    project_revision: _r,
+    before_text: _b,
+    after_text: _a,
+    ...plan
+  } = preview["plan"];
   return plan;
 }
 
@@ -46,7 +67,7 @@ function nextStep(status: string, result: Result, view: ChangeView): string {
         text(result["project_revision"]),
       );
     case "completed":
-      return "nothing: the change is written to its source and indexed";
+      return view.done ?? "nothing: the change is written to its source and indexed";
     case "no_change":
       return "nothing: the source already holds these values (nothing was written)";
     case "pending_recovery":
