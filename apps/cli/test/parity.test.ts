@@ -191,8 +191,9 @@ describe("awr --json equals the tools' structuredContent", () => {
     const stdioTools = OPERATION_LIST.filter(
       (o) => o.availability === undefined && o.surface !== "cli",
     );
-    // Left out: the tools with no command (the change and compaction tools, Unsupported for
-    // now), and awr_completion_prepare, whose report must be a file in each copy's project
+    // Left out: the tools with no catalog command (the change tools, whose commands are the
+    // CLI's own, run by apps/cli/test/change-commands.test.ts; the compaction tools), and
+    // awr_completion_prepare, whose report must be a file in each copy's project
     // (apps/cli/test/management-commands.test.ts runs its command).
     const walked = stdioTools.filter(
       (o) => o.cli.length > 0 && o.tool !== "awr_completion_prepare",
