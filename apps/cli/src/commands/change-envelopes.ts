@@ -94,6 +94,13 @@ export function hostActor(value: unknown, path: string, what: string): HostActor
 
 /** Host and subject, joined by one separator byte, fit the actor bound. */
 export function checkActorBytes(host: string, subject: string, path: string): void {
+  if (host.trim() === "" || subject.trim() === "") {
+    throw new CliError(
+      "InvalidInput",
+      `${path}: the actor needs a host and a subject that are not blank. Nothing was read or written.`,
+      { details: { path, field: "actor" } },
+    );
+  }
   const bytes = Buffer.byteLength(host) + 1 + Buffer.byteLength(subject);
   if (bytes > LIMITS.hostActorBytes) {
     throw new CliError(
