@@ -1,4 +1,5 @@
 import { registerCatalogCommands } from "./commands/catalog-commands.js";
+import { registerChangeCommands } from "./commands/change-commands.js";
 import { registerDoctorHooks } from "./commands/doctor-commands.js";
 import { registerProjectCommands } from "./commands/project-commands.js";
 import { registerRegistryCommands } from "./commands/registry-commands.js";
@@ -89,6 +90,7 @@ export function buildProgram(
   registerProjectCommands(program, context);
   registerCatalogCommands(program, context, words);
   registerDoctorHooks(program, context);
+  registerChangeCommands(program, context);
   registerSourceCommands(program, context);
   registerWorkstreamCommands(program, context);
   registerRegistryCommands(program, context);

@@ -192,7 +192,8 @@ describe("awr --json equals the tools' structuredContent", () => {
     const stdioTools = OPERATION_LIST.filter(
       (o) => o.availability === undefined && o.surface !== "cli",
     );
-    // Left out: the tools with no command (the change tools), and awr_completion_prepare, whose
+    // Left out: the tools with no catalog command (the change tools, whose commands are the
+    // CLI's own, run by apps/cli/test/change-commands.test.ts), and awr_completion_prepare, whose
     // report must be a file in each copy's project (apps/cli/test/management-commands.test.ts
     // runs its command).
     const walked = stdioTools.filter(

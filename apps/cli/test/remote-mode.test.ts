@@ -210,3 +210,55 @@ describe("cancellation", () => {
     expect(result.error().code).toBe("Cancelled");
   });
 });
+
+describe("reviewed source changes in remote mode", () => {
+  it("previews and applies a work edit as the token's client, whose outcome it alone reads", async () => {
+    const edit = [
+      "work",
+      "edit",
+      "W-3",
+      "--request-key",
+      "far-edit",
+      "--actor",
+      "builder",
+      "--reason",
+      "Name the next step",
+      "--next-action",
+      "Choose the payment provider",
+    ];
+    const before = await readFile(join(root, "work-ledger.yaml"), "utf8");
+    const preview = await awr([...remote(service), "--json", ...edit], { env: TOKEN_ENV });
+    expect(preview.code, preview.stderr).toBe(0);
+    const answer = preview.json();
+    expect(answer).toMatchObject({ status: "preview", change_kind: "work_edit" });
+    expect(await readFile(join(root, "work-ledger.yaml"), "utf8")).toBe(before);
+    const change = answer["change"] as Record<string, unknown>;
+    const applied = await awr(
+      [
+        ...remote(service),
+        "--json",
+        ...edit,
+        "--accept",
+        "--source-fingerprint",
+        change["source_fingerprint"] as string,
+        "--expected-preview",
+        answer["preview_fingerprint"] as string,
+        "--expected-revision",
+        String(answer["project_revision"]),
+      ],
+      { env: TOKEN_ENV },
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.json()).toMatchObject({ status: "completed", write_outcome: "applied" });
+    expect(await readFile(join(root, "work-ledger.yaml"), "utf8")).toContain(
+      "next_action: Choose the payment provider",
+    );
+    const far = await awr([...remote(service), "--json", "host", "status", "--key", "far-edit"], {
+      env: TOKEN_ENV,
+    });
+    expect(far.json()).toMatchObject({ found: true, change_kind: "work_edit" });
+    // The local CLI is client stdio: the writer's request is not its own.
+    const local = await awr(["--project", root, "--json", "host", "status", "--key", "far-edit"]);
+    expect(local.json()).toMatchObject({ found: false });
+  });
+});

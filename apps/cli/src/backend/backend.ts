@@ -35,6 +35,11 @@ export interface CallOptions {
   statusPageSize?: number;
   /** `status|ready|work show --cached`: the last recorded projection, sources not checked. */
   cachedProjection?: boolean;
+  /**
+   * A local read refreshes changed sources first unless this is false (`host status` and the
+   * other change lookups read only their journal, and write nothing). Remote: moot.
+   */
+  refresh?: boolean;
 }
 
 /**

@@ -64,7 +64,7 @@ export class LocalBackend implements OperationBackend {
       input,
       { client: LOCAL_CLIENT },
       // The command line's files are bounded one by one as they are read (command-input.ts).
-      { ...options, refresh: read, argumentsFrom: "files" },
+      { ...options, refresh: read && options.refresh !== false, argumentsFrom: "files" },
     );
   }
 

@@ -143,7 +143,7 @@ export class RemoteBackend implements OperationBackend {
   async call(
     tool: ToolName,
     input: OperationInput,
-    options: CallOptions = {},
+    { refresh: _refresh, ...options }: CallOptions = {},
   ): Promise<OperationResult> {
     const args: OperationInput = { project: this.#project, ...input };
     const operation = findOperation(tool);

@@ -41,7 +41,7 @@ async function notJson(path: string, absolute: string, text: string): Promise<Cl
 }
 
 /** The JSON value of a file named on the command line, read within its size limit. */
-async function readJsonFile(
+export async function readJsonFile(
   context: CommandContext,
   path: string,
   file: CliFile,

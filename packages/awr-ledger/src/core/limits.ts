@@ -176,4 +176,11 @@ export const LIMITS = {
     thresholdPercent: { min: 1, max: 100, default: 50 },
     compared: 2,
   },
+  /**
+   * The CLI's version-1 host envelopes (`host preview|save`, `batch change`): the actor's host and
+   * subject with their separator (the original's 256 bytes). The file itself is an --input file
+   * (inputFileBytes); `work create --input` keeps the original's 64 KiB (workCreateFileBytes).
+   */
+  hostActorBytes: 256,
+  workCreateFileBytes: 64 * 1024,
 } as const;
