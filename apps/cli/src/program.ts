@@ -6,6 +6,7 @@ import { registerRegistryCommands } from "./commands/registry-commands.js";
 import { registerSourceCommands } from "./commands/source-commands.js";
 import { registerWorkstreamCommands } from "./commands/workstream-commands.js";
 import type { CommandContext } from "./context.js";
+import { registerInspectorCommand } from "./inspector/inspector-command.js";
 import { Command, Option } from "./internal/commander.js";
 import { packageVersion } from "./internal/package-version.js";
 
@@ -94,5 +95,6 @@ export function buildProgram(
   registerSourceCommands(program, context);
   registerWorkstreamCommands(program, context);
   registerRegistryCommands(program, context);
+  registerInspectorCommand(program, context);
   return program;
 }

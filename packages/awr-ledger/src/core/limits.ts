@@ -183,4 +183,28 @@ export const LIMITS = {
    */
   hostActorBytes: 256,
   workCreateFileBytes: 64 * 1024,
+  /**
+   * `awr inspector`, the local read-only web board (ours, except the default port and the page
+   * sizes, which are the original inspector's 7381 and 1..100 default 10): a request body, the API
+   * requests answered at once (more wait for none: 503 with Retry-After), the live streams open
+   * at once, how often a live stream looks at the project revision, its keep-alive comment, the
+   * largest answer, the sessions a live message summarises, the free text of a search or an intent
+   * (characters), and how long stopping waits for open connections before it drops them.
+   */
+  inspector: {
+    defaultPort: 7381,
+    requestBodyBytes: 16 * 1024,
+    concurrent: 4,
+    retryAfterSeconds: 1,
+    liveClients: 16,
+    livePollMs: 400,
+    liveKeepAliveMs: 15_000,
+    answerBytes: 8 * 1024 * 1024,
+    page: { min: 1, max: 100, default: 10 },
+    listDefault: 20,
+    liveSessions: 20,
+    searchChars: 200,
+    intentChars: 500,
+    stopMs: 2_000,
+  },
 } as const;

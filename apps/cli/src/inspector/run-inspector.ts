@@ -1,0 +1,77 @@
+import { LocalBackend } from "../backend/local-backend.js";
+import { usageError } from "../cli-error.js";
+import type { CommandContext } from "../context.js";
+import { packageVersion } from "../internal/package-version.js";
+import { openBrowser } from "./browser.js";
+import { createDemoProject, type DemoProject } from "./demo-project.js";
+import type { InspectorOptions } from "./inspector-command.js";
+import { type RunningInspector, startInspectorServer } from "./server.js";
+import { webDirectory } from "./static-files.js";
+
+/** Resolves when the run is told to stop (the binary's Ctrl-C or SIGTERM aborts its signal). */
+function stopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal === undefined) {
+      const stop = () => {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolve();
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      return;
+    }
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Opens the project's ledger once (the demo's, with --demo), serves the board, prints its URL,
+ * and on the stop signal closes the server, then the ledger, then removes the demo copy.
+ */
+export async function runInspector(
+  context: CommandContext,
+  options: Omit<InspectorOptions, "port"> & { port: number },
+): Promise<void> {
+  const { env } = context.io;
+  let demo: DemoProject | undefined;
+  let backend: LocalBackend | undefined;
+  let running: RunningInspector | undefined;
+  try {
+    if (options.demo === true) demo = await createDemoProject(env, context.signal);
+    const root = demo?.root ?? (await context.projectRoot());
+    backend = await LocalBackend.open(root, {
+      env,
+      ...(context.signal ? { signal: context.signal } : {}),
+    });
+    try {
+      running = await startInspectorServer(
+        {
+          backend,
+          project: root,
+          mode: demo === undefined ? "live" : "demo",
+          allowReindex: options.allowReindex === true,
+          version: packageVersion(),
+          webDirectory: webDirectory(),
+        },
+        options.port,
+      );
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+        throw usageError(
+          `port ${options.port} is in use on 127.0.0.1; pass another --port, or --port 0 for any free one`,
+        );
+      }
+      throw error;
+    }
+    if (context.json) context.io.stdout.write(`${JSON.stringify({ url: running.url })}\n`);
+    else context.out(`AWR inspector on ${running.url} (Ctrl-C stops it)`);
+    if (options.open !== false) openBrowser(running.url, env);
+    await stopped(context.signal);
+  } finally {
+    await running?.close();
+    await backend?.close();
+    await demo?.remove();
+  }
+}
