@@ -6,14 +6,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const PACKAGE_ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** @type {{ from: string; to: string }[]} */
 const copies = [
-  [join(PACKAGE_ROOT, "inspector"), join(PACKAGE_ROOT, "dist", "inspector-web")],
-  [
-    join(PACKAGE_ROOT, "..", "..", "examples", "demo-project"),
-    join(PACKAGE_ROOT, "dist", "demo-project"),
-  ],
+  { from: join(PACKAGE_ROOT, "inspector"), to: join(PACKAGE_ROOT, "dist", "inspector-web") },
+  {
+    from: join(PACKAGE_ROOT, "..", "..", "examples", "demo-project"),
+    to: join(PACKAGE_ROOT, "dist", "demo-project"),
+  },
 ];
-for (const [from, to] of copies) {
+for (const { from, to } of copies) {
   if (!existsSync(from)) throw new Error(`copy-inspector: ${from} is missing`);
   rmSync(to, { recursive: true, force: true });
   cpSync(from, to, { recursive: true });

@@ -1,3 +1,4 @@
+import { LIMITS } from "@awr/awr-ledger/catalog";
 import { LocalBackend } from "../backend/local-backend.js";
 import { usageError } from "../cli-error.js";
 import type { CommandContext } from "../context.js";
@@ -7,6 +8,17 @@ import { createDemoProject, type DemoProject } from "./demo-project.js";
 import type { InspectorOptions } from "./inspector-command.js";
 import { type RunningInspector, startInspectorServer } from "./server.js";
 import { webDirectory } from "./static-files.js";
+
+/**
+ * AWR_INSPECTOR_CONCURRENT (the original inspector's variable, for tests): fewer concurrent API
+ * requests than LIMITS.inspector.concurrent, never more.
+ */
+function concurrency(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = Number(env["AWR_INSPECTOR_CONCURRENT"]);
+  return Number.isInteger(value) && value >= 1 && value <= LIMITS.inspector.concurrent
+    ? value
+    : undefined;
+}
 
 /** Resolves when the run is told to stop (the binary's Ctrl-C or SIGTERM aborts its signal). */
 function stopped(signal: AbortSignal | undefined): Promise<void> {
@@ -54,6 +66,7 @@ export async function runInspector(
           allowReindex: options.allowReindex === true,
           version: packageVersion(),
           webDirectory: webDirectory(),
+          ...(concurrency(env) === undefined ? {} : { concurrent: concurrency(env) as number }),
         },
         options.port,
       );

@@ -19,6 +19,8 @@ const BOUNDS = LIMITS.inspector;
 export interface InspectorServerOptions extends RouteSettings {
   backend: LiveBackend;
   webDirectory: string;
+  /** API requests worked on at once; LIMITS.inspector.concurrent unless a test narrows it. */
+  concurrent?: number;
 }
 
 export interface RunningInspector {
@@ -111,7 +113,7 @@ export async function startInspectorServer(
 ): Promise<RunningInspector> {
   const routes = apiRoutes(options);
   const live = new LiveFeed(options.backend);
-  const admission = new Semaphore(BOUNDS.concurrent);
+  const admission = new Semaphore(options.concurrent ?? BOUNDS.concurrent);
   let allowed = allowedAddresses(port);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -131,7 +133,8 @@ export async function startInspectorServer(
     let url: URL;
     try {
       if (!rawTarget.startsWith("/")) throw new Error("not a path");
-      url = new URL(rawTarget, "http://127.0.0.1");
+      // Joined, not resolved: `//x` stays a path instead of naming a host.
+      url = new URL(`http://127.0.0.1${rawTarget}`);
     } catch {
       sendJson(res, 400, refusal("BadRequestTarget", "the request target is not a path"));
       return;
