@@ -11,7 +11,10 @@ export interface TarballReport {
   files: number;
   /** Every entry, as the tarball names it (`package/...`). */
   paths: string[];
-  /** Forbidden entries (maps, the testing subpath) and a size over the bound, in words. */
+  /**
+   * Forbidden entries (maps, the testing subpath), required ones missing (the inspector's page
+   * and demo project in @awr/cli) and a size over the bound, in words.
+   */
   problems: string[];
 }
 

@@ -54,6 +54,20 @@ const FORBIDDEN = [
 ];
 
 /**
+ * Files a package's tarball must hold besides its code: what `awr inspector` serves (the board's
+ * page) and copies for --demo (the bookshop), both written into dist/ by the CLI's build.
+ * @type {Record<string, string[]>}
+ */
+const REQUIRED = {
+  "@awr/cli": [
+    "dist/inspector-web/index.html",
+    "dist/inspector-web/app.js",
+    "dist/inspector-web/style.css",
+    "dist/demo-project/work-ledger.yaml",
+  ],
+};
+
+/**
  * Packs the package in `dir` into a temporary directory and inspects the tarball: its name,
  * packed bytes, unpacked bytes, file count and every problem (forbidden entries, over the bound).
  * With `keepIn`, the tarball is also copied into that directory, under the name pnpm gave it.
@@ -93,6 +107,11 @@ export function inspectPackage(dir, bounds = PACKED_BOUNDS, keepIn = undefined) 
         problems.push(
           `${found.length} ${reason} file(s), e.g. ${found[0]?.path.replace(/^package\//, "")}`,
         );
+      }
+    }
+    for (const required of REQUIRED[manifest.name] ?? []) {
+      if (!entries.some((e) => e.path === `package/${required}`)) {
+        problems.push(`${required} is missing (the build writes it)`);
       }
     }
     if (bound !== undefined && packed > bound)
