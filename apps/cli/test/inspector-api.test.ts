@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoProject, removeTemps } from "./support/cli-harness.js";
-import { BIN, GUARD, type Inspector, raw, startInspector } from "./support/inspector.js";
+import { awrBin, GUARD, type Inspector, raw, startInspector } from "./support/inspector.js";
 
 /**
  * `awr inspector`'s JSON API against the real binary: the original inspector's routes answer
@@ -21,7 +21,7 @@ let reindexing: Inspector;
 
 /** The CLI's own answer, from another process. */
 function awrJson(...words: string[]): Record<string, unknown> {
-  const result = spawnSync(process.execPath, [BIN, "--project", root, "--json", ...words], {
+  const result = spawnSync(process.execPath, [awrBin(), "--project", root, "--json", ...words], {
     encoding: "utf8",
     env: { PATH: process.env["PATH"] },
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoProject, removeTemps } from "./support/cli-harness.js";
+import { awr, demoProject, removeTemps } from "./support/cli-harness.js";
 import { GUARD, type Inspector, raw, startInspector } from "./support/inspector.js";
 
 /**
@@ -32,12 +32,50 @@ afterAll(async () => {
   await removeTemps();
 }, 30_000);
 
-describe("awr inspector: start", () => {
+describe("awr inspector: start and stop", () => {
   it("listens on 127.0.0.1 and prints exactly one line, the URL", () => {
     expect(inspector.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(inspector.stdout()).toBe(`${JSON.stringify({ url: inspector.url })}\n`);
     expect(inspector.port).toBeGreaterThan(0);
   });
+
+  it("refuses a malformed --port, a port in use and remote mode before serving", async () => {
+    const root = await demoProject();
+    for (const port of ["x", "-1", "65536", "80.5"]) {
+      const run = await awr(["--project", root, "--json", "inspector", "--port", port]);
+      expect({ port, code: run.code }).toEqual({ port, code: 2 });
+      expect(run.error().code).toBe("InvalidInput");
+    }
+    const taken = await awr(
+      [
+        "--project",
+        root,
+        "--json",
+        "inspector",
+        "--no-open",
+        "--port",
+        String(inspector.port),
+        // Were it to serve after all, the run still ends.
+      ],
+      { signal: AbortSignal.timeout(10_000) },
+    );
+    expect(taken.code).toBe(2);
+    expect(taken.error().message).toContain("--port 0");
+    const remote = await awr(["--url", "http://127.0.0.1:9/mcp", "inspector"]);
+    expect(remote.code).toBe(2);
+  });
+
+  it("stops by itself once its test lifetime is over", async () => {
+    const root = await demoProject();
+    const short = await startInspector(["--project", root], {
+      AWR_INSPECTOR_LIFETIME_MS: "500",
+    });
+    const exit = await new Promise<number | null>((resolve) => {
+      if (short.child.exitCode !== null) resolve(short.child.exitCode);
+      else short.child.once("exit", (code) => resolve(code));
+    });
+    expect(exit).toBe(0);
+  }, 30_000);
 });
 
 describe("awr inspector: the request boundary", () => {

@@ -20,9 +20,22 @@ function concurrency(env: Readonly<Record<string, string | undefined>>): number 
     : undefined;
 }
 
-/** Resolves when the run is told to stop (the binary's Ctrl-C or SIGTERM aborts its signal). */
-function stopped(signal: AbortSignal | undefined): Promise<void> {
+/**
+ * AWR_INSPECTOR_LIFETIME_MS (for tests): the inspector stops by itself after this long, so a
+ * server a test started cannot outlive the test run even when the test never stops it.
+ */
+function lifetime(env: Readonly<Record<string, string | undefined>>): number | undefined {
+  const value = Number(env["AWR_INSPECTOR_LIFETIME_MS"]);
+  return Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/**
+ * Resolves when the run is told to stop (the binary's Ctrl-C or SIGTERM aborts its signal), or
+ * once `lifetimeMs` has passed.
+ */
+function stopped(signal: AbortSignal | undefined, lifetimeMs: number | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (lifetimeMs !== undefined) setTimeout(resolve, lifetimeMs).unref();
     if (signal === undefined) {
       const stop = () => {
         process.off("SIGINT", stop);
@@ -81,7 +94,7 @@ export async function runInspector(
     if (context.json) context.io.stdout.write(`${JSON.stringify({ url: running.url })}\n`);
     else context.out(`AWR inspector on ${running.url} (Ctrl-C stops it)`);
     if (options.open !== false) openBrowser(running.url, env);
-    await stopped(context.signal);
+    await stopped(context.signal, lifetime(env));
   } finally {
     await running?.close();
     await backend?.close();

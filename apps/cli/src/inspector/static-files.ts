@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { extname, join, sep } from "node:path";
@@ -5,11 +6,16 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The inspector's page: the files of apps/cli/inspector/, which the build copies to
- * dist/inspector-web/ (shipped in the package). Both this module's source and its built form sit
- * two directories below the package root, so one relative URL finds them.
+ * dist/inspector-web/ (shipped in the package). This module's source and its built form both sit
+ * two directories below the package root: an installed `awr` finds the copy, a run from the
+ * sources (the tests' programs) the originals.
  */
 export function webDirectory(): string {
-  return fileURLToPath(new URL("../../dist/inspector-web/", import.meta.url));
+  const candidates = [
+    new URL("../../dist/inspector-web/", import.meta.url),
+    new URL("../../inspector/", import.meta.url),
+  ].map((url) => fileURLToPath(url));
+  return candidates.find((dir) => existsSync(join(dir, "index.html"))) ?? (candidates[0] as string);
 }
 
 /** The types served; a file of any other kind is not served at all. */

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
-import { fileURLToPath } from "node:url";
+import { testProgram } from "../../../../scripts/test/test-programs.mjs";
 
-/** The built binary: the inspector is tested as a user runs it (`pnpm build` first). */
-export const BIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
+/** The `awr` program, bundled from the sources for this test run, run as a user runs `awr`. */
+export function awrBin(): string {
+  return testProgram("awr");
+}
 
 /** How long a started inspector has to print its URL, and a stopped one to exit. */
 const START_MS = 20_000;
@@ -26,9 +28,10 @@ export function startInspector(
 ): Promise<Inspector> {
   const child = spawn(
     process.execPath,
-    [BIN, "inspector", "--port", "0", "--json", "--no-open", ...args],
+    [awrBin(), "inspector", "--port", "0", "--json", "--no-open", ...args],
     {
-      env: { PATH: process.env["PATH"], ...env },
+      // Each server stops by itself after two minutes, whatever happens to the test.
+      env: { PATH: process.env["PATH"], AWR_INSPECTOR_LIFETIME_MS: "120000", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
