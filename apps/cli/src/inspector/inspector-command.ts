@@ -4,7 +4,8 @@ import { usageError } from "../cli-error.js";
 import { localOnly } from "../commands/local-only.js";
 import type { CommandContext } from "../context.js";
 
-export interface InspectorOptions {
+/** The flags as commander parses them. */
+interface InspectorFlags {
   port?: string;
   demo?: boolean;
   allowReindex?: boolean;
@@ -29,7 +30,7 @@ export function registerInspectorCommand(program: Command, context: CommandConte
     .option("--demo", "serve a demo project (a fresh copy of the bookshop example) instead")
     .option("--allow-reindex", "let the board reindex changed sources (off by default)")
     .option("--no-open", "do not open a browser (one opens only where a desktop is present)")
-    .action(async (options: InspectorOptions) => {
+    .action(async (options: InspectorFlags) => {
       localOnly(context, "inspector");
       const port = parsePort(options.port);
       const { runInspector } = await import("./run-inspector.js");

@@ -5,9 +5,16 @@ import type { CommandContext } from "../context.js";
 import { packageVersion } from "../internal/package-version.js";
 import { openBrowser } from "./browser.js";
 import { createDemoProject, type DemoProject } from "./demo-project.js";
-import type { InspectorOptions } from "./inspector-command.js";
 import { type RunningInspector, startInspectorServer } from "./server.js";
 import { webDirectory } from "./static-files.js";
+
+export interface RunInspectorOptions {
+  port: number;
+  demo?: boolean;
+  allowReindex?: boolean;
+  /** false: --no-open. */
+  open?: boolean;
+}
 
 /**
  * AWR_INSPECTOR_CONCURRENT (the original inspector's variable, for tests): fewer concurrent API
@@ -57,7 +64,7 @@ function stopped(signal: AbortSignal | undefined, lifetimeMs: number | undefined
  */
 export async function runInspector(
   context: CommandContext,
-  options: Omit<InspectorOptions, "port"> & { port: number },
+  options: RunInspectorOptions,
 ): Promise<void> {
   const { env } = context.io;
   let demo: DemoProject | undefined;
