@@ -243,7 +243,7 @@ describe("awr inspector: the request boundary", () => {
 
   it("bounds concurrent API work: a request past the limit is 503 with Retry-After", async () => {
     const answers = await Promise.all(
-      Array.from({ length: 8 }, () =>
+      Array.from({ length: 16 }, () =>
         raw(narrow.port, {
           method: "POST",
           path: "/api/context/compile",
