@@ -8,6 +8,8 @@ import { type RunningService, startHttpService } from "./service-process.js";
 export interface SharedService {
   /** The running service (started before the group's first test). */
   readonly running: RunningService;
+  /** The registry file it runs on and the token environment it needs. */
+  readonly registry: { file: string; env: Record<string, string> };
   /** A client with `token`, closed after the test. */
   connect(token: string): Promise<Client>;
   /** Stops the service (SIGTERM) and starts it again on the same registry; gives its exit code. */
@@ -38,6 +40,10 @@ export function useSharedService(
   return {
     get running() {
       return started();
+    },
+    get registry() {
+      if (registry === undefined) throw new Error("the shared service has not started");
+      return registry;
     },
     connect: (token) => set.http(started().url, token),
     async restart() {
