@@ -98,6 +98,19 @@ function envelope(origin: string, change: Answer, key = "save-1"): string {
   return file;
 }
 
+/** The flags of `work edit` that accept its reviewed preview `answer` at revision `rev`. */
+function acceptReviewed(answer: Answer, rev: number): string[] {
+  return [
+    "--accept",
+    "--source-fingerprint",
+    (answer["change"] as Answer)["source_fingerprint"] as string,
+    "--expected-preview",
+    answer["preview_fingerprint"] as string,
+    "--expected-revision",
+    String(rev),
+  ];
+}
+
 /** The indexed fingerprint of the work ledger, as a preview reports it. */
 function sourceFingerprint(): string {
   const preview = awr(["--json", "work", "edit", "W-2", ...EDIT]).json();
@@ -135,16 +148,7 @@ describe("awr work edit", () => {
     expect(bare.error()["message"]).toContain("--source-fingerprint, --expected-preview");
     unchanged(LEDGER, at);
 
-    const fingerprint = (answer["change"] as Answer)["source_fingerprint"] as string;
-    const accept = [
-      "--accept",
-      "--source-fingerprint",
-      fingerprint,
-      "--expected-preview",
-      answer["preview_fingerprint"] as string,
-      "--expected-revision",
-      String(at),
-    ];
+    const accept = acceptReviewed(answer, at);
     // A fingerprint that is not the reviewed one: SourceConflict, exit 1, nothing written.
     const wrong = awr([
       "--json",
@@ -198,16 +202,7 @@ describe("awr work edit", () => {
   it("refuses a stale revision and an outside edit, leaving bytes and revision", () => {
     const at = revision();
     const answer = awr(["--json", "work", "edit", "W-2", ...EDIT]).json();
-    const fingerprint = (answer["change"] as Answer)["source_fingerprint"] as string;
-    const accept = (rev: number) => [
-      "--accept",
-      "--source-fingerprint",
-      fingerprint,
-      "--expected-preview",
-      answer["preview_fingerprint"] as string,
-      "--expected-revision",
-      String(rev),
-    ];
+    const accept = (rev: number) => acceptReviewed(answer, rev);
     const stale = awr(["--json", "work", "edit", "W-2", ...EDIT, ...accept(at + 5)]);
     refusedUnchanged(stale, "RevisionConflict", LEDGER, at);
 
