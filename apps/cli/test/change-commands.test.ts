@@ -56,6 +56,33 @@ function unchanged(bytes: string, at: number): void {
   expect(revision()).toBe(at);
 }
 
+/** A refusal (exit 1, error `code`) that left the bytes and the revision as they were. */
+function refusedUnchanged(
+  run: ReturnType<typeof awr>,
+  code: string,
+  bytes: string,
+  at: number,
+): void {
+  expect(run.code).toBe(1);
+  expect(run.error()["code"]).toBe(code);
+  unchanged(bytes, at);
+}
+
+/** `host save` of the envelope in `file` at revision `at`, of a reviewed preview when given. */
+function hostSave(file: string, at: number, preview?: string) {
+  const reviewed = preview === undefined ? [] : ["--expected-preview", preview];
+  return awr([
+    "--json",
+    "host",
+    "save",
+    "--input",
+    file,
+    "--expected-revision",
+    `${at}`,
+    ...reviewed,
+  ]);
+}
+
 function envelope(origin: string, change: Answer, key = "save-1"): string {
   const file = join(root, `${key}.json`);
   writeFileSync(
@@ -69,6 +96,19 @@ function envelope(origin: string, change: Answer, key = "save-1"): string {
     }),
   );
   return file;
+}
+
+/** The flags of `work edit` that accept its reviewed preview `answer` at revision `rev`. */
+function acceptReviewed(answer: Answer, rev: number): string[] {
+  return [
+    "--accept",
+    "--source-fingerprint",
+    (answer["change"] as Answer)["source_fingerprint"] as string,
+    "--expected-preview",
+    answer["preview_fingerprint"] as string,
+    "--expected-revision",
+    String(rev),
+  ];
 }
 
 /** The indexed fingerprint of the work ledger, as a preview reports it. */
@@ -108,16 +148,7 @@ describe("awr work edit", () => {
     expect(bare.error()["message"]).toContain("--source-fingerprint, --expected-preview");
     unchanged(LEDGER, at);
 
-    const fingerprint = (answer["change"] as Answer)["source_fingerprint"] as string;
-    const accept = [
-      "--accept",
-      "--source-fingerprint",
-      fingerprint,
-      "--expected-preview",
-      answer["preview_fingerprint"] as string,
-      "--expected-revision",
-      String(at),
-    ];
+    const accept = acceptReviewed(answer, at);
     // A fingerprint that is not the reviewed one: SourceConflict, exit 1, nothing written.
     const wrong = awr([
       "--json",
@@ -131,9 +162,7 @@ describe("awr work edit", () => {
       "--expected-revision",
       String(at),
     ]);
-    expect(wrong.code).toBe(1);
-    expect(wrong.error()["code"]).toBe("SourceConflict");
-    unchanged(LEDGER, at);
+    refusedUnchanged(wrong, "SourceConflict", LEDGER, at);
 
     const applied = awr(["--json", "work", "edit", "W-2", ...EDIT, ...accept]);
     expect(applied.code, applied.stderr).toBe(0);
@@ -173,29 +202,16 @@ describe("awr work edit", () => {
   it("refuses a stale revision and an outside edit, leaving bytes and revision", () => {
     const at = revision();
     const answer = awr(["--json", "work", "edit", "W-2", ...EDIT]).json();
-    const fingerprint = (answer["change"] as Answer)["source_fingerprint"] as string;
-    const accept = (rev: number) => [
-      "--accept",
-      "--source-fingerprint",
-      fingerprint,
-      "--expected-preview",
-      answer["preview_fingerprint"] as string,
-      "--expected-revision",
-      String(rev),
-    ];
+    const accept = (rev: number) => acceptReviewed(answer, rev);
     const stale = awr(["--json", "work", "edit", "W-2", ...EDIT, ...accept(at + 5)]);
-    expect(stale.code).toBe(1);
-    expect(stale.error()["code"]).toBe("RevisionConflict");
-    unchanged(LEDGER, at);
+    refusedUnchanged(stale, "RevisionConflict", LEDGER, at);
 
     // Edited outside after the review (and reindexed by a read): the review no longer holds.
     const outside = LEDGER.replace("title: Cart page", "title: Cart page, edited");
     writeFileSync(join(root, "work-ledger.yaml"), outside);
     const now = revision();
     const conflict = awr(["--json", "work", "edit", "W-2", ...EDIT, ...accept(now)]);
-    expect(conflict.code).toBe(1);
-    expect(conflict.error()["code"]).toBe("SourceConflict");
-    unchanged(outside, now);
+    refusedUnchanged(conflict, "SourceConflict", outside, now);
   }, 60_000);
 });
 
@@ -227,32 +243,12 @@ describe("awr host preview|save|status|recover", () => {
     expect(human.stdout).toContain(`--expected-preview ${fingerprint}`);
 
     // An AI origin saves only a reviewed preview.
-    const unreviewed = awr([
-      "--json",
-      "host",
-      "save",
-      "--input",
-      file,
-      "--expected-revision",
-      `${at}`,
-    ]);
-    expect(unreviewed.code).toBe(1);
-    expect(unreviewed.error()["code"]).toBe("InvalidInput");
-    unchanged(LEDGER, at);
+    const unreviewed = hostSave(file, at);
+    refusedUnchanged(unreviewed, "InvalidInput", LEDGER, at);
     // --expected-revision is required: a usage error.
     expect(awr(["--json", "host", "save", "--input", file]).code).toBe(2);
 
-    const saved = awr([
-      "--json",
-      "host",
-      "save",
-      "--input",
-      file,
-      "--expected-revision",
-      String(at),
-      "--expected-preview",
-      fingerprint,
-    ]);
+    const saved = hostSave(file, at, fingerprint);
     expect(saved.code, saved.stderr).toBe(0);
     expect(saved.json()).toMatchObject({ status: "completed", change_kind: "edit" });
     const after = LEDGER.replace(OLD_NEXT, "next_action: Review the reading notes");
@@ -271,43 +267,23 @@ describe("awr host preview|save|status|recover", () => {
     const reviewed = sourceFingerprint();
     // A stale revision: RevisionConflict, nothing written.
     const file = envelope("human", fields(reviewed, "Ask the user"), "human-1");
-    const stale = awr([
-      "--json",
-      "host",
-      "save",
-      "--input",
-      file,
-      "--expected-revision",
-      `${at + 3}`,
-    ]);
-    expect(stale.code).toBe(1);
-    expect(stale.error()["code"]).toBe("RevisionConflict");
-    unchanged(LEDGER, at);
+    const stale = hostSave(file, at + 3);
+    refusedUnchanged(stale, "RevisionConflict", LEDGER, at);
     // Work state is not a field a save may set.
     const status = envelope(
       "human",
       { ...fields(reviewed), fields: { status: "completed" } },
       "human-2",
     );
-    const closed = awr([
-      "--json",
-      "host",
-      "save",
-      "--input",
-      status,
-      "--expected-revision",
-      `${at}`,
-    ]);
-    expect(closed.code).toBe(1);
-    expect(closed.error()["code"]).toBe("Unsupported");
-    unchanged(LEDGER, at);
+    const closed = hostSave(status, at);
+    refusedUnchanged(closed, "Unsupported", LEDGER, at);
     // An envelope of another version, or without an actor: InvalidInput before anything is read.
     writeFileSync(join(root, "v2.json"), JSON.stringify({ version: 2, request_key: "x" }));
     const v2 = awr(["--json", "host", "preview", "--input", "v2.json"]);
     expect(v2.code).toBe(1);
     expect(v2.error()).toMatchObject({ code: "InvalidInput", details: { field: "version" } });
 
-    const saved = awr(["--json", "host", "save", "--input", file, "--expected-revision", `${at}`]);
+    const saved = hostSave(file, at);
     expect(saved.code, saved.stderr).toBe(0);
     expect(ledger()).toBe(LEDGER.replace(OLD_NEXT, "next_action: Ask the user"));
     expect(revision()).toBe(at + 1);

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
 import {
   type Body,
   call,
@@ -9,14 +10,8 @@ import {
   projectIdOf,
   revisionOf,
 } from "./support/host-fixture.js";
-import { tempDir, writeRegistry } from "./support/projects.js";
-import {
-  httpClient,
-  killAll,
-  type RunningService,
-  startHttpService,
-  stdioClient,
-} from "./support/service-process.js";
+import { writeRegistry } from "./support/projects.js";
+import { type RunningService, startHttpService } from "./support/service-process.js";
 
 /**
  * Compaction continuity as a host meets it over the real awr-mcp, on stdio and on the shared
@@ -28,21 +23,8 @@ import {
 
 const TOKENS = { writer: "w".repeat(48), reader: "r".repeat(48) };
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const set = useClientSet("awr-compaction-service-");
 let count = 0;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-compaction-service-"));
-});
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  killAll();
-  await cleanup?.();
-});
 
 /** One fixed completion time, so that the same observation sent twice is the same. */
 const OBSERVED_AT = Date.now() - 5_000;
@@ -68,9 +50,8 @@ const through = (client: Client, child: string, args: Record<string, unknown>, f
 
 describe("compaction continuity over stdio", () => {
   it("observes, reads and defers through the flat tools and the awr_compaction domain alike", async () => {
-    const root = await hostProject(dir, `p${++count}`);
-    const { client } = await stdioClient(root);
-    clients.push(client);
+    const root = await hostProject(set.dir, `p${++count}`);
+    const client = await set.stdio(root);
     const started = await call(client, "awr_session_start", {
       work: "W",
       conversation: "host-conv",
@@ -163,9 +144,9 @@ describe("compaction continuity on the shared service", () => {
   });
 
   it("journals writes by request_id, refuses a read-only credential and changes nothing on refusal", async () => {
-    const root = await hostProject(dir, `p${++count}`);
+    const root = await hostProject(set.dir, `p${++count}`);
     const registry = await writeRegistry(
-      dir,
+      set.dir,
       [{ key: "alpha", root, project_id: projectIdOf(root) }],
       [
         { id: "writer", token: TOKENS.writer, write: ["alpha"] },
@@ -173,9 +154,8 @@ describe("compaction continuity on the shared service", () => {
       ],
     );
     service = await startHttpService(registry.file, registry.env);
-    const writer = await httpClient(service.url, TOKENS.writer);
-    const reader = await httpClient(service.url, TOKENS.reader);
-    clients.push(writer, reader);
+    const writer = await set.http(service.url, TOKENS.writer);
+    const reader = await set.http(service.url, TOKENS.reader);
     const started = await call(writer, "awr_session_start", {
       project: "alpha",
       request_id: "start-1",

@@ -2,8 +2,9 @@ import { rm, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CALL_PATHS, type CallPath, callingBy, toolCall } from "./support/call-path.js";
+import { type ClientSet, useClientSet } from "./support/client-set.js";
 import {
   type Body,
   call,
@@ -13,13 +14,8 @@ import {
   readText,
   revisionOf,
 } from "./support/host-fixture.js";
-import { tempDir, writeRegistry } from "./support/projects.js";
-import {
-  httpClient,
-  killAll,
-  type RunningService,
-  startHttpService,
-} from "./support/service-process.js";
+import { writeRegistry } from "./support/projects.js";
+import { type SharedService, useSharedService } from "./support/shared-service.js";
 
 /**
  * Hosts on the shared HTTP service, with the official SDK client as each host (the scenarios the
@@ -30,20 +26,17 @@ import {
 
 const TOKENS = { writer: "w".repeat(48), reader: "r".repeat(48), colleague: "c".repeat(48) };
 
-let dir: string;
-let cleanup: () => Promise<void>;
 let alpha: string;
 let beta: string;
-let registry: { file: string; env: Record<string, string> };
-let service: RunningService | undefined;
-const clients: Client[] = [];
+/** The client set and shared service of the calling path whose tests are running. */
+let clients: ClientSet;
+let service: SharedService;
 let requests = 0;
 
 let path: CallPath = "flat";
 
 async function connect(token: string): Promise<Client> {
-  const client = await httpClient((service as RunningService).url, token);
-  clients.push(client);
+  const client = await service.connect(token);
   return callingBy(client, path, true);
 }
 
@@ -71,18 +64,16 @@ const start = (
 const sessionId = (body: Body) => (body["session"] as { id: string }).id;
 
 async function restart(): Promise<void> {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  expect(await (service as RunningService).stop("SIGTERM")).toBe(0);
-  service = await startHttpService(registry.file, registry.env);
+  await clients.closeAll();
+  expect(await service.restart()).toBe(0);
 }
 
 describe.each(CALL_PATHS)("hosts on the shared service, calling by %s", (calling) => {
-  beforeAll(async () => {
-    path = calling;
-    ({ dir, cleanup } = await tempDir(`awr-host-shared-${calling}-`));
+  const set = useClientSet(`awr-host-shared-${calling}-`);
+  const shared = useSharedService(set, async (dir) => {
     alpha = await hostProject(dir, "alpha", "Write the alpha report");
     beta = await hostProject(dir, "beta", "Write the beta report");
-    registry = await writeRegistry(
+    return writeRegistry(
       dir,
       [
         { key: "alpha", root: alpha, project_id: projectIdOf(alpha) },
@@ -94,15 +85,11 @@ describe.each(CALL_PATHS)("hosts on the shared service, calling by %s", (calling
         { id: "colleague", token: TOKENS.colleague, write: ["alpha"] },
       ],
     );
-    service = await startHttpService(registry.file, registry.env);
   });
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-  });
-  afterAll(async () => {
-    await service?.stop();
-    killAll();
-    await cleanup?.();
+  beforeAll(() => {
+    path = calling;
+    clients = set;
+    service = shared;
   });
 
   it("binds conversations per client and project and keeps checkpoints across a restart", async () => {
@@ -222,7 +209,7 @@ describe.each(CALL_PATHS)("hosts on the shared service, calling by %s", (calling
     const writer = await connect(TOKENS.writer);
     const listed = await call(reader, "awr_projects_list", {});
     expect((listed["projects"] as { key: string }[]).map((p) => p.key)).toEqual(["alpha"]);
-    expect(JSON.stringify(listed)).not.toContain(dir);
+    expect(JSON.stringify(listed)).not.toContain(set.dir);
     const [a, b] = await Promise.all([
       call(reader, "awr_work_get", { project: "alpha", work: "NEXT" }),
       call(writer, "awr_work_get", { project: "beta", work: "W" }),
@@ -260,7 +247,7 @@ describe.each(CALL_PATHS)("hosts on the shared service, calling by %s", (calling
   });
 
   it("requires a valid token and refuses a foreign Origin or Host before anything else", async () => {
-    const url = new URL((service as RunningService).url);
+    const url = new URL(service.running.url);
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
         const req = request(url, { method: "POST", headers }, (res) => {

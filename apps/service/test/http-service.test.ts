@@ -1,43 +1,19 @@
 import { connect as tcpConnect } from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAgentDay, sdkCaller } from "./support/agent-day.js";
-import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
-import {
-  fails,
-  httpClient,
-  killAll,
-  ok,
-  type RunningService,
-  startHttpService,
-  stdioClient,
-} from "./support/service-process.js";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject, writeRegistry } from "./support/projects.js";
+import { fails, ok, startHttpService } from "./support/service-process.js";
+import { useSharedService } from "./support/shared-service.js";
 
 const TOKENS = { eng: "e".repeat(48), rev: "r".repeat(48), other: "o".repeat(48) };
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let registry: { file: string; env: Record<string, string> };
-let service: RunningService;
-const clients: Client[] = [];
-
-async function client(token: string): Promise<Client> {
-  const c = await httpClient(service.url, token);
-  clients.push(c);
-  return c;
-}
-
-async function revisionOf(c: Client, project: string): Promise<number> {
-  return (await ok(c, "awr_project_status", { project, view: "full" }))[
-    "project_revision"
-  ] as number;
-}
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-http-"));
+const set = useClientSet("awr-service-http-");
+const shared = useSharedService(set, async (dir) => {
   const alpha = await makeProject(dir, "alpha");
   const beta = await makeProject(dir, "beta");
-  registry = await writeRegistry(
+  return writeRegistry(
     dir,
     [
       { key: "alpha", ...alpha },
@@ -49,16 +25,15 @@ beforeAll(async () => {
       { id: "other", token: TOKENS.other, write: ["alpha", "beta"] },
     ],
   );
-  service = await startHttpService(registry.file, registry.env);
 });
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await service?.stop();
-  killAll();
-  await cleanup?.();
-});
+
+const client = (token: string): Promise<Client> => shared.connect(token);
+
+async function revisionOf(c: Client, project: string): Promise<number> {
+  return (await ok(c, "awr_project_status", { project, view: "full" }))[
+    "project_revision"
+  ] as number;
+}
 
 describe("awr-mcp over shared HTTP", () => {
   it("runs an agent's whole day through the official SDK client", async () => {
@@ -196,16 +171,15 @@ describe("awr-mcp over shared HTTP", () => {
       request_id: "ro-1",
     });
     expect(write.code).toBe("RuleViolation");
-    const path = await fails(rev, "awr_project_status", { project: `${dir}/alpha` });
+    const path = await fails(rev, "awr_project_status", { project: `${set.dir}/alpha` });
     expect(path).toEqual({ code: "RuleViolation", message: "project access denied" });
   });
 });
 
 describe("awr-mcp over stdio", () => {
   it("runs an agent's whole day through the official SDK client", async () => {
-    const gamma = await makeProject(dir, "gamma");
-    const { client: c } = await stdioClient(gamma.root);
-    clients.push(c);
+    const gamma = await makeProject(set.dir, "gamma");
+    const c = await set.stdio(gamma.root);
     const { tools } = await c.listTools();
     expect(tools).toHaveLength(8); // the domain tools (grouped discovery)
     await runAgentDay(sdkCaller(c), { prefix: "stdio-day" });
@@ -214,7 +188,7 @@ describe("awr-mcp over stdio", () => {
 
 describe("stopping awr-mcp", () => {
   it("exits 0 on SIGTERM while an idle client holds a keep-alive connection", async () => {
-    const own = await startHttpService(registry.file, registry.env);
+    const own = await startHttpService(shared.registry.file, shared.registry.env);
     const url = new URL(own.url);
     const socket = tcpConnect(Number(url.port), url.hostname);
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));

@@ -1,16 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir, writeRegistry } from "./support/projects.js";
-import {
-  fails,
-  httpClient,
-  killAll,
-  ok,
-  type RunningService,
-  startHttpService,
-} from "./support/service-process.js";
+import { describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject, writeRegistry } from "./support/projects.js";
+import { fails, ok } from "./support/service-process.js";
+import { useSharedService } from "./support/shared-service.js";
 
 /**
  * A source edited on the server after the last index, as the shared service's clients meet it:
@@ -20,30 +15,12 @@ import {
 
 const TOKENS = { writer: "w".repeat(48), reader: "r".repeat(48) };
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const set = useClientSet("awr-service-stale-");
 let root: string;
-let service: RunningService;
-const clients: Client[] = [];
-
-async function connect(token: string): Promise<Client> {
-  const client = await httpClient(service.url, token);
-  clients.push(client);
-  return client;
-}
-
-/** Edits the ledger source on the server's disk, as a `git pull` there would. */
-async function editSource(next: string): Promise<void> {
-  const file = join(root, "work-ledger.yaml");
-  const text = await readFile(file, "utf8");
-  await writeFile(file, text.replace(/next_action: .*/, `next_action: ${next}`));
-}
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-stale-"));
+const shared = useSharedService(set, async (dir) => {
   const alpha = await makeProject(dir, "alpha");
   root = alpha.root;
-  const registry = await writeRegistry(
+  return writeRegistry(
     dir,
     [{ key: "alpha", ...alpha }],
     [
@@ -51,16 +28,16 @@ beforeAll(async () => {
       { id: "reader", token: TOKENS.reader, read: ["alpha"] },
     ],
   );
-  service = await startHttpService(registry.file, registry.env);
 });
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await service?.stop();
-  killAll();
-  await cleanup?.();
-});
+
+const connect = (token: string): Promise<Client> => shared.connect(token);
+
+/** Edits the ledger source on the server's disk, as a `git pull` there would. */
+async function editSource(next: string): Promise<void> {
+  const file = join(root, "work-ledger.yaml");
+  const text = await readFile(file, "utf8");
+  await writeFile(file, text.replace(/next_action: .*/, `next_action: ${next}`));
+}
 
 describe("SourceStale over the shared service", () => {
   it("gives a writer a reindex call that works exactly as written, with a fresh request_id each time", async () => {
@@ -107,7 +84,7 @@ describe("SourceStale over the shared service", () => {
     });
     // No call it would be refused: the step is a sentence naming who can reindex.
     expect(typeof stale.details?.["next"]).toBe("string");
-    expect(JSON.stringify(stale)).not.toContain(dir);
+    expect(JSON.stringify(stale)).not.toContain(set.dir);
     const refused = await fails(reader, "awr_source_reindex", {
       project: "alpha",
       expected_revision: revision,

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir, WORK_LEDGER } from "./support/projects.js";
-import { killAll, ok, stdioClient } from "./support/service-process.js";
+import { describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject, WORK_LEDGER } from "./support/projects.js";
+import { ok, refused } from "./support/service-process.js";
 
 /**
  * Reviewed source changes of kinds create and batch over a real MCP server (stdio): the draft
@@ -13,19 +14,7 @@ import { killAll, ok, stdioClient } from "./support/service-process.js";
 
 const REASON = "Plan the receipts follow-up";
 
-let dir: string;
-let cleanup: () => Promise<void>;
-const clients: Client[] = [];
-
-async function refused(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args });
-  expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true);
-  const body = result.structuredContent as Record<string, unknown>;
-  return ((body["error"] as Record<string, unknown> | undefined) ?? body) as {
-    code: string;
-    message: string;
-  };
-}
+const set = useClientSet("awr-service-create-batch-");
 
 async function revisionOf(client: Client): Promise<number> {
   return (await ok(client, "awr_project_status", {}))["project_revision"] as number;
@@ -48,23 +37,11 @@ async function apply(client: Client, id: string, change: Record<string, unknown>
   });
 }
 
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-create-batch-"));
-});
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  killAll();
-  await cleanup?.();
-});
-
 describe("create and batch source changes over stdio", () => {
   it("creates a draft, appending only its item, and answers its status", async () => {
-    const { root } = await makeProject(dir, "create");
+    const { root } = await makeProject(set.dir, "create");
     const file = join(root, "work-ledger.yaml");
-    const { client } = await stdioClient(root);
-    clients.push(client);
+    const client = await set.stdio(root);
     const revision = await revisionOf(client);
     const created = await apply(client, "draft-1", {
       kind: "create",
@@ -86,10 +63,9 @@ describe("create and batch source changes over stdio", () => {
   });
 
   it("refuses a batch making a cycle with nothing changed, then applies a valid one", async () => {
-    const { root } = await makeProject(dir, "batch");
+    const { root } = await makeProject(set.dir, "batch");
     const file = join(root, "work-ledger.yaml");
-    const { client } = await stdioClient(root);
-    clients.push(client);
+    const client = await set.stdio(root);
     const graph = await ok(client, "awr_work_graph", {});
     const fingerprint = (graph["sources"] as Record<string, string>)["work-ledger.yaml"];
     const batch = (operations: Record<string, unknown>[]) => ({

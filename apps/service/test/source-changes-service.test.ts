@@ -1,23 +1,21 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir, WORK_LEDGER, writeRegistry } from "./support/projects.js";
+import { describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject, WORK_LEDGER } from "./support/projects.js";
+import { ok, refused } from "./support/service-process.js";
 import {
-  httpClient,
-  killAll,
-  ok,
-  type RunningService,
-  startHttpService,
-  stdioClient,
-} from "./support/service-process.js";
+  ALICE_BOB_READER,
+  alphaWithTwoWritersAndReader,
+  useSharedService,
+} from "./support/shared-service.js";
 
 /**
  * Reviewed source changes over a real MCP server: stdio (one local client) and the shared HTTP
  * service (the change belongs to the authenticated client; a read-only client cannot apply).
  */
 
-const TOKENS = { alice: "a".repeat(48), bob: "b".repeat(48), reader: "r".repeat(48) };
+const TOKENS = ALICE_BOB_READER;
 const REASON = "The form is written; record the next step";
 const AFTER = WORK_LEDGER.replace(
   "next_action: Write the payment form",
@@ -25,38 +23,13 @@ const AFTER = WORK_LEDGER.replace(
 );
 const CHANGE = { kind: "work_edit", work: "W-1", fields: { next_action: "Test the payment form" } };
 
-let dir: string;
-let cleanup: () => Promise<void>;
-const clients: Client[] = [];
-
-/** A failed call's error: `{code, message}`, or the error of a result that came with one. */
-async function refused(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args });
-  expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true);
-  const body = result.structuredContent as Record<string, unknown>;
-  return ((body["error"] as Record<string, unknown> | undefined) ?? body) as {
-    code: string;
-    message: string;
-  };
-}
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-changes-"));
-});
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  killAll();
-  await cleanup?.();
-});
+const set = useClientSet("awr-service-changes-");
 
 describe("reviewed source changes over stdio", () => {
   it("previews without writing, applies the review at the same revision, replays it", async () => {
-    const { root } = await makeProject(dir, "local");
+    const { root } = await makeProject(set.dir, "local");
     const file = join(root, "work-ledger.yaml");
-    const { client } = await stdioClient(root);
-    clients.push(client);
+    const client = await set.stdio(root);
     const status = await ok(client, "awr_project_status", {});
     const revision = status["project_revision"] as number;
     const preview = await ok(client, "awr_change_preview", {
@@ -97,36 +70,18 @@ describe("reviewed source changes over stdio", () => {
 });
 
 describe("reviewed source changes over the shared service", () => {
-  let service: RunningService;
-  let root: string;
-  beforeAll(async () => {
-    const alpha = await makeProject(dir, "alpha");
-    root = alpha.root;
-    const registry = await writeRegistry(
-      dir,
-      [{ key: "alpha", ...alpha }],
-      [
-        { id: "alice", token: TOKENS.alice, write: ["alpha"] },
-        { id: "bob", token: TOKENS.bob, write: ["alpha"] },
-        { id: "reader", token: TOKENS.reader, read: ["alpha"] },
-      ],
-    );
-    service = await startHttpService(registry.file, registry.env);
-  }, 60_000);
-  afterAll(async () => {
-    await service?.stop();
-  });
+  let root = "";
+  const shared = useSharedService(set, (dir) =>
+    alphaWithTwoWritersAndReader(dir, (alpha) => {
+      root = alpha;
+    }),
+  );
 
   it("keeps a change to its client: another cannot apply or read it, a reader cannot apply", async () => {
-    const connect = async (token: string) => {
-      const client = await httpClient(service.url, token);
-      clients.push(client);
-      return client;
-    };
     const [alice, bob, reader] = await Promise.all([
-      connect(TOKENS.alice),
-      connect(TOKENS.bob),
-      connect(TOKENS.reader),
+      shared.connect(TOKENS.alice),
+      shared.connect(TOKENS.bob),
+      shared.connect(TOKENS.reader),
     ]);
     const file = join(root, "work-ledger.yaml");
     const revision = (await ok(alice, "awr_project_status", { project: "alpha" }))[

@@ -1,16 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir, WORK_LEDGER, writeRegistry } from "./support/projects.js";
+import { describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject, WORK_LEDGER } from "./support/projects.js";
+import { ok, refused } from "./support/service-process.js";
 import {
-  httpClient,
-  killAll,
-  ok,
-  type RunningService,
-  startHttpService,
-  stdioClient,
-} from "./support/service-process.js";
+  ALICE_BOB_READER,
+  alphaWithTwoWritersAndReader,
+  useSharedService,
+} from "./support/shared-service.js";
 
 /**
  * awr_work_manage over a real MCP server. It records the host's observations as a runtime
@@ -18,21 +16,9 @@ import {
  * ledger's bytes as they were. Over the shared service the record is its session's client's.
  */
 
-const TOKENS = { alice: "a".repeat(48), bob: "b".repeat(48), reader: "r".repeat(48) };
+const TOKENS = ALICE_BOB_READER;
 
-let dir: string;
-let cleanup: () => Promise<void>;
-const clients: Client[] = [];
-
-async function refused(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args });
-  expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true);
-  const body = result.structuredContent as Record<string, unknown>;
-  return ((body["error"] as Record<string, unknown> | undefined) ?? body) as {
-    code: string;
-    message: string;
-  };
-}
+const set = useClientSet("awr-service-manage-");
 
 const observation = (note: string, units = 1) => ({
   observed_at: Date.now() - 1000,
@@ -57,23 +43,11 @@ const sessionStart = (extra: Record<string, unknown>, revision: number) => ({
   ...extra,
 });
 
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-manage-"));
-});
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  killAll();
-  await cleanup?.();
-});
-
 describe("awr_work_manage over stdio", () => {
   it("records once per request_key, replays it, and refuses stale input, never writing a source", async () => {
-    const { root } = await makeProject(dir, "local");
+    const { root } = await makeProject(set.dir, "local");
     const file = join(root, "work-ledger.yaml");
-    const { client } = await stdioClient(root);
-    clients.push(client);
+    const client = await set.stdio(root);
     const revision = async () =>
       (await ok(client, "awr_project_status", {}))["project_revision"] as number;
     const started = await ok(client, "awr_session_start", sessionStart({}, await revision()));
@@ -126,36 +100,18 @@ describe("awr_work_manage over stdio", () => {
 });
 
 describe("awr_work_manage over the shared service", () => {
-  let service: RunningService;
-  let root: string;
-  beforeAll(async () => {
-    const alpha = await makeProject(dir, "alpha");
-    root = alpha.root;
-    const registry = await writeRegistry(
-      dir,
-      [{ key: "alpha", ...alpha }],
-      [
-        { id: "alice", token: TOKENS.alice, write: ["alpha"] },
-        { id: "bob", token: TOKENS.bob, write: ["alpha"] },
-        { id: "reader", token: TOKENS.reader, read: ["alpha"] },
-      ],
-    );
-    service = await startHttpService(registry.file, registry.env);
-  }, 60_000);
-  afterAll(async () => {
-    await service?.stop();
-  });
+  let root = "";
+  const shared = useSharedService(set, (dir) =>
+    alphaWithTwoWritersAndReader(dir, (alpha) => {
+      root = alpha;
+    }),
+  );
 
   it("is its session's client's: another writer and a reader are refused; a request_id replays", async () => {
-    const connect = async (token: string) => {
-      const client = await httpClient(service.url, token);
-      clients.push(client);
-      return client;
-    };
     const [alice, bob, reader] = await Promise.all([
-      connect(TOKENS.alice),
-      connect(TOKENS.bob),
-      connect(TOKENS.reader),
+      shared.connect(TOKENS.alice),
+      shared.connect(TOKENS.bob),
+      shared.connect(TOKENS.reader),
     ]);
     const file = join(root, "work-ledger.yaml");
     const revision = async () =>

@@ -3,16 +3,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { initProject, openLedger } from "@awr/awr-ledger";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeProject, tempDir } from "./support/projects.js";
-import {
-  fails,
-  httpClient,
-  killAll,
-  ok,
-  type RunningService,
-  startHttpService,
-} from "./support/service-process.js";
+import { describe, expect, it } from "vitest";
+import { useClientSet } from "./support/client-set.js";
+import { makeProject } from "./support/projects.js";
+import { fails, ok } from "./support/service-process.js";
+import { useSharedService } from "./support/shared-service.js";
 
 // The shared service serving a project in the original's workstream format (the two-stream
 // fixture of packages/awr-ledger/test/fixtures/workstreams) to clients of a version 2
@@ -30,26 +25,9 @@ const TOKENS = {
   stale: "t".repeat(48),
 };
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const set = useClientSet("awr-service-workstreams-");
 let shop: string;
-let service: RunningService;
-const clients: Client[] = [];
-
-async function client(token: string): Promise<Client> {
-  const c = await httpClient(service.url, token);
-  clients.push(c);
-  return c;
-}
-const ws = (action: string, extra: Record<string, unknown> = {}) => ({
-  project: "shop",
-  protocol_version: 1,
-  action,
-  ...extra,
-});
-
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir("awr-service-workstreams-"));
+const shared = useSharedService(set, async (dir) => {
   shop = join(dir, "shop");
   await cp(FIXTURE, shop, { recursive: true });
   const init = await initProject({
@@ -71,20 +49,23 @@ beforeAll(async () => {
   ];
   const file = join(dir, "service.toml");
   await writeFile(file, `${lines.join("\n\n")}\n`, { mode: 0o600 });
-  service = await startHttpService(file, {
-    T_STOREFRONT: TOKENS.storefront,
-    T_LEAD: TOKENS.lead,
-    T_EVERYONE: TOKENS.everyone,
-    T_STALE: TOKENS.stale,
-  });
+  return {
+    file,
+    env: {
+      T_STOREFRONT: TOKENS.storefront,
+      T_LEAD: TOKENS.lead,
+      T_EVERYONE: TOKENS.everyone,
+      T_STALE: TOKENS.stale,
+    },
+  };
 });
-afterEach(async () => {
-  await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  await service?.stop();
-  killAll();
-  await cleanup?.();
+
+const client = (token: string): Promise<Client> => shared.connect(token);
+const ws = (action: string, extra: Record<string, unknown> = {}) => ({
+  project: "shop",
+  protocol_version: 1,
+  action,
+  ...extra,
 });
 
 describe("workstreams over the shared HTTP service (registry version 2)", () => {

@@ -51,6 +51,12 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
   });
 
   const call = (tool: string, input: Answer) => ledger.execute(tool, input, ME) as Promise<Answer>;
+  /** Recovers the change journaled under `requestId`, expecting the project at `revision`. */
+  const recover = (requestId: string, kind: string, revision: number) =>
+    call("awr_change_recover", { request_id: requestId, kind, expected_revision: revision });
+  /** The change journaled under `requestId`, as awr_change_status answers it. */
+  const statusOf = (requestId: string, kind: string) =>
+    call("awr_change_status", { request_id: requestId, kind });
 
   /** Previews the change here, then applies it in a child killed at `fault`. */
   async function killedApply(
@@ -103,9 +109,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     const revision = await ledger.revision();
     const input = await killedApply("kill-prepared", "change_after_prepare");
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
-    expect(
-      await call("awr_change_status", { request_id: "kill-prepared", kind: "work_edit" }),
-    ).toMatchObject({
+    expect(await statusOf("kill-prepared", "work_edit")).toMatchObject({
       found: true,
       ok: false,
       status: "pending_recovery",
@@ -121,11 +125,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
       recovery_tool: "awr_change_recover",
     });
 
-    const recovered = await call("awr_change_recover", {
-      request_id: "kill-prepared",
-      kind: "work_edit",
-      expected_revision: revision,
-    });
+    const recovered = await recover("kill-prepared", "work_edit", revision);
     expect(recovered).toMatchObject({
       status: "completed",
       phases: ["prepared", "source_written", "reindexed"],
@@ -138,13 +138,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
       status: "completed",
       historical_outcome: true,
     });
-    expect(
-      await call("awr_change_recover", {
-        request_id: "kill-prepared",
-        kind: "work_edit",
-        expected_revision: revision + 1,
-      }),
-    ).toMatchObject({
+    expect(await recover("kill-prepared", "work_edit", revision + 1)).toMatchObject({
       status: "completed",
       source_write_performed: false,
       runtime_write_performed: false,
@@ -159,19 +153,13 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     expect(readFileSync(file, "utf8")).toBe(AFTER);
     // The projection reads refuse the stale source; the change's status still answers.
     expect((await ledgerFailure(call("awr_work_get", { work: "W-1" }))).code).toBe("SourceStale");
-    expect(
-      await call("awr_change_status", { request_id: "kill-written", kind: "work_edit" }),
-    ).toMatchObject({
+    expect(await statusOf("kill-written", "work_edit")).toMatchObject({
       status: "pending_recovery",
       phase: "source_written",
       phases: ["prepared", "source_written"],
       current_source: "after",
     });
-    const recovered = await call("awr_change_recover", {
-      request_id: "kill-written",
-      kind: "work_edit",
-      expected_revision: revision,
-    });
+    const recovered = await recover("kill-written", "work_edit", revision);
     expect(recovered).toMatchObject({
       status: "completed",
       source_write_performed: false,
@@ -186,34 +174,20 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     await killedApply("kill-edited", "change_after_prepare");
     const theirs = CHANGE_LEDGER.replace("priority: low", "priority: urgent");
     writeFileSync(file, theirs);
-    const stopped = await ledgerFailure(
-      call("awr_change_recover", {
-        request_id: "kill-edited",
-        kind: "work_edit",
-        expected_revision: revision,
-      }),
-    );
+    const stopped = await ledgerFailure(recover("kill-edited", "work_edit", revision));
     expect(stopped.code).toBe("SourceConflict");
     expect(stopped.result).toMatchObject({
       status: "requires_review",
       source_write_performed: false,
     });
     expect(readFileSync(file, "utf8")).toBe(theirs);
-    expect(
-      await call("awr_change_status", { request_id: "kill-edited", kind: "work_edit" }),
-    ).toMatchObject({
+    expect(await statusOf("kill-edited", "work_edit")).toMatchObject({
       status: "requires_review",
       write_outcome: "stopped",
       current_source: "externally_changed",
     });
     // Settled as stopped: recovering again writes nothing and says so.
-    const again = await ledgerFailure(
-      call("awr_change_recover", {
-        request_id: "kill-edited",
-        kind: "work_edit",
-        expected_revision: revision,
-      }),
-    );
+    const again = await ledgerFailure(recover("kill-edited", "work_edit", revision));
     expect(again.code).toBe("SourceConflict");
     expect(again.result).toMatchObject({ status: "requires_review", historical_outcome: true });
     expect(readFileSync(file, "utf8")).toBe(theirs);
@@ -251,9 +225,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     const written = readFileSync(file, "utf8");
     expect(written.startsWith(AFTER)).toBe(true);
     expect(written.slice(AFTER.length)).toContain("N-1");
-    expect(
-      await call("awr_change_status", { request_id: "kill-batch", kind: "batch" }),
-    ).toMatchObject({
+    expect(await statusOf("kill-batch", "batch")).toMatchObject({
       status: "pending_recovery",
       phase: "source_written",
       current_source: "after",
@@ -264,11 +236,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     });
     const retry = await ledgerFailure(call("awr_change_apply", input));
     expect(retry.code).toBe("MutationConflict");
-    const recovered = await call("awr_change_recover", {
-      request_id: "kill-batch",
-      kind: "batch",
-      expected_revision: revision,
-    });
+    const recovered = await recover("kill-batch", "batch", revision);
     expect(recovered).toMatchObject({
       status: "completed",
       source_write_performed: false,
@@ -283,21 +251,14 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     const revision = await ledger.revision();
     await killedApply("kill-batch-p", "change_after_prepare", await batchChange());
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
-    const recovered = await call("awr_change_recover", {
-      request_id: "kill-batch-p",
-      kind: "batch",
-      expected_revision: revision,
-    });
+    const recovered = await recover("kill-batch-p", "batch", revision);
     expect(recovered).toMatchObject({ status: "completed", source_write_performed: true });
     const written = readFileSync(file, "utf8");
     expect(written.startsWith(AFTER)).toBe(true);
-    expect(
-      await call("awr_change_recover", {
-        request_id: "kill-batch-p",
-        kind: "batch",
-        expected_revision: revision + 1,
-      }),
-    ).toMatchObject({ status: "completed", source_write_performed: false });
+    expect(await recover("kill-batch-p", "batch", revision + 1)).toMatchObject({
+      status: "completed",
+      source_write_performed: false,
+    });
     expect(readFileSync(file, "utf8")).toBe(written);
 
     // Another batch killed before its write, then the ledger edited outside: kept, stopped.
@@ -318,13 +279,7 @@ describe.each(BACKENDS)("a source change killed mid-apply on %s", (backend: Back
     );
     const theirs = `${written}# edited outside\r\n`;
     writeFileSync(file, theirs);
-    const stopped = await ledgerFailure(
-      call("awr_change_recover", {
-        request_id: "kill-batch-e",
-        kind: "batch",
-        expected_revision: second,
-      }),
-    );
+    const stopped = await ledgerFailure(recover("kill-batch-e", "batch", second));
     expect(stopped.code).toBe("SourceConflict");
     expect(readFileSync(file, "utf8")).toBe(theirs);
   }, 60_000);

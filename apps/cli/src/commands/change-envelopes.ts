@@ -111,19 +111,33 @@ export function checkActorBytes(host: string, subject: string, path: string): vo
   }
 }
 
+/**
+ * Reads the JSON object of a version-1 request file (below the project, at most `maxBytes`),
+ * refusing any other value, a member outside `members` and any version but 1.
+ */
+async function readVersionOne(
+  context: CommandContext,
+  path: string,
+  what: string,
+  file: { maxBytes: number; members: readonly string[] },
+): Promise<Record<string, unknown>> {
+  const value = await readJsonFile(context, path, { base: "project", maxBytes: file.maxBytes });
+  if (!isRecord(value)) throw badEnvelope(path, what, "must be a JSON object");
+  onlyMembers(value, file.members, path, what);
+  versionOne(value, path, what);
+  return value;
+}
+
 /** Reads and checks a version-1 host or batch envelope from `--input FILE`. */
 export async function readHostEnvelope(
   context: CommandContext,
   path: string,
   what: string,
 ): Promise<HostEnvelope> {
-  const value = await readJsonFile(context, path, {
-    base: "project",
+  const value = await readVersionOne(context, path, what, {
     maxBytes: LIMITS.inputFileBytes,
+    members: ["version", "request_key", "actor", "reason", "change"],
   });
-  if (!isRecord(value)) throw badEnvelope(path, what, "must be a JSON object");
-  onlyMembers(value, ["version", "request_key", "actor", "reason", "change"], path, what);
-  versionOne(value, path, what);
   const request_key = textMember(value, "request_key", path, what);
   const actor = hostActor(value["actor"], path, what);
   const reason = textMember(value, "reason", path, what);
@@ -138,13 +152,10 @@ export async function readCreateRequest(
   path: string,
 ): Promise<CreateRequest> {
   const what = "The creation request";
-  const value = await readJsonFile(context, path, {
-    base: "project",
+  const value = await readVersionOne(context, path, what, {
     maxBytes: LIMITS.workCreateFileBytes,
+    members: ["version", "request_key", "title", "source_id", "fields"],
   });
-  if (!isRecord(value)) throw badEnvelope(path, what, "must be a JSON object");
-  onlyMembers(value, ["version", "request_key", "title", "source_id", "fields"], path, what);
-  versionOne(value, path, what);
   const request: CreateRequest = {
     request_key: textMember(value, "request_key", path, what),
     title: textMember(value, "title", path, what),

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { expect } from "vitest";
 import { testProgram } from "../../../../scripts/test/test-programs.mjs";
 
 /** The service package, the working directory of the processes these tests start. */
@@ -156,4 +157,18 @@ export async function fails(
   if (!result.isError)
     throw new Error(`${name} unexpectedly succeeded: ${JSON.stringify(result.structuredContent)}`);
   return result.structuredContent as { code: string; message: string };
+}
+
+/**
+ * The error of a call that must be refused: the result's `error` member when it has one, else
+ * its structuredContent; fails the test (showing the answer) when the call succeeded.
+ */
+export async function refused(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.structuredContent)).toBe(true);
+  const body = result.structuredContent as Record<string, unknown>;
+  return ((body["error"] as Record<string, unknown> | undefined) ?? body) as {
+    code: string;
+    message: string;
+  };
 }

@@ -13,7 +13,8 @@ import { onlyMembers, record, requiredText } from "./change-fields.js";
 import type { ChangeRecord } from "./change-journal.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
 import { EDIT_WRITABLE_FIELDS } from "./host-edit-kind.js";
-import { detailsOf, whereRecorded } from "./whole-file.js";
+import { plannedTexts, reviewedPlanHead } from "./reviewed-plan.js";
+import { detailsOf, whereRecorded, withoutDetails } from "./whole-file.js";
 
 const WHAT = "A batch change";
 const DUPLICATE = ["fail", "skip_exact"] as const;
@@ -369,7 +370,7 @@ const OUTCOME_GUIDANCE = {
 };
 
 function batchAnswer(answer: Record<string, unknown>): Record<string, unknown> {
-  const { details: _details, ...rest } = answer;
+  const rest = withoutDetails(answer);
   const details = detailsOf(answer);
   const written = ["source_written", "completed"].includes(String(answer["phase"]));
   const changes = ((answer["changed_fields"] ?? []) as unknown[]).length > 0;
@@ -401,11 +402,7 @@ export const batchKind: SourceChangeKind = {
       preview: {
         fingerprint: facts.preview_fingerprint,
         plan: {
-          project_id: facts.project_id,
-          request_key: facts.request_key,
-          request_hash: facts.request_hash,
-          project_revision: facts.project_revision,
-          change: planned.change,
+          ...reviewedPlanHead(planned, facts),
           files: [
             {
               path: planned.edit.path,
@@ -418,8 +415,7 @@ export const batchKind: SourceChangeKind = {
         files: [
           {
             path: planned.edit.path,
-            before_text: decodeSource(planned.edit.before).text,
-            after_text: decodeSource(planned.edit.after).text,
+            ...plannedTexts(planned),
           },
         ],
       },

@@ -1,7 +1,6 @@
 import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { LedgerValue } from "../sources/ledger-text-edit.js";
-import { decodeSource } from "../sources/text-bytes.js";
 import { planLedgerTextEdit } from "../sources/yaml-write-back.js";
 import type { SourceTable } from "../storage/schema.js";
 import { checkCandidateGraph } from "./candidate-graph.js";
@@ -9,7 +8,8 @@ import { onlyMembers, record } from "./change-fields.js";
 import { digest } from "./change-identity.js";
 import type { ChangeRecord } from "./change-journal.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
-import { whereRecorded } from "./whole-file.js";
+import { plannedTexts, reviewedPlanHead, reviewedSource } from "./reviewed-plan.js";
+import { whereRecorded, withoutDetails } from "./whole-file.js";
 
 /** The source facts a new draft may be given; never its status, identity, owner's claim or evidence. */
 export const CREATE_FIELDS = [
@@ -140,7 +140,7 @@ const OUTCOME_GUIDANCE = {
 };
 
 function created(answer: Record<string, unknown>): Record<string, unknown> {
-  const { details: _details, ...rest } = answer;
+  const rest = withoutDetails(answer);
   const where = whereRecorded(answer);
   return {
     ...rest,
@@ -221,18 +221,13 @@ export const createKind: SourceChangeKind = {
       preview: {
         fingerprint: facts.preview_fingerprint,
         plan: {
-          project_id: facts.project_id,
-          request_key: facts.request_key,
-          request_hash: facts.request_hash,
-          project_revision: facts.project_revision,
-          change: planned.change,
-          source: { path: planned.edit.path, fingerprint: planned.edit.before_fingerprint },
+          ...reviewedPlanHead(planned, facts),
+          source: reviewedSource(planned),
           external_key: planned.work,
           before_fingerprint: planned.edit.before_fingerprint,
           after_fingerprint: planned.edit.after_fingerprint,
         },
-        before_text: decodeSource(planned.edit.before).text,
-        after_text: decodeSource(planned.edit.after).text,
+        ...plannedTexts(planned),
         new_record: planned.details?.["new_record"],
       },
       guidance: PREVIEW_GUIDANCE,

@@ -1,7 +1,6 @@
 import { LIMITS } from "../core/limits.js";
 import { LedgerError } from "../errors.js";
 import type { LedgerValue } from "../sources/ledger-text-edit.js";
-import { decodeSource } from "../sources/text-bytes.js";
 import {
   EDITABLE_SCALAR_FIELDS,
   EDITABLE_TEXT_FIELDS,
@@ -13,6 +12,7 @@ import { checkCandidateGraph, refuseOccupied } from "./candidate-graph.js";
 import { onlyMembers, record, requiredText, textFields } from "./change-fields.js";
 import type { ChangeRecord } from "./change-journal.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
+import { fieldsBefore, plannedTexts, reviewedPlanHead, reviewedSource } from "./reviewed-plan.js";
 import { checkSourceFingerprint, type WorkTarget, workTarget } from "./work-target.js";
 
 /** The planning fields of a work item an edit may set (never lifecycle, ownership or evidence). */
@@ -300,27 +300,20 @@ export const hostEditKind: SourceChangeKind = {
     return { ...edit, changed: journaled.plan.changed, previous: journaled.plan.previous };
   },
   previewAnswer(planned: PlannedChange, facts: PreviewFacts) {
-    const before: Record<string, unknown> = {};
-    for (const name of Object.keys(planned.fields))
-      before[name] = planned.edit.previous[name] ?? null;
+    const before = fieldsBefore(planned);
     return {
       status: "preview",
       project_revision: facts.project_revision,
       preview: {
         fingerprint: facts.preview_fingerprint,
         plan: {
-          project_id: facts.project_id,
-          request_key: facts.request_key,
-          request_hash: facts.request_hash,
-          project_revision: facts.project_revision,
-          change: planned.change,
-          source: { path: planned.edit.path, fingerprint: planned.edit.before_fingerprint },
+          ...reviewedPlanHead(planned, facts),
+          source: reviewedSource(planned),
           work: planned.work,
           before,
           after: planned.fields,
           changed_fields: planned.edit.changed,
-          before_text: decodeSource(planned.edit.before).text,
-          after_text: decodeSource(planned.edit.after).text,
+          ...plannedTexts(planned),
         },
       },
       source_write_performed: false,

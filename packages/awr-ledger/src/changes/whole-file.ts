@@ -8,3 +8,9 @@ export function whereRecorded(answer: Record<string, unknown>): { work: string; 
 export function detailsOf(answer: Record<string, unknown>): Record<string, unknown> {
   return (answer["details"] ?? {}) as Record<string, unknown>;
 }
+
+/** An answer without the kind's journaled facts, which it shows in its own fields instead. */
+export function withoutDetails(answer: Record<string, unknown>): Record<string, unknown> {
+  const { details: _details, ...rest } = answer;
+  return rest;
+}

@@ -2,6 +2,7 @@ import { LedgerError } from "../errors.js";
 import { planWorkItemEdit } from "../sources/yaml-write-back.js";
 import { onlyMembers, record, requiredText, textFields } from "./change-fields.js";
 import type { ChangeEnv, PlannedChange, PreviewFacts, SourceChangeKind } from "./change-kind.js";
+import { fieldsBefore } from "./reviewed-plan.js";
 import { checkSourceFingerprint, workTarget } from "./work-target.js";
 
 /** The fields the small work edit sets, each as text. */
@@ -87,9 +88,7 @@ export const workEditKind: SourceChangeKind = {
     return { change: { ...normalized, source_fingerprint: reviewed }, work, fields, edit };
   },
   previewAnswer(planned: PlannedChange, facts: PreviewFacts) {
-    const before: Record<string, unknown> = {};
-    for (const name of Object.keys(planned.fields))
-      before[name] = planned.edit.previous[name] ?? null;
+    const before = fieldsBefore(planned);
     return {
       status: "preview",
       project_revision: facts.project_revision,

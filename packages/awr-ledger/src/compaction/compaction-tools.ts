@@ -119,6 +119,53 @@ async function alreadyRecorded(
 }
 
 /**
+ * The answer of a write whose record already exists, found by `recordedEventOf` in the caller's
+ * session; undefined when the request_id is journaled (the journal answers then) or there is no
+ * such record yet.
+ */
+async function replayOfRecorded(
+  ctx: RuntimeContext,
+  input: SessionRef & WriteFields,
+  caller: RuntimeCaller,
+  options: CallOptions | undefined,
+  recordedEventOf: (db: Db, session: SessionTable) => Promise<string | undefined>,
+): Promise<(CompactionWriteResult & WriteReceipt) | undefined> {
+  return ctx.store.read(async (db) => {
+    if (await journaled(db, caller, input)) return undefined;
+    const session = await resolveSession(db, caller, input);
+    const recorded = await recordedEventOf(db, session);
+    return recorded === undefined ? undefined : alreadyRecorded(ctx, db, session, recorded);
+  }, options);
+}
+
+/** A new compaction record of the session: the assessment after it, and its low-importance event. */
+function newRecord(
+  session: SessionTable,
+  eventId: string,
+  assessment: CompactionAssessment,
+  event: { type: string; summary: string; payload: Record<string, unknown> },
+) {
+  return {
+    result: {
+      ...assessment,
+      recorded_event_id: eventId,
+      already_recorded: false,
+      read_only: false as const,
+    },
+    event: {
+      id: eventId,
+      type: event.type,
+      work: session.work,
+      session: session.id,
+      branch: session.branch,
+      importance: "low" as const,
+      summary: event.summary,
+      payload: event.payload,
+    },
+  };
+}
+
+/**
  * awr_compaction_observe: records one completed native compaction from the host's telemetry as
  * a `client.compaction_observed` event. The session and compaction_id identify it: the same
  * observation again (whatever the revision) is answered as already recorded and writes nothing;
@@ -152,13 +199,10 @@ export async function compactionObserve(
     return found;
   };
 
-  const replay = await ctx.store.read(async (db) => {
-    if (await journaled(db, caller, input)) return undefined;
-    const session = await resolveSession(db, caller, input);
+  const replay = await replayOfRecorded(ctx, input, caller, options, async (db, session) => {
     requireWorkBound(session);
-    const found = await existing(db, session);
-    return found === undefined ? undefined : alreadyRecorded(ctx, db, session, found.id);
-  }, options);
+    return (await existing(db, session))?.id;
+  });
   if (replay !== undefined) return replay;
 
   return runCheckedWrite(
@@ -208,24 +252,11 @@ export async function compactionObserve(
           revision: unit.revision,
           include: false,
         });
-        return {
-          result: {
-            ...assessment,
-            recorded_event_id: eventId,
-            already_recorded: false,
-            read_only: false as const,
-          },
-          event: {
-            id: eventId,
-            type: DOMAIN_EVENT_TYPES.compactionObserved,
-            work: session.work,
-            session: session.id,
-            branch: session.branch,
-            importance: "low",
-            summary: "Recorded a completed native compaction; no session was switched",
-            payload,
-          },
-        };
+        return newRecord(session, eventId, assessment, {
+          type: DOMAIN_EVENT_TYPES.compactionObserved,
+          summary: "Recorded a completed native compaction; no session was switched",
+          payload,
+        });
       },
     },
     options,
@@ -244,12 +275,9 @@ export async function compactionDefer(
 ): Promise<CompactionWriteResult & WriteReceipt> {
   throwIfAborted(options?.signal);
   const target = input.observation_event_id;
-  const replay = await ctx.store.read(async (db) => {
-    if (await journaled(db, caller, input)) return undefined;
-    const session = await resolveSession(db, caller, input);
-    const deferral = await deferralOf(db, session.id, target);
-    return deferral === undefined ? undefined : alreadyRecorded(ctx, db, session, deferral);
-  }, options);
+  const replay = await replayOfRecorded(ctx, input, caller, options, (db, session) =>
+    deferralOf(db, session.id, target),
+  );
   if (replay !== undefined) return replay;
 
   return runCheckedWrite(
@@ -277,24 +305,11 @@ export async function compactionDefer(
           { observations, deferralEventId: eventId },
           { projectId: ctx.store.projectId, revision: unit.revision, include: false },
         );
-        return {
-          result: {
-            ...assessment,
-            recorded_event_id: eventId,
-            already_recorded: false,
-            read_only: false as const,
-          },
-          event: {
-            id: eventId,
-            type: DOMAIN_EVENT_TYPES.compactionDeferred,
-            work: session.work,
-            session: session.id,
-            branch: session.branch,
-            importance: "low",
-            summary: "Deferred the handoff advice until the next compaction is observed",
-            payload: { observation_event_id: target },
-          },
-        };
+        return newRecord(session, eventId, assessment, {
+          type: DOMAIN_EVENT_TYPES.compactionDeferred,
+          summary: "Deferred the handoff advice until the next compaction is observed",
+          payload: { observation_event_id: target },
+        });
       },
     },
     options,

@@ -115,6 +115,42 @@ function sourceSetup(
   };
 }
 
+/** A source file as a planned edit starts from it, with its mapping, path and current bytes. */
+interface ReviewedSource {
+  mapping: LedgerMapping;
+  relative: string;
+  absolute: string;
+  bytes: Buffer;
+  /** The fingerprint of `bytes`, which is the reviewed one. */
+  actual: string;
+}
+
+/**
+ * Reads the source a planned edit changes: confined to the authorized roots, refused with
+ * SourceConflict when its bytes are no longer the reviewed `expectedFingerprint`, and with
+ * RuleViolation when the file is read-only.
+ */
+function readReviewedSource(
+  root: string,
+  sourcePath: string,
+  expectedFingerprint: string,
+): ReviewedSource {
+  const { mapping, authorized } = sourceSetup(root, sourcePath);
+  const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
+  const read = readSourceFileSync(absolute, relative, MAX_BYTES);
+  const bytes = read?.bytes ?? Buffer.alloc(0);
+  const actual = fingerprintBytes(bytes);
+  if (actual !== expectedFingerprint) {
+    throw new LedgerError(
+      "SourceConflict",
+      `${relative} changed since it was indexed; reindex (awr source reindex), review the change, and retry.`,
+      { path: relative, expected: expectedFingerprint, actual },
+    );
+  }
+  refuseReadOnly(absolute, relative);
+  return { mapping, relative, absolute, bytes, actual };
+}
+
 /** The work item `key` of a ledger document: in a `work_items` list or keyed map. */
 function findItem(contents: YAMLMap, key: string, mapping: LedgerMapping): YAMLMap | undefined {
   const { isMap, isSeq } = yamlModule();
@@ -222,19 +258,11 @@ export function planWorkItemEdit(
   expectedFingerprint: string,
   options: { rewriteSame?: boolean } = {},
 ): WorkItemEditPlan {
-  const { mapping, authorized } = sourceSetup(root, sourcePath);
-  const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
-  const read = readSourceFileSync(absolute, relative, MAX_BYTES);
-  const bytes = read?.bytes ?? Buffer.alloc(0);
-  const actual = fingerprintBytes(bytes);
-  if (actual !== expectedFingerprint) {
-    throw new LedgerError(
-      "SourceConflict",
-      `${relative} changed since it was indexed; reindex (awr source reindex), review the change, and retry.`,
-      { path: relative, expected: expectedFingerprint, actual },
-    );
-  }
-  refuseReadOnly(absolute, relative);
+  const { mapping, relative, absolute, bytes, actual } = readReviewedSource(
+    root,
+    sourcePath,
+    expectedFingerprint,
+  );
   const decoded = decodeSource(bytes);
   const text = decoded.text;
   const { isMap, isScalar, isAlias, parseDocument, Scalar } = yamlModule();
@@ -354,19 +382,11 @@ export function planLedgerTextEdit(
   edits: readonly LedgerTextEdit[],
   expectedFingerprint: string,
 ): LedgerFileEditPlan {
-  const { mapping, authorized } = sourceSetup(root, sourcePath);
-  const { relative, absolute } = confineSourcePath(root, sourcePath, authorized);
-  const read = readSourceFileSync(absolute, relative, MAX_BYTES);
-  const bytes = read?.bytes ?? Buffer.alloc(0);
-  const actual = fingerprintBytes(bytes);
-  if (actual !== expectedFingerprint) {
-    throw new LedgerError(
-      "SourceConflict",
-      `${relative} changed since it was indexed; reindex (awr source reindex), review the change, and retry.`,
-      { path: relative, expected: expectedFingerprint, actual },
-    );
-  }
-  refuseReadOnly(absolute, relative);
+  const { mapping, relative, absolute, bytes, actual } = readReviewedSource(
+    root,
+    sourcePath,
+    expectedFingerprint,
+  );
   const decoded = decodeSource(bytes);
   if (decoded.invalid_at !== null) {
     conflict(relative, `${relative} is not valid UTF-8 (byte ${decoded.invalid_at})`, {
