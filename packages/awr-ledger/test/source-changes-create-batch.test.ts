@@ -48,11 +48,14 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
     return { preview, input, applied: await call("awr_change_apply", input) };
   }
 
-  /** Asserts `attempt` is refused with `code` and changes neither the bytes nor the revision. */
-  async function refusedUnchanged(attempt: Promise<unknown>, code: string) {
+  /**
+   * Asserts `attempt` is refused with `code` and changes neither the bytes nor the revision. It
+   * is started only once both are read, so nothing it does can hide in the "before".
+   */
+  async function refusedUnchanged(attempt: () => Promise<unknown>, code: string) {
     const bytes = readFileSync(file);
     const revision = await project.ledger.revision();
-    const error = await ledgerFailure(attempt);
+    const error = await ledgerFailure(attempt());
     expect(error.code, error.message).toBe(code);
     expect(readFileSync(file)).toEqual(bytes);
     expect(await project.ledger.revision()).toBe(revision);
@@ -152,17 +155,17 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
     const preview = (change: Answer) =>
       call("awr_change_preview", { request_id: "c", reason: REASON, change });
     await refusedUnchanged(
-      preview({ kind: "create", title: "T", fields: { status: "completed" } }),
+      () => preview({ kind: "create", title: "T", fields: { status: "completed" } }),
       "InvalidInput",
     );
-    await refusedUnchanged(preview({ kind: "create", title: "" }), "InvalidInput");
+    await refusedUnchanged(() => preview({ kind: "create", title: "" }), "InvalidInput");
     const unknown = await refusedUnchanged(
-      preview({ kind: "create", title: "T", source_id: "nope.yaml" }),
+      () => preview({ kind: "create", title: "T", source_id: "nope.yaml" }),
       "InvalidInput",
     );
     expect(unknown.message).toContain("work-ledger.yaml");
     const missing = await refusedUnchanged(
-      preview({ kind: "create", title: "T", fields: { depends_on: ["NOPE"] } }),
+      () => preview({ kind: "create", title: "T", fields: { depends_on: ["NOPE"] } }),
       "RuleViolation",
     );
     expect(missing.message).toContain("NOPE");
@@ -297,20 +300,21 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       });
     // A cycle: W-2 would require D-1, which requires W-2.
     const cycle = await refusedUnchanged(
-      preview([{ operation: "fields", target: "W-2", fields: { depends_on: ["D-1"] } }]),
+      () => preview([{ operation: "fields", target: "W-2", fields: { depends_on: ["D-1"] } }]),
       "RuleViolation",
     );
     expect(cycle.message).toContain("cycle");
     // A missing required reference.
     await refusedUnchanged(
-      preview([
-        { operation: "import", external_key: "N", title: "N", fields: { depends_on: ["NOPE"] } },
-      ]),
+      () =>
+        preview([
+          { operation: "import", external_key: "N", title: "N", fields: { depends_on: ["NOPE"] } },
+        ]),
       "RuleViolation",
     );
     // Archiving work another item requires; together with its dependent it is fine.
     const archive = await refusedUnchanged(
-      preview([{ operation: "archive", target: "W-2", archived: true }]),
+      () => preview([{ operation: "archive", target: "W-2", archived: true }]),
       "RuleViolation",
     );
     expect(archive.message).toContain("D-1");
@@ -322,48 +326,52 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
     ).toMatchObject({ status: "preview" });
     // Duplicate keys: an existing item with duplicate fail, or other content with skip_exact.
     await refusedUnchanged(
-      preview([{ operation: "import", external_key: "W-1", title: "First task" }]),
+      () => preview([{ operation: "import", external_key: "W-1", title: "First task" }]),
       "SourceConflict",
     );
     await refusedUnchanged(
-      preview([
-        { operation: "import", external_key: "W-1", title: "Other", duplicate: "skip_exact" },
-      ]),
+      () =>
+        preview([
+          { operation: "import", external_key: "W-1", title: "Other", duplicate: "skip_exact" },
+        ]),
       "SourceConflict",
     );
     // A stale fingerprint, a related batch, closed fields, too many operations, one target twice.
     await refusedUnchanged(
-      preview([{ operation: "archive", target: "W-2", archived: true }], "sha256:0"),
+      () => preview([{ operation: "archive", target: "W-2", archived: true }], "sha256:0"),
       "SourceConflict",
     );
     const related = await refusedUnchanged(
-      call("awr_change_preview", {
-        request_id: "b",
-        reason: REASON,
-        change: { kind: "batch", change: { kind: "related", changes: [] } },
-      }),
+      () =>
+        call("awr_change_preview", {
+          request_id: "b",
+          reason: REASON,
+          change: { kind: "batch", change: { kind: "related", changes: [] } },
+        }),
       "Unsupported",
     );
     expect(related.message).toContain("document editor");
     await refusedUnchanged(
-      preview([{ operation: "fields", target: "W-1", fields: { status: "completed" } }]),
+      () => preview([{ operation: "fields", target: "W-1", fields: { status: "completed" } }]),
       "Unsupported",
     );
     await refusedUnchanged(
-      preview(
-        Array.from({ length: 101 }, (_, i) => ({
-          operation: "import",
-          external_key: `K-${i}`,
-          title: "K",
-        })),
-      ),
+      () =>
+        preview(
+          Array.from({ length: 101 }, (_, i) => ({
+            operation: "import",
+            external_key: `K-${i}`,
+            title: "K",
+          })),
+        ),
       "InvalidInput",
     );
     await refusedUnchanged(
-      preview([
-        { operation: "archive", target: "W-2", archived: true },
-        { operation: "fields", target: "W-2", fields: { title: "x" } },
-      ]),
+      () =>
+        preview([
+          { operation: "archive", target: "W-2", archived: true },
+          { operation: "fields", target: "W-2", fields: { title: "x" } },
+        ]),
       "InvalidInput",
     );
     expect(readFileSync(file, "utf8")).toBe(CHANGE_LEDGER);
@@ -379,7 +387,7 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
     const archived = readFileSync(file, "utf8");
     expect(archived).toContain("archived: true");
     const restore = await refusedUnchanged(
-      preview([{ operation: "archive", target: "D-1", archived: false }]),
+      () => preview([{ operation: "archive", target: "D-1", archived: false }]),
       "RuleViolation",
     );
     expect(restore.message).toContain("W-2");
@@ -403,13 +411,14 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       expected_revision: await project.ledger.revision(),
     });
     const occupied = await refusedUnchanged(
-      call("awr_change_preview", {
-        request_id: "occ",
-        reason: REASON,
-        change: await batch([
-          { operation: "fields", target: "W-1", fields: { acceptance: ["More"] } },
-        ]),
-      }),
+      async () =>
+        call("awr_change_preview", {
+          request_id: "occ",
+          reason: REASON,
+          change: await batch([
+            { operation: "fields", target: "W-1", fields: { acceptance: ["More"] } },
+          ]),
+        }),
       "ClaimConflict",
     );
     expect(occupied.message).toContain("W-1");
@@ -437,20 +446,21 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       },
     });
     await refusedUnchanged(
-      call("awr_change_preview", {
-        request_id: "e-cycle",
-        reason: REASON,
-        change: {
-          kind: "edit",
+      () =>
+        call("awr_change_preview", {
+          request_id: "e-cycle",
+          reason: REASON,
           change: {
-            operation: "fields",
-            kind: "work_item",
-            target: "W-2",
-            source_fingerprint: fp,
-            fields: { depends_on: ["D-1"] },
+            kind: "edit",
+            change: {
+              operation: "fields",
+              kind: "work_item",
+              target: "W-2",
+              source_fingerprint: fp,
+              fields: { depends_on: ["D-1"] },
+            },
           },
-        },
-      }),
+        }),
       "RuleViolation",
     );
     const { applied } = await previewApply(
@@ -507,18 +517,19 @@ describe.each(BACKENDS)("create and batch source changes on %s", (backend) => {
       } as never)
       .execute();
     await refusedUnchanged(
-      call("awr_change_preview", {
-        request_id: "act",
-        reason: REASON,
-        change: {
-          kind: "edit",
+      async () =>
+        call("awr_change_preview", {
+          request_id: "act",
+          reason: REASON,
           change: {
-            operation: "activate_draft",
-            work: "D-1",
-            source_fingerprint: await fingerprint(),
+            kind: "edit",
+            change: {
+              operation: "activate_draft",
+              work: "D-1",
+              source_fingerprint: await fingerprint(),
+            },
           },
-        },
-      }),
+        }),
       "ClaimConflict",
     );
   });
