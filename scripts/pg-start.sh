@@ -13,7 +13,7 @@ max_seconds="${AWR_PG_MAX_SECONDS:-7200}"
 bin=/usr/lib/postgresql/15/bin
 if [ ! -x "$bin/pg_ctl" ]; then
   echo "installing PostgreSQL 15 from Debian packages" >&2
-  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15 >&2
+  apt-get -o DPkg::Lock::Timeout=300 update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq postgresql-15 >&2
 fi
 if ! runuser -u postgres -- "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
   rm -rf "$data" && mkdir -p "$data" && chown postgres:postgres "$data"
