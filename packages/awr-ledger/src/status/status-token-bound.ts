@@ -9,13 +9,24 @@ export interface ShownCounts {
 }
 
 /**
+ * What the dispatcher adds to every read answer (`ok` and the freshness fields, at their longest),
+ * counted with the answer: the bound is on what the host receives.
+ */
+const READ_ENVELOPE = {
+  ok: true,
+  freshness_basis: "source_verified_readonly",
+  source_refresh_performed: false,
+  read_only: false,
+};
+
+/**
  * Builds the answer, and while it is over LIMITS.statusActionTokens o200k tokens the fullest
  * queue gives up its last entry (down to one), then the gaps, then the queues' last entries;
  * `shown` is lowered in place, so the answer's omissions count what was given up.
  */
-export function withinTokenBound<T>(shown: ShownCounts, build: () => T): T {
+export function withinTokenBound<T extends object>(shown: ShownCounts, build: () => T): T {
   let answer = build();
-  while (countTokens(JSON.stringify(answer)) > LIMITS.statusActionTokens) {
+  while (countTokens(JSON.stringify({ ...answer, ...READ_ENVELOPE })) > LIMITS.statusActionTokens) {
     const fullest = [...STATUS_QUEUES].sort(
       (a, b) => shown.queues[b] - shown.queues[a],
     )[0] as StatusQueue;
